@@ -1,0 +1,34 @@
+#pragma once
+// What the scheduling core knows about a job at the start of a round.
+//
+// A JobView is a snapshot that a driver (simulator or daemon) builds from its
+// own records; the core never changes it. Times are seconds on the driver's
+// clock (virtual in the simulator, wall in the daemon).
+#include <cstdint>
+
+#include "synergy/resources.h"
+
+namespace synergy {
+
+using JobId = int64_t;
+
+struct JobView {
+  JobId id = 0;
+  int gpus = 1;                   // GPUs the user asked for (>= 1)
+  double arrival_s = 0;           // when the job was submitted
+  Resources ideal_demand;         // whole-job demand at its best throughput
+  double ideal_speedup = 1.0;     // throughput at ideal_demand (proportional = 1)
+  double iteration_time_s = 1.0;  // seconds per iteration at proportional share
+  double total_iterations = 0;
+  double remaining_iterations = 0;
+  double attained_service_s = 0;  // seconds the job has held its GPUs
+  int priority = 0;               // higher runs first (the 1000-hour bump sets 1)
+  // Speedup the job ran at in its last round (1 when it was given the
+  // proportional share). The reference orders SRTF and FTF on this value,
+  // which is a round stale; reference-compatible mode does the same.
+  double last_round_speedup = 1.0;
+  double last_execution_end_s = -1;  // end of its last lease; -1 if never run
+  double placement_penalty = 1.0;    // throughput factor when split over servers
+};
+
+}  // namespace synergy

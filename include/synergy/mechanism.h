@@ -1,0 +1,42 @@
+#pragma once
+// A Mechanism turns the ordered runnable set into allocations: what each job
+// gets and where. It never reorders jobs and never reads a clock.
+//
+// Contract (checked by tests/unit/placement_properties_test.cc):
+//  - every job it places gets exactly its GPUs, on servers that have them;
+//  - no server is over-committed in any dimension;
+//  - a job is offered only while its GPUs fit the GPUs still free;
+//  - TUNE never leaves a job below its proportional throughput, and uses
+//    every GPU that PROPORTIONAL would.
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "synergy/job.h"
+#include "synergy/placement_state.h"
+
+namespace synergy {
+
+class Mechanism {
+ public:
+  virtual ~Mechanism() = default;
+  virtual std::string_view name() const = 0;
+  // PROPORTIONAL does not; GREEDY and TUNE do (policies then divide
+  // remaining time by the speedup).
+  virtual bool uses_speedup() const = 0;
+  // TUNE wants a count-fit-first runnable set offered largest job first.
+  virtual bool prefers_large_jobs_first() const { return false; }
+
+  // Places each candidate, in order, whose GPU count fits state.free_gpus().
+  virtual void Place(std::span<const JobView* const> candidates,
+                     PlacementState& state) const = 0;
+};
+
+// Registry: "proportional", "greedy", "tune".
+absl::StatusOr<std::unique_ptr<Mechanism>> MakeMechanism(std::string_view name);
+std::vector<std::string> MechanismNames();
+
+}  // namespace synergy

@@ -1,0 +1,63 @@
+#pragma once
+// The cluster as a round's placement sees it: what each server has free,
+// which jobs hold what, and the resources tentatively held while a
+// multi-GPU placement is being tried.
+//
+// Mechanisms change it only through Commit / Release, so the invariants hold
+// at every step: no server is over-committed in any dimension, and a job is
+// either absent or holds exactly its GPUs.
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "synergy/cluster.h"
+#include "synergy/job.h"
+#include "synergy/plan.h"
+
+namespace synergy {
+
+class PlacementState {
+ public:
+  explicit PlacementState(const Cluster& cluster);
+
+  const Cluster& cluster() const { return *cluster_; }
+  int free_gpus() const { return free_gpus_; }
+  Resources available(int server) const {
+    return cluster_->servers()[server].capacity - used_[server];
+  }
+  const Resources& used(int server) const { return used_[server]; }
+
+  // First fit, GPU by GPU in server order: each GPU goes to the first server
+  // that still has a free GPU and `per_gpu` free after what this call already
+  // took there. Returns the slices (not committed), or nullopt when fewer
+  // than `gpus` GPUs can be found.
+  std::optional<std::vector<Slice>> FirstFit(const Resources& per_gpu, int gpus) const;
+
+  // Records `assignment` and takes its resources. Precondition: it fits.
+  void Commit(Assignment assignment);
+  // Gives back everything `job` holds and forgets its assignment; returns it.
+  Assignment Release(JobId job);
+  // Replaces the slices and speedup of a job that is already placed, keeping
+  // its place in the plan order and in the per-server lists.
+  void Replace(JobId job, std::vector<Slice> slices, double speedup, bool at_ideal);
+
+  const Assignment* Find(JobId job) const;
+  // Jobs placed on `server` this round, in the order the TUNE peer search
+  // last left them (it sorts this list in place, as the reference does).
+  std::vector<JobId>& jobs_on_server(int server) { return jobs_on_server_[server]; }
+
+  Plan TakePlan();
+
+ private:
+  void Take(const std::vector<Slice>& slices);
+  void Give(const std::vector<Slice>& slices);
+
+  const Cluster* cluster_;
+  std::vector<Resources> used_;
+  int free_gpus_ = 0;
+  std::vector<Assignment> order_;              // placement order
+  std::unordered_map<JobId, size_t> index_;    // job -> position in order_
+  std::vector<std::vector<JobId>> jobs_on_server_;
+};
+
+}  // namespace synergy

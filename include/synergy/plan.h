@@ -1,0 +1,33 @@
+#pragma once
+// The result of a round: for each job that runs, what it gets on which server.
+#include <vector>
+
+#include "synergy/job.h"
+#include "synergy/resources.h"
+
+namespace synergy {
+
+// What one job holds on one server.
+struct Slice {
+  int server = 0;  // index into Cluster::servers()
+  Resources resources;
+};
+
+struct Assignment {
+  JobId job = 0;
+  std::vector<Slice> slices;  // ascending server index, one per server
+  // Throughput relative to the proportional share at this allocation: the
+  // job's ideal speedup when it holds its ideal demand, 1 otherwise.
+  double speedup = 1.0;
+  bool at_ideal = false;
+
+  Resources Total() const;
+  int num_servers() const { return static_cast<int>(slices.size()); }
+};
+
+struct Plan {
+  std::vector<Assignment> assignments;  // in the order the jobs were placed
+  const Assignment* Find(JobId job) const;
+};
+
+}  // namespace synergy

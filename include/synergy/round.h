@@ -1,0 +1,41 @@
+#pragma once
+// One scheduling round, in named phases:
+//   1. order     the policy sorts the queue (stable; the queue keeps it)
+//   2. bump      jobs not run for over 1000 hours get priority 1 for good
+//   3. select    the runnable set, as the policy's Selection says
+//   4. place     the mechanism turns it into a Plan
+// Pure: the same inputs give the same RoundResult, byte for byte, in the
+// simulator and in the daemon.
+#include <vector>
+
+#include "synergy/cluster.h"
+#include "synergy/job.h"
+#include "synergy/mechanism.h"
+#include "synergy/plan.h"
+#include "synergy/policy.h"
+
+namespace synergy {
+
+// Jobs that have waited this long since they last ran (or arrived) are
+// served first from the next round on (the reference's starvation guard).
+inline constexpr double kStarvationLimitS = 1000.0 * 3600.0;
+
+struct RoundInput {
+  double now_s = 0;
+  const Cluster* cluster = nullptr;
+  // The queue in the order the previous round left it (arrival order for
+  // jobs that are new). Pointers stay owned by the caller.
+  std::vector<const JobView*> queue;
+  bool reference_compatible = false;
+};
+
+struct RoundResult {
+  std::vector<JobId> order;       // the queue after the policy's sort
+  std::vector<JobId> bumped;      // jobs whose priority becomes 1
+  Plan plan;
+};
+
+RoundResult ScheduleRound(const RoundInput& input, const Policy& policy,
+                          const Mechanism& mechanism);
+
+}  // namespace synergy

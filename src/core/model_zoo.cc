@@ -1,0 +1,136 @@
+#include "synergy/model_zoo.h"
+
+#include <algorithm>
+
+namespace synergy {
+
+const char* TaskName(Task task) {
+  switch (task) {
+    case Task::kImage: return "image";
+    case Task::kLanguage: return "language";
+    case Task::kSpeech: return "speech";
+  }
+  return "unknown";
+}
+
+SensitivityProfile::SensitivityProfile(std::vector<double> cpu_points,
+                                       std::vector<double> mem_points_gb,
+                                       std::vector<std::vector<double>> throughput,
+                                       Resources ideal_per_gpu, double ideal_speedup)
+    : cpu_points_(std::move(cpu_points)),
+      mem_points_gb_(std::move(mem_points_gb)),
+      throughput_(std::move(throughput)),
+      ideal_per_gpu_(ideal_per_gpu),
+      ideal_speedup_(ideal_speedup) {}
+
+namespace {
+// Index of the largest point <= value, or -1.
+int FloorIndex(const std::vector<double>& points, double value) {
+  auto it = std::upper_bound(points.begin(), points.end(), value);
+  return static_cast<int>(it - points.begin()) - 1;
+}
+}  // namespace
+
+double SensitivityProfile::ThroughputAt(double cpus_per_gpu, double mem_per_gpu) const {
+  int c = FloorIndex(cpu_points_, cpus_per_gpu);
+  int m = FloorIndex(mem_points_gb_, mem_per_gpu);
+  if (c < 0 || m < 0) return 0.0;
+  return throughput_[c][m];
+}
+
+std::optional<Resources> SensitivityProfile::BestPointWithin(const Resources& limit,
+                                                             double floor_throughput) const {
+  std::optional<Resources> best;
+  double best_tput = -1;
+  for (size_t c = 0; c < cpu_points_.size(); ++c) {
+    if (cpu_points_[c] > limit.cpus) break;
+    for (size_t m = 0; m < mem_points_gb_.size(); ++m) {
+      if (mem_points_gb_[m] > limit.mem_gb) break;
+      double t = throughput_[c][m];
+      // Strictly better only: among equal throughputs the smallest point wins.
+      if (t >= floor_throughput && t > best_tput) {
+        best_tput = t;
+        best = Resources{1, cpu_points_[c], mem_points_gb_[m], 0};
+      }
+    }
+  }
+  return best;
+}
+
+JobDemand IdealDemandFor(const ModelSpec& model, int gpus, const Cluster& cluster) {
+  // The operations mirror the reference's add_synergy_profile one by one, so
+  // that reference-compatible runs see the same doubles.
+  const Resources& server = cluster.largest_server();
+  const Resources& share = cluster.share_per_gpu();
+  const Resources& per_gpu = model.profile.ideal_per_gpu();
+  JobDemand d;
+  d.speedup = model.profile.ideal_speedup();
+  d.ideal.gpus = gpus;
+  d.ideal.cpus = gpus * per_gpu.cpus;
+  d.ideal.mem_gb = gpus * per_gpu.mem_gb;
+  // The zoo's storage figure is never used by the reference (a field-name
+  // slip); every job asks for its proportional storage bandwidth.
+  d.ideal.storage_mbps = gpus * share.storage_mbps;
+  bool scale_speedup = false;
+  const bool larger_than_a_server = gpus > server.gpus;
+  if (d.ideal.cpus > server.cpus) {
+    d.ideal.cpus = server.cpus;
+    scale_speedup = true;
+    if (larger_than_a_server) {
+      d.ideal.cpus = gpus * share.cpus;
+      d.speedup = 1;
+      scale_speedup = false;
+    }
+  }
+  if (d.ideal.mem_gb > server.mem_gb) {
+    d.ideal.mem_gb = server.mem_gb;
+    scale_speedup = true;
+    if (larger_than_a_server) {
+      d.ideal.mem_gb = gpus * share.mem_gb;
+      d.speedup = 1;
+      scale_speedup = false;
+    }
+  }
+  if (d.ideal.storage_mbps > server.storage_mbps) {
+    d.ideal.storage_mbps = server.storage_mbps;
+    scale_speedup = true;
+    if (larger_than_a_server) {
+      d.ideal.storage_mbps = gpus * share.storage_mbps;
+      d.speedup = 1;
+      scale_speedup = false;
+    }
+  }
+  if (scale_speedup) {
+    // A straight line between the proportional point (speedup 1) and the
+    // uncapped ideal, read at the capped CPU count.
+    const double ideal_cpus = gpus * per_gpu.cpus;
+    const double fair_cpus = gpus * share.cpus;
+    const double cpu_diff = ideal_cpus - fair_cpus;
+    if (cpu_diff != 0) {
+      const double slope = (d.speedup - 1) / cpu_diff;
+      d.speedup = 1 + slope * (d.ideal.cpus - fair_cpus);
+    }
+    // cpu_diff == 0 (memory capped, CPU at proportional): the reference
+    // raises; we keep the speedup, as the CPU demand did not change.
+  }
+  return d;
+}
+
+ModelZoo::ModelZoo(std::vector<ModelSpec> models) : models_(std::move(models)) {}
+
+int ModelZoo::Find(const std::string& name) const {
+  for (size_t i = 0; i < models_.size(); ++i) {
+    if (models_[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::vector<int> ModelZoo::ModelsOfTask(Task task) const {
+  std::vector<int> out;
+  for (size_t i = 0; i < models_.size(); ++i) {
+    if (models_[i].task == task) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+}  // namespace synergy
