@@ -46,6 +46,9 @@ class PlacementState {
   // last left them (it sorts this list in place, as the reference does).
   std::vector<JobId>& jobs_on_server(int server) { return jobs_on_server_[server]; }
 
+  // Records a job that a mechanism gave up on after changing peers.
+  void MarkUnplaced(JobId job) { unplaced_.push_back(job); }
+
   Plan TakePlan();
 
  private:
@@ -58,6 +61,7 @@ class PlacementState {
   std::vector<Assignment> order_;              // placement order
   std::unordered_map<JobId, size_t> index_;    // job -> position in order_
   std::vector<std::vector<JobId>> jobs_on_server_;
+  std::vector<JobId> unplaced_;
 };
 
 }  // namespace synergy

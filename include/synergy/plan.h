@@ -27,6 +27,9 @@ struct Assignment {
 
 struct Plan {
   std::vector<Assignment> assignments;  // in the order the jobs were placed
+  // Jobs TUNE reverted peers for and still could not place (the reference
+  // exits here; we leave the job queued and count it).
+  std::vector<JobId> unplaced_after_revert;
   const Assignment* Find(JobId job) const;
 };
 

@@ -1,0 +1,62 @@
+#include "synergy/round.h"
+
+#include <algorithm>
+
+#include "synergy/placement_state.h"
+
+namespace synergy {
+namespace {
+
+bool Starved(const JobView& job, double now_s) {
+  const double since = job.last_execution_end_s < 0 ? now_s - job.arrival_s
+                                                    : now_s - job.last_execution_end_s;
+  return since > kStarvationLimitS;
+}
+
+// The jobs offered to the mechanism, in the order it sees them.
+std::vector<const JobView*> SelectRunnable(const std::vector<const JobView*>& ordered,
+                                           Selection selection, const Mechanism& mechanism,
+                                           int free_gpus) {
+  if (selection == Selection::kWalkQueue) return ordered;
+  std::vector<const JobView*> picked;
+  for (const JobView* job : ordered) {
+    if (job->gpus <= free_gpus) {
+      picked.push_back(job);
+      free_gpus -= job->gpus;
+    }
+  }
+  if (mechanism.prefers_large_jobs_first()) {
+    std::stable_sort(picked.begin(), picked.end(),
+                     [](const JobView* a, const JobView* b) { return a->gpus > b->gpus; });
+  }
+  return picked;
+}
+
+}  // namespace
+
+RoundResult ScheduleRound(const RoundInput& input, const Policy& policy,
+                          const Mechanism& mechanism) {
+  RoundResult result;
+  std::vector<const JobView*> queue = input.queue;
+
+  PolicyContext context;
+  context.now_s = input.now_s;
+  context.mechanism_uses_speedup = mechanism.uses_speedup();
+  context.reference_compatible = input.reference_compatible;
+  policy.Order(queue, context);
+
+  result.order.reserve(queue.size());
+  for (const JobView* job : queue) {
+    result.order.push_back(job->id);
+    if (job->priority != 1 && Starved(*job, input.now_s)) result.bumped.push_back(job->id);
+  }
+
+  PlacementState state(*input.cluster);
+  std::vector<const JobView*> runnable =
+      SelectRunnable(queue, policy.selection(), mechanism, state.free_gpus());
+  mechanism.Place(runnable, state);
+  result.plan = state.TakePlan();
+  return result;
+}
+
+}  // namespace synergy

@@ -1,0 +1,25 @@
+#include "mechanisms.h"
+
+namespace synergy::mechanisms {
+namespace {
+
+// The baseline every GPU scheduler ships: CPU, memory and storage in
+// proportion to the GPUs asked for, whatever the job would do with them.
+class Proportional final : public Mechanism {
+ public:
+  std::string_view name() const override { return "proportional"; }
+  bool uses_speedup() const override { return false; }
+  void Place(std::span<const JobView* const> candidates,
+             PlacementState& state) const override {
+    for (const JobView* job : candidates) {
+      if (job->gpus > state.free_gpus()) continue;
+      TryPlace(state, job->id, state.cluster().ProportionalShare(job->gpus), 1.0, false);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Mechanism> MakeProportional() { return std::make_unique<Proportional>(); }
+
+}  // namespace synergy::mechanisms

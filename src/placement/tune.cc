@@ -1,0 +1,176 @@
+#include <algorithm>
+#include <array>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "mechanisms.h"
+
+namespace synergy::mechanisms {
+namespace {
+
+using Vec = std::array<double, 4>;  // gpus, cpus, mem, storage
+
+Vec ToVec(const Resources& r) { return {double(r.gpus), r.cpus, r.mem_gb, r.storage_mbps}; }
+
+bool AllZero(const Vec& v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return x == 0; });
+}
+bool AllPositive(const Vec& v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
+}
+
+// True when the demand exceeds the proportional share in some dimension, so
+// that falling back to proportional frees something (the reference's
+// _make_fair_share test).
+bool AboveProportional(const Resources& demand, const Cluster& cluster) {
+  const Resources fair = cluster.ProportionalShare(demand.gpus);
+  return demand.cpus > fair.cpus || demand.mem_gb > fair.mem_gb ||
+         demand.storage_mbps > fair.storage_mbps;
+}
+
+// TUNE, the paper's heuristic (Algorithm 1):
+//  1. ideal demand, first fit;
+//  2. else the proportional share (speedup 1), first fit;
+//  3. else choose servers for the GPUs and, on each, revert co-located jobs
+//     that hold more than proportional until the shortfall is covered;
+//     then first fit again.
+class Tune final : public Mechanism {
+ public:
+  std::string_view name() const override { return "tune"; }
+  bool uses_speedup() const override { return true; }
+  bool prefers_large_jobs_first() const override { return true; }
+
+  void Place(std::span<const JobView* const> candidates,
+             PlacementState& state) const override {
+    std::unordered_map<JobId, const JobView*> placed;
+    for (const JobView* job : candidates) {
+      if (job->gpus > state.free_gpus()) continue;
+      if (PlaceOne(*job, state, placed)) placed[job->id] = job;
+    }
+  }
+
+ private:
+  bool PlaceOne(const JobView& job, PlacementState& state,
+                const std::unordered_map<JobId, const JobView*>& placed) const {
+    const Cluster& cluster = state.cluster();
+    if (TryPlace(state, job.id, job.ideal_demand, job.ideal_speedup, true)) return true;
+    Resources demand = job.ideal_demand;
+    double speedup = job.ideal_speedup;
+    bool at_ideal = true;
+    if (AboveProportional(demand, cluster)) {
+      demand = cluster.ProportionalShare(job.gpus);
+      speedup = 1.0;
+      at_ideal = false;
+      if (TryPlace(state, job.id, demand, speedup, at_ideal)) return true;
+    }
+    for (const auto& [server, gpus] : ServersFor(job.gpus, state)) {
+      RevertPeers(server, gpus, job.gpus, demand, state, placed);
+    }
+    if (TryPlace(state, job.id, demand, speedup, at_ideal)) return true;
+    state.MarkUnplaced(job.id);
+    return false;
+  }
+
+  // Where the job's GPUs will come from: a multi-GPU job takes the first
+  // server with all its GPUs free; otherwise servers with the fewest free
+  // GPUs first (ties by index), until enough GPUs are found.
+  static std::vector<std::pair<int, int>> ServersFor(int gpus, const PlacementState& state) {
+    const Cluster& cluster = state.cluster();
+    std::vector<std::pair<int, int>> out;
+    if (gpus > 1) {
+      for (int s = 0; s < cluster.num_servers(); ++s) {
+        if (state.available(s).gpus >= gpus) return {{s, gpus}};
+      }
+    }
+    std::vector<std::pair<int, int>> by_free;  // (free gpus, server)
+    for (int s = 0; s < cluster.num_servers(); ++s) {
+      int free = state.available(s).gpus;
+      if (free > 0) by_free.emplace_back(free, s);
+    }
+    std::sort(by_free.begin(), by_free.end());
+    int need = gpus;
+    for (const auto& [free, s] : by_free) {
+      if (need <= 0) break;
+      int take = std::min(free, need);
+      out.emplace_back(s, take);
+      need -= take;
+    }
+    return out;
+  }
+
+  // Reverts jobs on `server` to proportional until the part of `demand` that
+  // lands there (gpus_here of job_gpus) would fit.
+  static void RevertPeers(int server, int gpus_here, int job_gpus, const Resources& demand,
+                          PlacementState& state,
+                          const std::unordered_map<JobId, const JobView*>& placed) {
+    const Cluster& cluster = state.cluster();
+    const double ratio = double(gpus_here) / job_gpus;
+    const Vec want = ToVec(demand);
+    const Vec avail = ToVec(state.available(server));
+    Vec spare;
+    for (int d = 0; d < 4; ++d) spare[d] = std::max(0.0, want[d] * ratio - avail[d]);
+    if (AllZero(spare)) return;
+
+    std::vector<JobId>& peers = state.jobs_on_server(server);
+    // Jobs spanning fewest servers, then most CPU per GPU, then most memory
+    // per GPU give back first. The list is sorted in place and stays sorted
+    // for the next job (as in the reference).
+    auto key = [&](JobId id) {
+      const Assignment* a = state.Find(id);
+      Resources total = a->Total();
+      return std::make_tuple(a->num_servers(), -(total.cpus / total.gpus),
+                             -(total.mem_gb / total.gpus));
+    };
+    std::stable_sort(peers.begin(), peers.end(),
+                     [&](JobId a, JobId b) { return key(a) < key(b); });
+
+    const Vec fair_per_gpu = ToVec(cluster.share_per_gpu());
+    std::vector<JobId> to_revert;
+    for (JobId id : peers) {
+      const Assignment* a = state.Find(id);
+      Resources total = a->Total();
+      int here = 0;
+      for (const Slice& s : a->slices) {
+        if (s.server == server) here = s.resources.gpus;
+      }
+      const double share = double(here) / total.gpus;
+      const Vec held = ToVec(total);
+      Vec diff;
+      for (int d = 0; d < 4; ++d) {
+        const double excess = std::max(0.0, held[d] * share - fair_per_gpu[d] * here);
+        diff[d] = std::max(0.0, spare[d] - excess);
+      }
+      if (AllZero(diff)) {
+        to_revert.push_back(id);
+        break;
+      }
+      if (AllPositive(diff)) continue;  // gives back nothing that is short
+      to_revert.push_back(id);
+      spare = diff;
+    }
+    for (JobId id : to_revert) RevertToProportional(*placed.at(id), state);
+  }
+
+  // A reverted peer keeps its GPUs and servers; on each server it holds the
+  // proportional share for its GPUs there (its ideal demand if that is not
+  // above proportional), and it runs at speedup 1 this round.
+  static void RevertToProportional(const JobView& peer, PlacementState& state) {
+    const Cluster& cluster = state.cluster();
+    const bool above = AboveProportional(peer.ideal_demand, cluster);
+    const Resources demand = above ? cluster.ProportionalShare(peer.gpus) : peer.ideal_demand;
+    std::vector<Slice> slices = state.Find(peer.id)->slices;
+    for (Slice& s : slices) {
+      const double share = double(s.resources.gpus) / peer.gpus;
+      s.resources = Resources{s.resources.gpus, demand.cpus * share, demand.mem_gb * share,
+                              demand.storage_mbps * share};
+    }
+    state.Replace(peer.id, std::move(slices), 1.0, !above);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Mechanism> MakeTune() { return std::make_unique<Tune>(); }
+
+}  // namespace synergy::mechanisms
