@@ -27,11 +27,17 @@ class PlacementState {
   }
   const Resources& used(int server) const { return used_[server]; }
 
-  // First fit, GPU by GPU in server order: each GPU goes to the first server
-  // that still has a free GPU and `per_gpu` free after what this call already
-  // took there. Returns the slices (not committed), or nullopt when fewer
-  // than `gpus` GPUs can be found.
-  std::optional<std::vector<Slice>> FirstFit(const Resources& per_gpu, int gpus) const;
+  // Where `demand` (a whole job's) would go, the reference's placement-aware
+  // allocation, not committed:
+  //  - a multi-GPU job takes one server where the whole demand fits, the one
+  //    with the fewest free GPUs (lowest index on ties);
+  //  - otherwise, and for one-GPU jobs, GPUs one at a time from the server
+  //    with the fewest free GPUs (ties by index) that still has demand/gpus
+  //    free after what this call holds there; a server that cannot take one
+  //    more is dropped.
+  // Returns the slices, ascending server index, or nullopt when the GPUs
+  // cannot all be found.
+  std::optional<std::vector<Slice>> Fit(const Resources& demand) const;
 
   // Records `assignment` and takes its resources. Precondition: it fits.
   void Commit(Assignment assignment);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
+#include <queue>
+#include <utility>
 
 namespace synergy {
 
@@ -24,30 +27,55 @@ PlacementState::PlacementState(const Cluster& cluster)
       free_gpus_(cluster.total().gpus),
       jobs_on_server_(cluster.num_servers()) {}
 
-std::optional<std::vector<Slice>> PlacementState::FirstFit(const Resources& per_gpu,
-                                                           int gpus) const {
-  // The reference holds per_gpu on a server for each GPU it takes there and
-  // checks the next GPU against what is left; a server's slice is therefore
-  // per_gpu added k times (not multiplied), which we repeat exactly.
-  std::vector<Slice> slices;
+std::optional<std::vector<Slice>> PlacementState::Fit(const Resources& demand) const {
+  const int gpus = demand.gpus;
+  const int num_servers = cluster_->num_servers();
+  if (gpus > free_gpus_) return std::nullopt;
+  if (gpus > 1) {
+    int best = -1;
+    int best_free = 0;
+    for (int s = 0; s < num_servers; ++s) {
+      const Resources left = available(s);
+      if (left.gpus <= 0 || !demand.FitsIn(left)) continue;
+      if (best < 0 || left.gpus < best_free) {
+        best = s;
+        best_free = left.gpus;
+      }
+    }
+    if (best >= 0) return std::vector<Slice>{Slice{best, demand}};
+  }
+  // Per-GPU share, as the reference's gpu_normalized_vector.
+  const double g = gpus;
+  const Resources per_gpu{1, demand.cpus / g, demand.mem_gb / g, demand.storage_mbps / g};
+  using Entry = std::pair<int, int>;  // (free GPUs, server): smallest first
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> servers;
+  for (int s = 0; s < num_servers; ++s) {
+    const int free = available(s).gpus;
+    if (free > 0) servers.emplace(free, s);
+  }
+  // Held resources are added GPU by GPU, so a slice is per_gpu summed k
+  // times (not multiplied): the same doubles as the reference.
+  std::vector<std::pair<int, Resources>> held;  // (server, held there)
   int found = 0;
-  const auto& servers = cluster_->servers();
-  for (int s = 0; s < static_cast<int>(servers.size()) && found < gpus; ++s) {
-    Resources left = servers[s].capacity - used_[s];
-    if (left.gpus <= 0) continue;
-    Resources held;
-    int taken = 0;
-    while (found + taken < gpus && per_gpu.FitsIn(left - held)) {
-      held += per_gpu;
-      ++taken;
+  while (found < gpus && !servers.empty()) {
+    const auto [free, s] = servers.top();
+    servers.pop();
+    auto it = std::find_if(held.begin(), held.end(), [s = s](const auto& h) { return h.first == s; });
+    const Resources already = it == held.end() ? Resources{} : it->second;
+    if (!per_gpu.FitsIn(available(s) - already)) continue;
+    if (it == held.end()) {
+      held.emplace_back(s, per_gpu);
+    } else {
+      it->second += per_gpu;
     }
-    if (taken > 0) {
-      held.gpus = taken;  // per_gpu.gpus is 1; keep the count exact regardless
-      slices.push_back(Slice{s, held});
-      found += taken;
-    }
+    ++found;
+    if (free > 1) servers.emplace(free - 1, s);
   }
   if (found < gpus) return std::nullopt;
+  std::sort(held.begin(), held.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Slice> slices;
+  slices.reserve(held.size());
+  for (const auto& [s, r] : held) slices.push_back(Slice{s, r});
   return slices;
 }
 

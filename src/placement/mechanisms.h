@@ -12,16 +12,17 @@ std::unique_ptr<Mechanism> MakeGreedy();
 std::unique_ptr<Mechanism> MakeTune();
 
 // A whole-job demand divided by its GPUs (the reference's
-// gpu_normalized_vector): what each GPU brings with it in first fit.
+// gpu_normalized_vector): what each GPU brings with it.
 inline Resources PerGpu(const Resources& demand) {
   const double g = demand.gpus;
   return Resources{1, demand.cpus / g, demand.mem_gb / g, demand.storage_mbps / g};
 }
 
-// First-fits `demand` for `job` and commits it; false when it does not fit.
+// Fits `demand` for `job` (PlacementState::Fit) and commits it; false when
+// it does not fit.
 inline bool TryPlace(PlacementState& state, JobId job, const Resources& demand,
                      double speedup, bool at_ideal) {
-  auto slices = state.FirstFit(PerGpu(demand), demand.gpus);
+  auto slices = state.Fit(demand);
   if (!slices) return false;
   state.Commit(Assignment{job, std::move(*slices), speedup, at_ideal});
   return true;

@@ -11,7 +11,7 @@ absl::StatusOr<std::unique_ptr<Mechanism>> MakeMechanism(std::string_view name) 
   if (name == "greedy") return mechanisms::MakeGreedy();
   if (name == "tune") return mechanisms::MakeTune();
   return absl::InvalidArgumentError(absl::StrCat(
-      "mechanism: '", name, "' is not one of ", absl::StrJoin(MechanismNames(), ", ")));
+      "mechanism: '", std::string(name), "' is not one of ", absl::StrJoin(MechanismNames(), ", ")));
 }
 
 }  // namespace synergy

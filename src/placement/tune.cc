@@ -30,11 +30,11 @@ bool AboveProportional(const Resources& demand, const Cluster& cluster) {
 }
 
 // TUNE, the paper's heuristic (Algorithm 1):
-//  1. ideal demand, first fit;
-//  2. else the proportional share (speedup 1), first fit;
+//  1. ideal demand, placed by PlacementState::Fit;
+//  2. else the proportional share (speedup 1), placed the same way;
 //  3. else choose servers for the GPUs and, on each, revert co-located jobs
 //     that hold more than proportional until the shortfall is covered;
-//     then first fit again.
+//     then place it again.
 class Tune final : public Mechanism {
  public:
   std::string_view name() const override { return "tune"; }

@@ -11,7 +11,7 @@ absl::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name) {
   if (name == "srtf") return policies::MakeSrtf();
   if (name == "las") return policies::MakeLas();
   if (name == "ftf") return policies::MakeFtf();
-  return absl::InvalidArgumentError(absl::StrCat("policy: '", name, "' is not one of ",
+  return absl::InvalidArgumentError(absl::StrCat("policy: '", std::string(name), "' is not one of ",
                                                  absl::StrJoin(PolicyNames(), ", ")));
 }
 

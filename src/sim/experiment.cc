@@ -1,0 +1,83 @@
+#include "sim/experiment.h"
+
+#include "absl/strings/str_cat.h"
+#include "sim/trace.h"
+#include "synergy/config_loader.h"
+#include "synergy/default_configs.h"
+
+namespace synergy::sim {
+
+absl::StatusOr<Inputs> LoadInputs(const CommonOptions& common, const WorkloadOptions& workload) {
+  Inputs in;
+  auto cluster = common.cluster_path.empty() ? DefaultCluster() : LoadClusterFile(common.cluster_path);
+  if (!cluster.ok()) return cluster.status();
+  in.cluster = *std::move(cluster);
+  auto zoo = common.models_path.empty() ? DefaultModelZoo() : LoadModelZooFile(common.models_path);
+  if (!zoo.ok()) return zoo.status();
+  in.zoo = *std::move(zoo);
+  if (!workload.trace_path.empty()) {
+    auto trace = LoadTrace(workload.trace_path, in.zoo, in.cluster);
+    if (!trace.ok()) return trace.status();
+    in.trace = *std::move(trace);
+    return in;
+  }
+  // A generated workload draws jobs of up to 8 GPUs from every task with a
+  // share: the zoo and the cluster must be able to serve them.
+  static const char* kTasks[] = {"image", "language", "speech"};
+  for (int t = 0; t < 3; ++t) {
+    if (workload.split_percent[t] > 0 && in.zoo.ModelsOfTask(static_cast<Task>(t)).empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--split: ", kTasks[t], " has a ", workload.split_percent[t],
+          "% share but the model zoo has no ", kTasks[t], " model"));
+    }
+  }
+  const int largest_job = workload.multi_gpu || common.reference_compatible ? 8 : 1;
+  if (in.cluster.total().gpus < largest_job) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cluster: ", in.cluster.total().gpus, " GPUs cannot run the generator's ", largest_job,
+        "-GPU jobs"));
+  }
+  return in;
+}
+
+absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptions& common,
+                                         const WorkloadOptions& workload,
+                                         const std::string& mechanism_name, bool keep_generated,
+                                         const std::function<void(const SimProgress&)>& progress) {
+  auto policy = MakePolicy(common.policy);
+  if (!policy.ok()) return policy.status();
+  auto mechanism = MakeMechanism(mechanism_name);
+  if (!mechanism.ok()) return mechanism.status();
+
+  SimConfig config;
+  config.cluster = &inputs.cluster;
+  config.zoo = &inputs.zoo;
+  config.policy = policy->get();
+  config.mechanism = mechanism->get();
+  config.round_s = common.round_s;
+  config.reference_compatible = common.reference_compatible;
+  config.progress = progress;
+
+  Experiment out;
+  absl::StatusOr<SimResult> result;
+  if (!inputs.trace.empty()) {
+    result = RunTrace(config, inputs.trace);
+  } else {
+    GeneratorConfig gen;
+    gen.load_jobs_per_hour = workload.load_jobs_per_hour;
+    gen.seed = workload.seed;
+    gen.split_percent = workload.split_percent;
+    // The reference mixes GPU counts in synthetic mode whatever its flag says.
+    gen.multi_gpu = workload.multi_gpu || common.reference_compatible;
+    WorkloadGenerator generator(gen, inputs.zoo);
+    std::function<void(const JobSpec&)> keep;
+    if (keep_generated) keep = [&](const JobSpec& job) { out.generated.push_back(job); };
+    result = RunGenerated(config, generator, workload.measure_from, workload.measure_to, keep);
+  }
+  if (!result.ok()) return result.status();
+  out.result = *std::move(result);
+  out.summary = Summarize(out.result, inputs.cluster, common.round_s);
+  return out;
+}
+
+}  // namespace synergy::sim

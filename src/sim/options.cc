@@ -1,0 +1,224 @@
+#include "sim/options.h"
+
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "synergy/mechanism.h"
+#include "synergy/policy.h"
+
+namespace synergy::sim {
+namespace {
+
+absl::Status FlagError(absl::string_view flag, absl::string_view value, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(flag, ": '", value, "' ", what));
+}
+
+bool ToDouble(absl::string_view s, double& out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size() && std::isfinite(out);
+}
+bool ToInt(absl::string_view s, int64_t& out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+// Splits argv into flag -> value ("--flag value" or "--flag=value");
+// switches get "". Refuses unknown flags, repeated flags, stray words.
+absl::StatusOr<std::map<std::string, std::string>> SplitFlags(
+    const std::vector<std::string>& args, const std::set<std::string>& with_value,
+    const std::set<std::string>& switches) {
+  std::map<std::string, std::string> flags;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i];
+    std::string value;
+    bool inline_value = false;
+    if (auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+      inline_value = true;
+    }
+    if (flag.rfind("--", 0) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", flag, "'"));
+    }
+    if (with_value.count(flag)) {
+      if (!inline_value) {
+        if (i + 1 >= args.size()) {
+          return absl::InvalidArgumentError(absl::StrCat(flag, ": missing value"));
+        }
+        value = args[++i];
+      }
+    } else if (switches.count(flag)) {
+      if (inline_value) return FlagError(flag, value, "takes no value");
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag '", flag, "'"));
+    }
+    if (!flags.emplace(flag, value).second) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, ": given twice"));
+    }
+  }
+  return flags;
+}
+
+const std::set<std::string> kCommonValueFlags = {"--cluster", "--models", "--policy",
+                                                 "--round-s", "--out",    "--seed",
+                                                 "--split",   "--measure"};
+const std::set<std::string> kCommonSwitches = {"--multi-gpu", "--reference-compatible",
+                                               "--progress", "--no-progress"};
+
+absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c,
+                         WorkloadOptions& w) {
+  if (f.count("--cluster")) c.cluster_path = f["--cluster"];
+  if (f.count("--models")) c.models_path = f["--models"];
+  if (!f.count("--policy")) return absl::InvalidArgumentError("--policy: required (fifo|srtf|las|ftf)");
+  c.policy = f["--policy"];
+  if (auto p = MakePolicy(c.policy); !p.ok()) {
+    return FlagError("--policy", c.policy, absl::StrCat("is not one of ", absl::StrJoin(PolicyNames(), "|")));
+  }
+  if (f.count("--round-s")) {
+    if (!ToDouble(f["--round-s"], c.round_s) || c.round_s <= 0) {
+      return FlagError("--round-s", f["--round-s"], "is not a number > 0");
+    }
+  }
+  if (!f.count("--out")) return absl::InvalidArgumentError("--out: required (a directory)");
+  c.out_dir = f["--out"];
+  if (c.out_dir.empty()) return FlagError("--out", "", "is not a directory name");
+  c.reference_compatible = f.count("--reference-compatible") > 0;
+  if (f.count("--progress") && f.count("--no-progress")) {
+    return absl::InvalidArgumentError("--progress and --no-progress: pick one");
+  }
+  if (f.count("--progress")) c.progress = true;
+  if (f.count("--no-progress")) c.progress = false;
+
+  if (f.count("--seed")) {
+    int64_t seed = 0;
+    if (!ToInt(f["--seed"], seed) || seed < 0) {
+      return FlagError("--seed", f["--seed"], "is not a non-negative integer");
+    }
+    w.seed = static_cast<uint64_t>(seed);
+  }
+  if (f.count("--split")) {
+    std::vector<std::string> parts = absl::StrSplit(f["--split"], ',');
+    int64_t sum = 0;
+    bool ok = parts.size() == 3;
+    for (size_t i = 0; ok && i < 3; ++i) {
+      int64_t v = 0;
+      ok = ToInt(parts[i], v) && v >= 0 && v <= 100;
+      if (ok) w.split_percent[i] = static_cast<int>(v), sum += v;
+    }
+    if (!ok || sum <= 0) {
+      return FlagError("--split", f["--split"],
+                       "is not three percentages IMAGE,LANGUAGE,SPEECH (e.g. 20,70,10)");
+    }
+  }
+  if (f.count("--measure")) {
+    std::vector<std::string> parts = absl::StrSplit(f["--measure"], ',');
+    int64_t a = 0, b = 0;
+    if (parts.size() != 2 || !ToInt(parts[0], a) || !ToInt(parts[1], b) || a < 0 || b <= a) {
+      return FlagError("--measure", f["--measure"], "is not FROM,TO with 0 <= FROM < TO");
+    }
+    w.measure_from = a;
+    w.measure_to = b;
+  }
+  w.multi_gpu = f.count("--multi-gpu") > 0;
+  return absl::OkStatus();
+}
+
+absl::Status CheckTraceExclusive(std::map<std::string, std::string>& f) {
+  for (const char* flag : {"--seed", "--split", "--measure", "--multi-gpu"}) {
+    if (f.count(flag)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": only for a generated workload, not with --trace"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
+  std::set<std::string> value_flags = kCommonValueFlags;
+  value_flags.insert({"--trace", "--load", "--mechanism", "--record"});
+  auto flags = SplitFlags(args, value_flags, kCommonSwitches);
+  if (!flags.ok()) return flags.status();
+  auto& f = *flags;
+  RunOptions o;
+  if (auto st = ParseCommon(f, o.common, o.workload); !st.ok()) return st;
+  if (!f.count("--mechanism")) {
+    return absl::InvalidArgumentError("--mechanism: required (proportional|greedy|tune)");
+  }
+  o.mechanism = f["--mechanism"];
+  if (auto m = MakeMechanism(o.mechanism); !m.ok()) {
+    return FlagError("--mechanism", o.mechanism,
+                     absl::StrCat("is not one of ", absl::StrJoin(MechanismNames(), "|")));
+  }
+  if (f.count("--trace") == f.count("--load")) {
+    return absl::InvalidArgumentError("give exactly one of --trace FILE or --load J");
+  }
+  if (f.count("--trace")) {
+    if (auto st = CheckTraceExclusive(f); !st.ok()) return st;
+    o.workload.trace_path = f["--trace"];
+    if (f.count("--record")) {
+      return absl::InvalidArgumentError("--record: only for a generated workload");
+    }
+  } else {
+    if (!ToDouble(f["--load"], o.workload.load_jobs_per_hour) ||
+        o.workload.load_jobs_per_hour <= 0) {
+      return FlagError("--load", f["--load"], "is not a number of jobs per hour > 0");
+    }
+    if (f.count("--record")) o.record_path = f["--record"];
+  }
+  return o;
+}
+
+absl::StatusOr<SweepOptions> ParseSweepOptions(const std::vector<std::string>& args) {
+  std::set<std::string> value_flags = kCommonValueFlags;
+  value_flags.insert({"--loads", "--mechanisms"});
+  auto flags = SplitFlags(args, value_flags, kCommonSwitches);
+  if (!flags.ok()) return flags.status();
+  auto& f = *flags;
+  SweepOptions o;
+  if (auto st = ParseCommon(f, o.common, o.workload); !st.ok()) return st;
+  const std::string loads = f.count("--loads") ? f["--loads"] : "4,5,6,7,8,9,10";
+  for (absl::string_view part : absl::StrSplit(loads, ',')) {
+    double v = 0;
+    if (!ToDouble(part, v) || v <= 0) return FlagError("--loads", loads, "is not a list of loads > 0");
+    o.loads.push_back(v);
+  }
+  const std::string mechs = f.count("--mechanisms") ? f["--mechanisms"] : "proportional,greedy,tune";
+  for (absl::string_view part : absl::StrSplit(mechs, ',')) {
+    if (!MakeMechanism(std::string(part)).ok()) {
+      return FlagError("--mechanisms", mechs,
+                       absl::StrCat("names a mechanism not in ", absl::StrJoin(MechanismNames(), "|")));
+    }
+    o.mechanisms.emplace_back(part);
+  }
+  return o;
+}
+
+std::string RunUsage() {
+  return "usage: synergy-sim run [--cluster FILE] [--models FILE]\n"
+         "         (--trace FILE | --load J [--seed S] [--split I,L,S] [--multi-gpu]\n"
+         "                                  [--measure FROM,TO] [--record FILE])\n"
+         "         --policy fifo|srtf|las|ftf --mechanism proportional|greedy|tune\n"
+         "         [--round-s 300] [--reference-compatible] [--progress|--no-progress]\n"
+         "         --out DIR\n"
+         "Without --cluster/--models the embedded 128-GPU cluster and model zoo are used.\n"
+         "--measure defaults to 4000,5000 (the reference's window); --multi-gpu mixes 1, 2,\n"
+         "4 and 8-GPU jobs (always on with --reference-compatible, as in the reference).\n";
+}
+
+std::string SweepUsage() {
+  return "usage: synergy-sim sweep [--cluster FILE] [--models FILE] --policy P\n"
+         "         [--loads 4,5,6,7,8,9,10] [--mechanisms proportional,greedy,tune]\n"
+         "         [--seed S] [--split I,L,S] [--multi-gpu] [--measure FROM,TO]\n"
+         "         [--round-s 300] [--reference-compatible] --out DIR\n"
+         "Runs every load x mechanism, writes DIR/sweep.csv, one run directory each,\n"
+         "and DIR/plots.gp; draws the PNG plots with gnuplot when it is installed.\n";
+}
+
+}  // namespace synergy::sim

@@ -1,0 +1,57 @@
+#pragma once
+// Command-line options of `synergy-sim run` and `synergy-sim sweep`, parsed
+// and validated before anything runs. Errors name the flag and the value,
+// e.g. "--load: 'x' is not a number > 0"; the CLI exits 2 on them.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "synergy/job.h"
+
+namespace synergy::sim {
+
+struct WorkloadOptions {
+  // Replay: a trace path. Otherwise the synthetic generator.
+  std::string trace_path;
+  double load_jobs_per_hour = 0;
+  uint64_t seed = 42;
+  std::array<int, 3> split_percent{20, 70, 10};
+  bool multi_gpu = false;
+  JobId measure_from = 4000;  // the reference's default window
+  JobId measure_to = 5000;
+};
+
+struct CommonOptions {
+  std::string cluster_path;  // empty: the embedded default-128 cluster
+  std::string models_path;   // empty: the embedded model zoo
+  std::string policy;
+  double round_s = 300;
+  bool reference_compatible = false;
+  std::string out_dir;
+  // nullopt: draw progress when stderr is a terminal.
+  std::optional<bool> progress;
+};
+
+struct RunOptions {
+  CommonOptions common;
+  WorkloadOptions workload;
+  std::string mechanism;
+  std::string record_path;
+};
+
+struct SweepOptions {
+  CommonOptions common;
+  WorkloadOptions workload;  // load_jobs_per_hour unused
+  std::vector<double> loads;
+  std::vector<std::string> mechanisms;
+};
+
+absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args);
+absl::StatusOr<SweepOptions> ParseSweepOptions(const std::vector<std::string>& args);
+
+std::string RunUsage();
+std::string SweepUsage();
+
+}  // namespace synergy::sim

@@ -1,0 +1,156 @@
+#include "sim/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace synergy::sim {
+namespace {
+
+std::string Number(double v) {
+  if (v == std::trunc(v) && std::fabs(v) < 1e15) return absl::StrFormat("%.1f", v);
+  return absl::StrFormat("%.6f", v);
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += absl::StrFormat("\\u%04x", c);
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+absl::Status WriteAtomically(const std::filesystem::path& path, const std::string& content) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return absl::PermissionDeniedError(absl::StrCat(tmp.string(), ": cannot write"));
+    out << content;
+    out.flush();
+    if (!out) return absl::DataLossError(absl::StrCat(tmp.string(), ": write failed"));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(path.string(), ": cannot rename into place: ", ec.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = p / 100.0 * static_cast<double>(values.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(rank));
+  const size_t hi = static_cast<size_t>(std::ceil(rank));
+  return values[lo] + (values[hi] - values[lo]) * (rank - static_cast<double>(lo));
+}
+
+Summary Summarize(const SimResult& result, const Cluster& cluster, double round_s) {
+  Summary s;
+  std::vector<double> jct_h;
+  double first_arrival = -1;
+  double last_finish = -1;
+  for (const JobRecord& job : result.jobs) {
+    if (job.finish_s < 0) continue;
+    jct_h.push_back(job.jct_s() / 3600.0);
+    if (first_arrival < 0 || job.spec.arrival_s < first_arrival) first_arrival = job.spec.arrival_s;
+    last_finish = std::max(last_finish, job.finish_s);
+  }
+  s.jobs = static_cast<int64_t>(jct_h.size());
+  s.unfinished = result.unfinished;
+  if (!jct_h.empty()) {
+    double sum = 0;
+    for (double v : jct_h) sum += v;
+    s.mean_jct_h = sum / static_cast<double>(jct_h.size());
+    s.p50_jct_h = Percentile(jct_h, 50);
+    s.p99_jct_h = Percentile(jct_h, 99);
+    s.makespan_h = (last_finish - first_arrival) / 3600.0;
+  }
+  const double span = result.end_s - result.first_schedule_s;
+  if (span > 0) {
+    const Resources& total = cluster.total();
+    double gpu = 0, cpu = 0, mem = 0;
+    for (const RoundSample& r : result.rounds) {
+      gpu += r.allocated.gpus * round_s;
+      cpu += r.allocated.cpus * round_s;
+      mem += r.allocated.mem_gb * round_s;
+    }
+    s.mean_gpu_util = gpu / (total.gpus * span);
+    s.mean_cpu_util = cpu / (total.cpus * span);
+    s.mean_mem_util = mem / (total.mem_gb * span);
+  }
+  s.rounds = static_cast<int64_t>(result.rounds.size());
+  s.unplaced_after_revert = result.unplaced_after_revert;
+  return s;
+}
+
+absl::Status WriteReport(const std::string& dir, const SimResult& result,
+                         const Summary& summary, const ModelZoo& zoo, const Cluster& cluster,
+                         const std::map<std::string, std::string>& settings) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return absl::PermissionDeniedError(absl::StrCat(dir, ": cannot create: ", ec.message()));
+  // A summary from an earlier run must not stand beside this run's files.
+  fs::remove(fs::path(dir) / "summary.json", ec);
+
+  std::string jobs = "job_id,model,gpus,arrival_s,start_s,finish_s,jct_s\n";
+  for (const JobRecord& job : result.jobs) {
+    if (job.finish_s < 0) continue;
+    absl::StrAppend(&jobs, job.spec.id, ",", zoo.model(job.spec.model).name, ",", job.spec.gpus,
+                    ",", Number(job.spec.arrival_s), ",", Number(job.start_s), ",",
+                    Number(job.finish_s), ",", Number(job.jct_s()), "\n");
+  }
+  const Resources& total = cluster.total();
+  std::string util = "time_s,gpu_util,cpu_util,mem_util,running,queued\n";
+  for (const RoundSample& r : result.rounds) {
+    absl::StrAppendFormat(&util, "%.1f,%.6f,%.6f,%.6f,%d,%d\n", r.time_s,
+                          r.allocated.gpus / double(total.gpus), r.allocated.cpus / total.cpus,
+                          r.allocated.mem_gb / total.mem_gb, r.running, r.queued);
+  }
+  std::string json = "{\n";
+  for (const auto& [key, value] : settings) {
+    absl::StrAppend(&json, "  ", JsonString(key), ": ", JsonString(value), ",\n");
+  }
+  absl::StrAppendFormat(&json,
+                        "  \"jobs\": %d,\n  \"unfinished\": %d,\n  \"mean_jct_h\": %.6f,\n"
+                        "  \"p50_jct_h\": %.6f,\n  \"p99_jct_h\": %.6f,\n"
+                        "  \"makespan_h\": %.6f,\n  \"mean_gpu_util\": %.6f,\n"
+                        "  \"mean_cpu_util\": %.6f,\n  \"mean_mem_util\": %.6f,\n"
+                        "  \"rounds\": %d,\n  \"unplaced_after_revert\": %d\n}\n",
+                        summary.jobs, summary.unfinished, summary.mean_jct_h,
+                        summary.p50_jct_h, summary.p99_jct_h, summary.makespan_h,
+                        summary.mean_gpu_util, summary.mean_cpu_util, summary.mean_mem_util,
+                        summary.rounds, summary.unplaced_after_revert);
+
+  const fs::path base(dir);
+  if (auto st = WriteAtomically(base / "jobs.csv", jobs); !st.ok()) return st;
+  if (auto st = WriteAtomically(base / "utilisation.csv", util); !st.ok()) return st;
+  return WriteAtomically(base / "summary.json", json);
+}
+
+std::string OneLineSummary(const Summary& s, const std::string& label) {
+  std::string line = absl::StrFormat(
+      "%s: %d jobs, mean JCT %.2f h, p50 %.2f h, p99 %.2f h, makespan %.1f h, "
+      "util gpu %.1f%% cpu %.1f%% mem %.1f%%",
+      label, s.jobs, s.mean_jct_h, s.p50_jct_h, s.p99_jct_h, s.makespan_h,
+      100 * s.mean_gpu_util, 100 * s.mean_cpu_util, 100 * s.mean_mem_util);
+  if (s.unfinished > 0) absl::StrAppend(&line, ", ", s.unfinished, " unfinished");
+  return line;
+}
+
+}  // namespace synergy::sim

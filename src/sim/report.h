@@ -1,0 +1,45 @@
+#pragma once
+// What a run reports: the summary numbers and the files in --out DIR
+//   jobs.csv         job_id,model,gpus,arrival_s,start_s,finish_s,jct_s
+//   summary.json     the Summary below, with the run's settings
+//   utilisation.csv  time_s,gpu_util,cpu_util,mem_util,running,queued
+// Files are written under temporary names and renamed into place, and
+// summary.json goes last: a DIR with a summary.json holds a complete run.
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+#include "sim/simulator.h"
+#include "synergy/model_zoo.h"
+
+namespace synergy::sim {
+
+struct Summary {
+  int64_t jobs = 0;  // measured jobs that finished
+  int64_t unfinished = 0;
+  double mean_jct_h = 0;
+  double p50_jct_h = 0;
+  double p99_jct_h = 0;
+  double makespan_h = 0;  // last finish - first arrival, measured jobs
+  // Allocated share of the cluster, time-averaged over the run.
+  double mean_gpu_util = 0;
+  double mean_cpu_util = 0;
+  double mean_mem_util = 0;
+  int64_t rounds = 0;
+  int64_t unplaced_after_revert = 0;
+};
+
+Summary Summarize(const SimResult& result, const Cluster& cluster, double round_s);
+
+// Linear interpolation between closest ranks (numpy's default), p in [0, 100].
+double Percentile(std::vector<double> values, double p);
+
+// `settings` are written into summary.json as strings (policy, mechanism...).
+absl::Status WriteReport(const std::string& dir, const SimResult& result,
+                         const Summary& summary, const ModelZoo& zoo, const Cluster& cluster,
+                         const std::map<std::string, std::string>& settings);
+
+// "fifo/tune: 1000 jobs, mean JCT 12.34 h, p50 ..., p99 ..., makespan ...".
+std::string OneLineSummary(const Summary& summary, const std::string& label);
+
+}  // namespace synergy::sim

@@ -1,0 +1,248 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <optional>
+#include <unordered_map>
+
+#include "absl/strings/str_cat.h"
+#include "synergy/round.h"
+
+namespace synergy::sim {
+namespace {
+
+// A run gives up when measured jobs are still unfinished this long after the
+// last of them arrived: some job can never be placed on this cluster.
+constexpr double kGiveUpAfterS = 100000.0 * 3600.0;
+
+struct SimJob {
+  JobView view;
+  JobSpec spec;
+  bool measured = false;
+  double executed = 0;
+  double start_s = -1;
+  double finish_s = -1;
+  double finishes_at_s = -1;  // default mode: exact time the last iteration ends
+};
+
+using NextJob = std::function<std::optional<JobSpec>()>;
+
+class Engine {
+ public:
+  Engine(const SimConfig& config, NextJob next, JobId measure_from, JobId measure_to,
+         int64_t measured_count, bool replay)
+      : config_(config),
+        next_(std::move(next)),
+        measure_from_(measure_from),
+        measure_to_(measure_to),
+        measured_count_(measured_count),
+        replay_(replay) {
+    lookahead_ = next_();
+  }
+
+  absl::StatusOr<SimResult> Run() {
+    const double round = config_.round_s;
+    double t = 0;
+    if (replay_ && lookahead_) t = std::ceil(lookahead_->arrival_s / round) * round;
+    result_.first_schedule_s = t;
+    while (true) {
+      Admit(t);
+      if (EndLeases(t)) break;
+      if (queue_.empty()) {
+        if (!lookahead_) break;                            // every job has run
+        if (replay_ && config_.reference_compatible) break;  // the reference's early stop
+        // Nothing to schedule until the next arrival: skip the empty rounds.
+        const double gap = lookahead_->arrival_s - t;
+        t += std::max(1.0, std::ceil(gap / round)) * round;
+        continue;
+      }
+      ScheduleAt(t);
+      if (running_.empty()) {
+        const SimJob* stuck = queue_.front();
+        return absl::FailedPreconditionError(absl::StrCat(
+            "job ", stuck->spec.id, " (", stuck->spec.gpus, " GPUs, ",
+            config_.zoo->model(stuck->spec.model).name,
+            ") cannot be placed even on an empty cluster"));
+      }
+      if (last_measured_arrival_s_ >= 0 && t - last_measured_arrival_s_ > kGiveUpAfterS) {
+        return absl::DeadlineExceededError(absl::StrCat(
+            "measured jobs still unfinished ", kGiveUpAfterS / 3600,
+            " hours after the last one arrived; some job never gets placed"));
+      }
+      if (config_.progress) {
+        config_.progress(SimProgress{t, finished_measured_, measured_count_,
+                                     static_cast<int>(queue_.size())});
+      }
+      t += round;
+    }
+    result_.end_s = t;
+    for (const SimJob& job : jobs_) {
+      if (!job.measured) continue;
+      JobRecord record{job.spec, job.start_s, job.finish_s};
+      if (job.finish_s < 0) ++result_.unfinished;
+      result_.jobs.push_back(record);
+    }
+    // Unmeasured or never-arrived jobs of a replay still count as unfinished.
+    result_.unfinished += measured_count_ - static_cast<int64_t>(result_.jobs.size());
+    std::sort(result_.jobs.begin(), result_.jobs.end(),
+              [](const JobRecord& a, const JobRecord& b) { return a.spec.id < b.spec.id; });
+    return std::move(result_);
+  }
+
+ private:
+  bool Measured(JobId id) const { return id >= measure_from_ && id < measure_to_; }
+
+  // Arrivals come before lease ends and the schedule at the same instant.
+  void Admit(double t) {
+    while (lookahead_ && lookahead_->arrival_s <= t) {
+      const JobSpec& spec = *lookahead_;
+      const ModelSpec& model = config_.zoo->model(spec.model);
+      SimJob& job = jobs_.emplace_back();
+      job.spec = spec;
+      job.measured = Measured(spec.id);
+      if (job.measured) last_measured_arrival_s_ = spec.arrival_s;
+      JobView& v = job.view;
+      v.id = spec.id;
+      v.gpus = spec.gpus;
+      v.arrival_s = spec.arrival_s;
+      const JobDemand demand = IdealDemandFor(model, spec.gpus, *config_.cluster);
+      v.ideal_demand = demand.ideal;
+      v.ideal_speedup = demand.speedup;
+      v.last_round_speedup = demand.speedup;
+      v.iteration_time_s = model.iteration_time_s;
+      v.total_iterations = spec.iterations;
+      v.remaining_iterations = spec.iterations;
+      v.placement_penalty = model.placement_penalty;
+      by_id_[spec.id] = &job;
+      queue_.push_back(&job);
+      lookahead_ = next_();
+    }
+  }
+
+  // Ends every lease of the previous round; true when the measurement is
+  // complete (the run stops there, as the reference's does).
+  bool EndLeases(double t) {
+    bool complete = false;
+    for (SimJob* job : running_) {
+      job->view.last_execution_end_s = t;
+      if (job->executed < job->view.total_iterations) continue;
+      job->finish_s = config_.reference_compatible ? t : job->finishes_at_s;
+      queue_.erase(std::find(queue_.begin(), queue_.end(), job));
+      if (job->measured && ++finished_measured_ == measured_count_) complete = true;
+    }
+    running_.clear();
+    return complete;
+  }
+
+  void ScheduleAt(double t) {
+    RoundInput input;
+    input.now_s = t;
+    input.cluster = config_.cluster;
+    input.reference_compatible = config_.reference_compatible;
+    input.queue.reserve(queue_.size());
+    for (const SimJob* job : queue_) input.queue.push_back(&job->view);
+    RoundResult round = ScheduleRound(input, *config_.policy, *config_.mechanism);
+
+    // The queue keeps the policy's order for the next round's stable sort.
+    for (size_t i = 0; i < round.order.size(); ++i) queue_[i] = by_id_.at(round.order[i]);
+    for (JobId id : round.bumped) by_id_.at(id)->view.priority = 1;
+    // Every job's speedup returns to its ideal value at the start of the
+    // round; placement then lowers it for jobs held at proportional.
+    for (SimJob* job : queue_) job->view.last_round_speedup = job->view.ideal_speedup;
+
+    RoundSample sample;
+    sample.time_s = t;
+    for (const Assignment& a : round.plan.assignments) {
+      SimJob* job = by_id_.at(a.job);
+      Book(*job, a, t);
+      running_.push_back(job);
+      sample.allocated += a.Total();
+    }
+    sample.running = static_cast<int>(running_.size());
+    sample.queued = static_cast<int>(queue_.size()) - sample.running;
+    result_.rounds.push_back(sample);
+    result_.unplaced_after_revert +=
+        static_cast<int64_t>(round.plan.unplaced_after_revert.size());
+  }
+
+  // Progress for one round at the allocation the job was given.
+  void Book(SimJob& job, const Assignment& a, double t) {
+    const double round = config_.round_s;
+    JobView& v = job.view;
+    double iteration_s = v.iteration_time_s;
+    if (a.num_servers() > 1) iteration_s = iteration_s / v.placement_penalty;
+    iteration_s = iteration_s / a.speedup;
+    const double remaining = v.total_iterations - job.executed;
+    if (config_.reference_compatible) {
+      job.executed = std::min(v.total_iterations, job.executed + std::floor(round / iteration_s));
+    } else if (round / iteration_s >= remaining) {
+      job.finishes_at_s = t + remaining * iteration_s;
+      job.executed = v.total_iterations;
+    } else {
+      job.executed += round / iteration_s;
+    }
+    v.remaining_iterations = v.total_iterations - job.executed;
+    v.attained_service_s += round;
+    v.last_round_speedup = a.at_ideal ? v.ideal_speedup : 1.0;
+    if (job.start_s < 0) job.start_s = t;
+  }
+
+  SimConfig config_;
+  NextJob next_;
+  JobId measure_from_;
+  JobId measure_to_;
+  int64_t measured_count_;
+  bool replay_;
+
+  std::optional<JobSpec> lookahead_;
+  std::deque<SimJob> jobs_;  // stable addresses
+  std::unordered_map<JobId, SimJob*> by_id_;
+  std::vector<SimJob*> queue_;    // the persistent policy order
+  std::vector<SimJob*> running_;  // leases ending at the next round
+  int64_t finished_measured_ = 0;
+  double last_measured_arrival_s_ = -1;
+  SimResult result_;
+};
+
+}  // namespace
+
+absl::StatusOr<SimResult> RunTrace(const SimConfig& config, const std::vector<JobSpec>& jobs) {
+  if (jobs.empty()) return absl::InvalidArgumentError("trace: no jobs");
+  JobId lo = jobs.front().id;
+  JobId hi = jobs.front().id;
+  for (const JobSpec& j : jobs) {
+    lo = std::min(lo, j.id);
+    hi = std::max(hi, j.id);
+  }
+  // Ids are unique; every job of the trace is measured.
+  size_t next = 0;
+  Engine engine(
+      config,
+      [&]() -> std::optional<JobSpec> {
+        if (next >= jobs.size()) return std::nullopt;
+        return jobs[next++];
+      },
+      lo, hi + 1, static_cast<int64_t>(jobs.size()), /*replay=*/true);
+  return engine.Run();
+}
+
+absl::StatusOr<SimResult> RunGenerated(const SimConfig& config, WorkloadGenerator& generator,
+                                       JobId measure_from, JobId measure_to,
+                                       const std::function<void(const JobSpec&)>& on_generated) {
+  if (measure_from < 0 || measure_to <= measure_from) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "measure: [", measure_from, ",", measure_to, ") is not a non-empty id range"));
+  }
+  Engine engine(
+      config,
+      [&]() -> std::optional<JobSpec> {
+        JobSpec job = generator.Next();
+        if (on_generated) on_generated(job);
+        return job;
+      },
+      measure_from, measure_to, measure_to - measure_from, /*replay=*/false);
+  return engine.Run();
+}
+
+}  // namespace synergy::sim

@@ -1,0 +1,126 @@
+#include "sim/trace.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <unordered_set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
+
+namespace synergy::sim {
+namespace {
+
+constexpr const char* kFields[] = {"job_id", "model", "arrival_s", "iterations", "gpus"};
+
+absl::Status LineError(const std::string& source, int line, absl::string_view field,
+                       absl::string_view message) {
+  return absl::InvalidArgumentError(absl::StrCat(source, ":", line, ": ", field, ": ", message));
+}
+
+bool ParseInt(absl::string_view text, int64_t& out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end;
+}
+
+bool ParseDouble(absl::string_view text, double& out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end && std::isfinite(out);
+}
+
+std::string FormatNumber(double v) {
+  if (v == std::trunc(v) && std::fabs(v) < 1e18) return absl::StrFormat("%d", int64_t(v));
+  return absl::StrFormat("%.17g", v);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<JobSpec>> ParseTrace(absl::string_view text,
+                                                const std::string& source,
+                                                const ModelZoo& zoo, const Cluster& cluster) {
+  std::vector<JobSpec> jobs;
+  std::unordered_set<JobId> seen;
+  int line_no = 0;
+  for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    ++line_no;
+    absl::string_view line = absl::StripAsciiWhitespace(raw);
+    if (line.empty()) continue;
+    std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
+    if (fields.size() != 5) {
+      return LineError(source, line_no, fields.size() < 5 ? kFields[fields.size()] : "line",
+                       absl::StrFormat("expected 5 fields (job_id,model,arrival_s,iterations,"
+                                       "gpus), found %d in '%s'",
+                                       fields.size(), line));
+    }
+    for (auto& f : fields) f = absl::StripAsciiWhitespace(f);
+    JobSpec job;
+    int64_t id = 0;
+    if (!ParseInt(fields[0], id) || id < 0) {
+      return LineError(source, line_no, "job_id",
+                       absl::StrCat("'", fields[0], "' is not a non-negative integer"));
+    }
+    if (!seen.insert(id).second) {
+      return LineError(source, line_no, "job_id", absl::StrCat(id, " appears twice"));
+    }
+    job.id = id;
+    job.model = zoo.Find(std::string(fields[1]));
+    if (job.model < 0) {
+      std::vector<std::string> names;
+      for (const ModelSpec& m : zoo.models()) names.push_back(m.name);
+      return LineError(source, line_no, "model",
+                       absl::StrCat("unknown model '", fields[1], "' (the zoo has ",
+                                    absl::StrJoin(names, ", "), ")"));
+    }
+    if (!ParseDouble(fields[2], job.arrival_s) || job.arrival_s < 0) {
+      return LineError(source, line_no, "arrival_s",
+                       absl::StrCat("'", fields[2], "' is not a number >= 0"));
+    }
+    if (!ParseDouble(fields[3], job.iterations) || job.iterations <= 0) {
+      return LineError(source, line_no, "iterations",
+                       absl::StrCat("'", fields[3], "' is not a number > 0"));
+    }
+    int64_t gpus = 0;
+    if (!ParseInt(fields[4], gpus) || gpus <= 0) {
+      return LineError(source, line_no, "gpus",
+                       absl::StrCat("'", fields[4], "' is not a positive integer"));
+    }
+    if (gpus > cluster.total().gpus) {
+      return LineError(source, line_no, "gpus",
+                       absl::StrCat(gpus, " is more than the cluster's ", cluster.total().gpus,
+                                    " GPUs"));
+    }
+    job.gpus = static_cast<int>(gpus);
+    jobs.push_back(job);
+  }
+  if (jobs.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": trace: no jobs"));
+  }
+  std::stable_sort(jobs.begin(), jobs.end(), [](const JobSpec& a, const JobSpec& b) {
+    return a.arrival_s < b.arrival_s;
+  });
+  return jobs;
+}
+
+absl::StatusOr<std::vector<JobSpec>> LoadTrace(const std::string& path, const ModelZoo& zoo,
+                                               const Cluster& cluster) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open trace file"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return ParseTrace(buffer.str(), path, zoo, cluster);
+}
+
+std::string FormatTraceLine(const JobSpec& job, const ModelZoo& zoo) {
+  return absl::StrCat(job.id, ",", zoo.model(job.model).name, ",", FormatNumber(job.arrival_s),
+                      ",", FormatNumber(job.iterations), ",", job.gpus, "\n");
+}
+
+}  // namespace synergy::sim

@@ -1,0 +1,54 @@
+#pragma once
+// The reference simulator's synthetic workload: Poisson arrivals at a load in
+// jobs per hour, its duration distribution and GPU-demand mix, and a model
+// mix that tracks a (image, language, speech) split. Seeded; the same seed
+// gives the same jobs, in the same order, as the reference's --record_trace.
+#include <array>
+#include <cstdint>
+
+#include "sim/python_random.h"
+#include "synergy/job.h"
+#include "synergy/model_zoo.h"
+
+namespace synergy::sim {
+
+// One job as a trace line holds it (job_id,model,arrival_s,iterations,gpus).
+struct JobSpec {
+  JobId id = 0;
+  int model = 0;  // index into the ModelZoo
+  double arrival_s = 0;
+  double iterations = 0;
+  int gpus = 1;
+};
+
+struct GeneratorConfig {
+  double load_jobs_per_hour = 9.0;
+  uint64_t seed = 42;
+  std::array<int, 3> split_percent{20, 70, 10};  // image, language, speech
+  // false: every job asks for one GPU (the GPU draw is still made, so the
+  // other attributes stay those of the mixed workload).
+  bool multi_gpu = true;
+};
+
+class WorkloadGenerator {
+ public:
+  // The zoo must hold at least one model of each task with a non-zero share.
+  WorkloadGenerator(const GeneratorConfig& config, const ModelZoo& zoo);
+
+  // The next job; ids count up from 0, arrivals never decrease.
+  JobSpec Next();
+
+ private:
+  int NextModel();
+
+  GeneratorConfig config_;
+  const ModelZoo* zoo_;
+  PythonRandom random_;
+  JobId next_id_ = 0;
+  double last_arrival_s_ = 0;
+  std::array<int64_t, 3> jobs_of_task_{0, 0, 0};
+  std::array<std::vector<int>, 3> models_of_task_;
+  std::array<int64_t, 3> round_robin_{0, 0, 0};
+};
+
+}  // namespace synergy::sim
