@@ -1,0 +1,74 @@
+// Decision time of one scheduling round (policy order + selection +
+// placement) at growing cluster sizes, with a queue of twice as many jobs
+// as GPUs, drawn from the reference's synthetic workload.
+#include <benchmark/benchmark.h>
+
+#include "sim/workload.h"
+#include "synergy/default_configs.h"
+#include "synergy/round.h"
+
+namespace synergy {
+namespace {
+
+struct Setup {
+  Cluster cluster;
+  ModelZoo zoo;
+  std::vector<JobView> jobs;
+};
+
+Setup Make(int gpus) {
+  Setup s;
+  std::vector<ServerSpec> servers;
+  for (int i = 0; i < gpus / 8; ++i) servers.push_back({"s", Resources{8, 24, 500, 500}});
+  s.cluster = Cluster(std::move(servers));
+  s.zoo = *DefaultModelZoo();
+  sim::WorkloadGenerator gen(sim::GeneratorConfig{}, s.zoo);
+  for (int i = 0; i < 2 * gpus; ++i) {
+    sim::JobSpec spec = gen.Next();
+    const ModelSpec& m = s.zoo.model(spec.model);
+    JobDemand d = IdealDemandFor(m, spec.gpus, s.cluster);
+    JobView v;
+    v.id = spec.id;
+    v.gpus = spec.gpus;
+    v.arrival_s = spec.arrival_s;
+    v.ideal_demand = d.ideal;
+    v.ideal_speedup = d.speedup;
+    v.last_round_speedup = d.speedup;
+    v.iteration_time_s = m.iteration_time_s;
+    v.total_iterations = spec.iterations;
+    v.remaining_iterations = spec.iterations;
+    s.jobs.push_back(v);
+  }
+  return s;
+}
+
+void Round(benchmark::State& state, const char* policy_name, const char* mechanism_name) {
+  Setup s = Make(static_cast<int>(state.range(0)));
+  auto policy = *MakePolicy(policy_name);
+  auto mechanism = *MakeMechanism(mechanism_name);
+  RoundInput in;
+  in.now_s = 1e6;
+  in.cluster = &s.cluster;
+  for (const JobView& j : s.jobs) in.queue.push_back(&j);
+  size_t placed = 0;
+  for (auto _ : state) {
+    RoundResult r = ScheduleRound(in, *policy, *mechanism);
+    placed = r.plan.assignments.size();
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["jobs_placed"] = static_cast<double>(placed);
+  state.counters["queue"] = static_cast<double>(s.jobs.size());
+}
+
+void BM_TuneRound(benchmark::State& state) { Round(state, "fifo", "tune"); }
+void BM_GreedyRound(benchmark::State& state) { Round(state, "fifo", "greedy"); }
+void BM_ProportionalRound(benchmark::State& state) { Round(state, "fifo", "proportional"); }
+void BM_TuneRoundLas(benchmark::State& state) { Round(state, "las", "tune"); }
+
+BENCHMARK(BM_TuneRound)->Arg(128)->Arg(512)->Arg(4096)->Arg(16384)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TuneRoundLas)->Arg(128)->Arg(512)->Arg(4096)->Arg(16384)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GreedyRound)->Arg(512)->Arg(16384)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProportionalRound)->Arg(512)->Arg(16384)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace synergy

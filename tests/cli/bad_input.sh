@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Bad input to synergy-sim: each case must exit 2, print a message naming
+# the file, line and field (or the flag), and leave no output directory.
+# usage: bad_input.sh SYNERGY_SIM SOURCE_DIR
+set -uo pipefail
+sim=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=0
+
+printf '0,alexnet,409,8176,1\n1,gnmt,861\n' >"$work/truncated.csv"
+printf '0,alexnet,409,8176,1\n1,vgg16,861,10,1\n' >"$work/unknown_model.csv"
+printf '0,alexnet,409,8176,0\n' >"$work/zero_gpus.csv"
+printf '0,alexnet,409,8176,-4\n' >"$work/negative_gpus.csv"
+printf '0,alexnet,409,8176,256\n' >"$work/too_large.csv"
+printf 'servers:\n  - {gpus: 8, cpus: [24\n' >"$work/malformed.yaml"
+printf 'servers:\n  - name: a\n    gpus: -1\n    cpus: 24\n    memory_gb: 500\n' >"$work/neg_cluster.yaml"
+printf '0,alexnet,409,8176,1\n' >"$work/good.csv"
+
+# expect NAME "expected message fragment" ARGS...
+expect() {
+  local name=$1 fragment=$2
+  shift 2
+  local out=$work/out-$name
+  local err
+  err=$("$sim" run "$@" --out "$out" 2>&1 >/dev/null)
+  local rc=$?
+  if [[ $rc -ne 2 ]]; then
+    echo "FAIL $name: exit status $rc, expected 2 ($err)"
+    failed=1
+  elif [[ $err != *"$fragment"* ]]; then
+    echo "FAIL $name: message '$err' lacks '$fragment'"
+    failed=1
+  elif [[ -e $out ]]; then
+    echo "FAIL $name: left $out behind"
+    failed=1
+  else
+    echo "ok   $name: $err" | head -1
+  fi
+}
+
+run=(--policy fifo --mechanism tune)
+expect truncated "truncated.csv:2: iterations" --trace "$work/truncated.csv" "${run[@]}"
+expect unknown_model "unknown_model.csv:2: model: unknown model 'vgg16'" --trace "$work/unknown_model.csv" "${run[@]}"
+expect zero_gpus "zero_gpus.csv:1: gpus: '0'" --trace "$work/zero_gpus.csv" "${run[@]}"
+expect negative_gpus "negative_gpus.csv:1: gpus: '-4'" --trace "$work/negative_gpus.csv" "${run[@]}"
+expect too_large "too_large.csv:1: gpus: 256 is more than the cluster's 128 GPUs" --trace "$work/too_large.csv" "${run[@]}"
+expect malformed_yaml "malformed.yaml:" --cluster "$work/malformed.yaml" --trace "$work/good.csv" "${run[@]}"
+expect negative_cluster "neg_cluster.yaml:3: servers[0].gpus" --cluster "$work/neg_cluster.yaml" --trace "$work/good.csv" "${run[@]}"
+expect missing_trace "$work/nope.csv: cannot open" --trace "$work/nope.csv" "${run[@]}"
+expect unknown_flag "unknown flag '--bogus'" --trace "$work/good.csv" --bogus 1 "${run[@]}"
+expect bad_policy "--policy: 'lifo'" --trace "$work/good.csv" --policy lifo --mechanism tune
+expect bad_mechanism "--mechanism: 'opt2'" --trace "$work/good.csv" --policy fifo --mechanism opt2
+expect bad_load "--load: 'nine'" --load nine "${run[@]}"
+expect bad_split "--split: '20,70'" --load 9 --split 20,70 "${run[@]}"
+expect bad_measure "--measure: '5,5'" --load 9 --measure 5,5 "${run[@]}"
+expect both_workloads "exactly one of --trace" --trace "$work/good.csv" --load 9 "${run[@]}"
+
+# A good run still works and writes a complete report.
+if "$sim" run --trace "$work/good.csv" "${run[@]}" --out "$work/good" >/dev/null &&
+   [[ -f $work/good/summary.json && -f $work/good/jobs.csv ]]; then
+  echo "ok   good run"
+else
+  echo "FAIL good run"
+  failed=1
+fi
+exit $failed

@@ -1,0 +1,116 @@
+#include "synergy/mechanism.h"
+
+#include "gtest/gtest.h"
+#include "synergy/placement_state.h"
+#include "synergy/round.h"
+#include "test_support.h"
+
+namespace synergy {
+namespace {
+
+class MechanismTest : public ::testing::Test {
+ protected:
+  Cluster cluster_ = testing::Homogeneous(2, 8, 24, 500);
+  ModelZoo zoo_ = testing::ZooOrDie();
+
+  Plan Place(const std::string& mechanism, const std::vector<JobView>& jobs) {
+    auto m = MakeMechanism(mechanism);
+    EXPECT_TRUE(m.ok());
+    PlacementState state(cluster_);
+    auto q = testing::Pointers(jobs);
+    (*m)->Place(q, state);
+    return state.TakePlan();
+  }
+};
+
+TEST_F(MechanismTest, FitConsolidatesOnTheFullestServerThatFits) {
+  PlacementState state(cluster_);
+  state.Commit(Assignment{1, {Slice{1, Resources{4, 12, 250, 250}}}, 1, false});
+  auto slices = state.Fit(Resources{2, 6, 125, 125});
+  ASSERT_TRUE(slices);
+  ASSERT_EQ(slices->size(), 1u);
+  EXPECT_EQ((*slices)[0].server, 1);  // 4 free GPUs beats 8
+}
+
+TEST_F(MechanismTest, FitSpreadsGpuByGpuWhenNoServerTakesTheWholeJob) {
+  PlacementState state(cluster_);
+  state.Commit(Assignment{1, {Slice{0, Resources{6, 18, 375, 375}}}, 1, false});
+  auto slices = state.Fit(Resources{4, 12, 250, 250});
+  ASSERT_TRUE(slices);
+  ASSERT_EQ(slices->size(), 2u);
+  EXPECT_EQ((*slices)[0].resources, (Resources{2, 6, 125, 125}));  // server 0 first: 2 free
+  EXPECT_EQ((*slices)[1].resources, (Resources{2, 6, 125, 125}));
+  EXPECT_FALSE(state.Fit(Resources{11, 33, 687.5, 687.5}));
+}
+
+TEST_F(MechanismTest, ProportionalGivesTheShare) {
+  std::vector<JobView> jobs = {testing::MakeJob(zoo_, cluster_, 1, "alexnet", 2)};
+  Plan plan = Place("proportional", jobs);
+  ASSERT_EQ(plan.assignments.size(), 1u);
+  EXPECT_EQ(plan.assignments[0].Total(), (Resources{2, 6, 125, 125}));
+  EXPECT_EQ(plan.assignments[0].speedup, 1.0);
+}
+
+TEST_F(MechanismTest, GreedySkipsJobsWhoseIdealDoesNotFit) {
+  // Two alexnets want 12 cores each per GPU: two fit on a 24-core server,
+  // a third GPU's 12 cores do not fit anywhere once both servers are full.
+  std::vector<JobView> jobs;
+  for (int i = 0; i < 5; ++i) jobs.push_back(testing::MakeJob(zoo_, cluster_, i, "alexnet", 1));
+  Plan plan = Place("greedy", jobs);
+  EXPECT_EQ(plan.assignments.size(), 4u);
+  for (const Assignment& a : plan.assignments) EXPECT_EQ(a.speedup, 2.94);
+}
+
+TEST_F(MechanismTest, TuneFallsBackToProportionalThenRevertsPeers) {
+  // Four alexnets at ideal (12 cores) take all 48 cores; the fifth goes to
+  // proportional (3 cores) only after a peer is reverted to proportional.
+  std::vector<JobView> jobs;
+  for (int i = 0; i < 5; ++i) jobs.push_back(testing::MakeJob(zoo_, cluster_, i, "alexnet", 1));
+  Plan plan = Place("tune", jobs);
+  ASSERT_EQ(plan.assignments.size(), 5u);
+  int at_ideal = 0;
+  for (const Assignment& a : plan.assignments) {
+    if (a.at_ideal) {
+      ++at_ideal;
+      EXPECT_EQ(a.speedup, 2.94);
+    } else {
+      EXPECT_EQ(a.Total(), cluster_.ProportionalShare(1));
+      EXPECT_EQ(a.speedup, 1.0);
+    }
+  }
+  EXPECT_EQ(at_ideal, 3);
+  EXPECT_TRUE(plan.unplaced_after_revert.empty());
+}
+
+TEST_F(MechanismTest, RoundSelectsCountFitPrefixForLasAndLargestFirstUnderTune) {
+  std::vector<JobView> jobs = {testing::MakeJob(zoo_, cluster_, 1, "gnmt", 1, 0),
+                               testing::MakeJob(zoo_, cluster_, 2, "gnmt", 8, 1),
+                               testing::MakeJob(zoo_, cluster_, 3, "gnmt", 8, 2),
+                               testing::MakeJob(zoo_, cluster_, 4, "gnmt", 1, 3)};
+  RoundInput in;
+  in.cluster = &cluster_;
+  in.queue = testing::Pointers(jobs);
+  auto las = *MakePolicy("las");
+  auto tune = *MakeMechanism("tune");
+  RoundResult r = ScheduleRound(in, *las, *tune);
+  // 1 + 8 fit by count (9 of 16), the second 8 does not, the last 1 does.
+  ASSERT_EQ(r.plan.assignments.size(), 3u);
+  EXPECT_EQ(r.plan.assignments[0].job, 2);  // largest first
+  EXPECT_EQ(r.plan.assignments[1].job, 1);
+  EXPECT_EQ(r.plan.assignments[2].job, 4);
+}
+
+TEST_F(MechanismTest, StarvedJobsAreBumped) {
+  std::vector<JobView> jobs = {testing::MakeJob(zoo_, cluster_, 1, "gnmt", 1, 0),
+                               testing::MakeJob(zoo_, cluster_, 2, "gnmt", 1, 0)};
+  jobs[1].last_execution_end_s = 999.0 * 3600;
+  RoundInput in;
+  in.now_s = 1000.5 * 3600;
+  in.cluster = &cluster_;
+  in.queue = testing::Pointers(jobs);
+  RoundResult r = ScheduleRound(in, **MakePolicy("fifo"), **MakeMechanism("proportional"));
+  EXPECT_EQ(r.bumped, (std::vector<JobId>{1}));
+}
+
+}  // namespace
+}  // namespace synergy

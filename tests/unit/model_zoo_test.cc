@@ -1,0 +1,63 @@
+#include "synergy/model_zoo.h"
+
+#include "gtest/gtest.h"
+#include "test_support.h"
+
+namespace synergy {
+namespace {
+
+class ModelZooTest : public ::testing::Test {
+ protected:
+  Cluster cluster_ = testing::DefaultClusterOrDie();
+  ModelZoo zoo_ = testing::ZooOrDie();
+  const ModelSpec& Model(const std::string& name) { return zoo_.model(zoo_.Find(name)); }
+};
+
+TEST_F(ModelZooTest, ThroughputReadsTheGridFloor) {
+  const SensitivityProfile& p = Model("alexnet").profile;
+  EXPECT_EQ(p.ThroughputAt(3, 62.5), 1.0);   // the proportional point
+  EXPECT_EQ(p.ThroughputAt(12, 125), 2.94);  // the ideal point
+  EXPECT_EQ(p.ThroughputAt(13, 130), 2.94);  // between points: the one below
+  EXPECT_EQ(p.ThroughputAt(0.5, 62.5), 0.0);  // below the grid
+}
+
+TEST_F(ModelZooTest, BestPointWithinRespectsLimitAndFloor) {
+  const SensitivityProfile& p = Model("alexnet").profile;
+  auto best = p.BestPointWithin(Resources{1, 6, 62.5, 0}, 1.0);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->cpus, 6);
+  EXPECT_EQ(best->mem_gb, 62.5);
+  EXPECT_FALSE(p.BestPointWithin(Resources{1, 2, 62.5, 0}, 1.0).has_value());
+}
+
+TEST_F(ModelZooTest, IdealDemandScalesWithGpus) {
+  JobDemand d = IdealDemandFor(Model("alexnet"), 2, cluster_);
+  EXPECT_EQ(d.ideal, (Resources{2, 24, 250, 125}));
+  EXPECT_EQ(d.speedup, 2.94);
+}
+
+TEST_F(ModelZooTest, IdealDemandCappedAtAServerScalesSpeedup) {
+  // 4 x 12 cores = 48 > 24: capped, speedup on the line from (12 cores, 1)
+  // to (48 cores, 2.94), read at 24 cores.
+  JobDemand d = IdealDemandFor(Model("alexnet"), 4, cluster_);
+  EXPECT_EQ(d.ideal.cpus, 24);
+  EXPECT_EQ(d.ideal.mem_gb, 500);
+  EXPECT_NEAR(d.speedup, 1 + 1.94 * 12 / 36, 1e-12);
+}
+
+TEST_F(ModelZooTest, JobsLargerThanAServerGetProportional) {
+  JobDemand d = IdealDemandFor(Model("alexnet"), 16, cluster_);
+  EXPECT_EQ(d.ideal, cluster_.ProportionalShare(16));
+  EXPECT_EQ(d.speedup, 1.0);
+}
+
+TEST_F(ModelZooTest, ModelsOfTaskInZooOrder) {
+  std::vector<int> speech = zoo_.ModelsOfTask(Task::kSpeech);
+  ASSERT_EQ(speech.size(), 2u);
+  EXPECT_EQ(zoo_.model(speech[0]).name, "m5");
+  EXPECT_EQ(zoo_.model(speech[1]).name, "deepspeech");
+  EXPECT_EQ(zoo_.Find("nope"), -1);
+}
+
+}  // namespace
+}  // namespace synergy

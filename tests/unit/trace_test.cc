@@ -1,0 +1,62 @@
+#include "sim/trace.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test_support.h"
+
+namespace synergy::sim {
+namespace {
+
+using ::testing::HasSubstr;
+
+class TraceTest : public ::testing::Test {
+ protected:
+  Cluster cluster_ = testing::DefaultClusterOrDie();
+  ModelZoo zoo_ = testing::ZooOrDie();
+  std::string ErrorOf(const std::string& text) {
+    auto t = ParseTrace(text, "t.csv", zoo_, cluster_);
+    EXPECT_FALSE(t.ok());
+    return std::string(t.status().message());
+  }
+};
+
+TEST_F(TraceTest, ParsesAndSortsByArrival) {
+  auto t = ParseTrace("0,alexnet,409,8176,1\n1,gnmt,100,61,4\n\n2,m5,409,5,8\n", "t.csv", zoo_,
+                      cluster_);
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->size(), 3u);
+  EXPECT_EQ((*t)[0].id, 1);
+  EXPECT_EQ((*t)[1].id, 0);  // equal arrivals keep file order
+  EXPECT_EQ((*t)[2].id, 2);
+  EXPECT_EQ(FormatTraceLine((*t)[1], zoo_), "0,alexnet,409,8176,1\n");
+}
+
+TEST_F(TraceTest, TruncatedLineNamesLineAndMissingField) {
+  const std::string e = ErrorOf("0,alexnet,409,8176,1\n1,gnmt,861\n");
+  EXPECT_THAT(e, HasSubstr("t.csv:2: iterations"));
+  EXPECT_THAT(e, HasSubstr("expected 5 fields"));
+}
+
+TEST_F(TraceTest, UnknownModel) {
+  EXPECT_THAT(ErrorOf("0,vgg,1,1,1\n"), HasSubstr("t.csv:1: model: unknown model 'vgg'"));
+}
+
+TEST_F(TraceTest, ZeroAndNegativeGpus) {
+  EXPECT_THAT(ErrorOf("0,alexnet,1,1,0\n"), HasSubstr("t.csv:1: gpus: '0'"));
+  EXPECT_THAT(ErrorOf("0,alexnet,1,1,-2\n"), HasSubstr("t.csv:1: gpus: '-2'"));
+}
+
+TEST_F(TraceTest, JobLargerThanTheCluster) {
+  EXPECT_THAT(ErrorOf("0,alexnet,1,1,129\n"), HasSubstr("more than the cluster's 128 GPUs"));
+}
+
+TEST_F(TraceTest, BadNumbersAndDuplicates) {
+  EXPECT_THAT(ErrorOf("x,alexnet,1,1,1\n"), HasSubstr("job_id"));
+  EXPECT_THAT(ErrorOf("0,alexnet,-1,1,1\n"), HasSubstr("arrival_s"));
+  EXPECT_THAT(ErrorOf("0,alexnet,1,0,1\n"), HasSubstr("iterations"));
+  EXPECT_THAT(ErrorOf("0,alexnet,1,1,1\n0,gnmt,2,1,1\n"), HasSubstr("t.csv:2: job_id: 0 appears twice"));
+  EXPECT_THAT(ErrorOf(""), HasSubstr("no jobs"));
+}
+
+}  // namespace
+}  // namespace synergy::sim
