@@ -16,9 +16,23 @@
 
 namespace synergy {
 
+// How a job's GPUs are chosen among the free ones (the reference's
+// `placement` switch).
+enum class GpuPlacement {
+  // A multi-GPU job on one server if its whole demand fits there (the one
+  // with the fewest free GPUs); else GPU by GPU from the servers with the
+  // fewest free GPUs. The reference's default (SYNERGY_PLACEMENT), and what
+  // its published numbers use.
+  kConsolidate,
+  // GPU by GPU in server order, the first that fits (the reference's
+  // --no_placement, SYNERGY_RANDOM).
+  kFirstFit,
+};
+
 class PlacementState {
  public:
-  explicit PlacementState(const Cluster& cluster);
+  explicit PlacementState(const Cluster& cluster,
+                          GpuPlacement placement = GpuPlacement::kConsolidate);
 
   const Cluster& cluster() const { return *cluster_; }
   int free_gpus() const { return free_gpus_; }
@@ -27,14 +41,9 @@ class PlacementState {
   }
   const Resources& used(int server) const { return used_[server]; }
 
-  // Where `demand` (a whole job's) would go, the reference's placement-aware
-  // allocation, not committed:
-  //  - a multi-GPU job takes one server where the whole demand fits, the one
-  //    with the fewest free GPUs (lowest index on ties);
-  //  - otherwise, and for one-GPU jobs, GPUs one at a time from the server
-  //    with the fewest free GPUs (ties by index) that still has demand/gpus
-  //    free after what this call holds there; a server that cannot take one
-  //    more is dropped.
+  // Where `demand` (a whole job's) would go under this state's GpuPlacement,
+  // not committed. Each GPU brings demand/gpus with it, held on its server
+  // while the rest are found, so a slice is that share added k times.
   // Returns the slices, ascending server index, or nullopt when the GPUs
   // cannot all be found.
   std::optional<std::vector<Slice>> Fit(const Resources& demand) const;
@@ -61,7 +70,11 @@ class PlacementState {
   void Take(const std::vector<Slice>& slices);
   void Give(const std::vector<Slice>& slices);
 
+  std::optional<std::vector<Slice>> FitConsolidated(const Resources& demand) const;
+  std::optional<std::vector<Slice>> FitFirst(const Resources& demand) const;
+
   const Cluster* cluster_;
+  GpuPlacement placement_;
   std::vector<Resources> used_;
   int free_gpus_ = 0;
   std::vector<Assignment> order_;              // placement order

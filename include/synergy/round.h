@@ -11,6 +11,7 @@
 #include "synergy/cluster.h"
 #include "synergy/job.h"
 #include "synergy/mechanism.h"
+#include "synergy/placement_state.h"
 #include "synergy/plan.h"
 #include "synergy/policy.h"
 
@@ -27,6 +28,7 @@ struct RoundInput {
   // jobs that are new). Pointers stay owned by the caller.
   std::vector<const JobView*> queue;
   bool reference_compatible = false;
+  GpuPlacement gpu_placement = GpuPlacement::kConsolidate;
 };
 
 struct RoundResult {

@@ -21,16 +21,51 @@ const Assignment* Plan::Find(JobId job) const {
   return nullptr;
 }
 
-PlacementState::PlacementState(const Cluster& cluster)
+PlacementState::PlacementState(const Cluster& cluster, GpuPlacement placement)
     : cluster_(&cluster),
+      placement_(placement),
       used_(cluster.num_servers()),
       free_gpus_(cluster.total().gpus),
       jobs_on_server_(cluster.num_servers()) {}
 
+namespace {
+Resources PerGpuShare(const Resources& demand) {
+  // The reference's gpu_normalized_vector.
+  const double g = demand.gpus;
+  return Resources{1, demand.cpus / g, demand.mem_gb / g, demand.storage_mbps / g};
+}
+}  // namespace
+
 std::optional<std::vector<Slice>> PlacementState::Fit(const Resources& demand) const {
+  if (demand.gpus > free_gpus_ || demand.gpus <= 0) return std::nullopt;
+  return placement_ == GpuPlacement::kConsolidate ? FitConsolidated(demand) : FitFirst(demand);
+}
+
+std::optional<std::vector<Slice>> PlacementState::FitFirst(const Resources& demand) const {
+  const Resources per_gpu = PerGpuShare(demand);
+  std::vector<Slice> slices;
+  int found = 0;
+  for (int s = 0; s < cluster_->num_servers() && found < demand.gpus; ++s) {
+    const Resources left = available(s);
+    Resources held;
+    int taken = 0;
+    while (taken < left.gpus && found + taken < demand.gpus && per_gpu.FitsIn(left - held)) {
+      held += per_gpu;
+      ++taken;
+    }
+    if (taken > 0) {
+      held.gpus = taken;
+      slices.push_back(Slice{s, held});
+      found += taken;
+    }
+  }
+  if (found < demand.gpus) return std::nullopt;
+  return slices;
+}
+
+std::optional<std::vector<Slice>> PlacementState::FitConsolidated(const Resources& demand) const {
   const int gpus = demand.gpus;
   const int num_servers = cluster_->num_servers();
-  if (gpus > free_gpus_) return std::nullopt;
   if (gpus > 1) {
     int best = -1;
     int best_free = 0;
@@ -44,9 +79,7 @@ std::optional<std::vector<Slice>> PlacementState::Fit(const Resources& demand) c
     }
     if (best >= 0) return std::vector<Slice>{Slice{best, demand}};
   }
-  // Per-GPU share, as the reference's gpu_normalized_vector.
-  const double g = gpus;
-  const Resources per_gpu{1, demand.cpus / g, demand.mem_gb / g, demand.storage_mbps / g};
+  const Resources per_gpu = PerGpuShare(demand);
   using Entry = std::pair<int, int>;  // (free GPUs, server): smallest first
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> servers;
   for (int s = 0; s < num_servers; ++s) {

@@ -51,7 +51,7 @@ RoundResult ScheduleRound(const RoundInput& input, const Policy& policy,
     if (job->priority != 1 && Starved(*job, input.now_s)) result.bumped.push_back(job->id);
   }
 
-  PlacementState state(*input.cluster);
+  PlacementState state(*input.cluster, input.gpu_placement);
   std::vector<const JobView*> runnable =
       SelectRunnable(queue, policy.selection(), mechanism, state.free_gpus());
   mechanism.Place(runnable, state);

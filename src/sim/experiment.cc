@@ -56,6 +56,7 @@ absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptio
   config.mechanism = mechanism->get();
   config.round_s = common.round_s;
   config.reference_compatible = common.reference_compatible;
+  config.gpu_placement = common.gpu_placement;
   config.progress = progress;
 
   Experiment out;

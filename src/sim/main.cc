@@ -77,7 +77,10 @@ int Run(const std::vector<std::string>& args) {
       {"policy", options->common.policy},
       {"mechanism", options->mechanism},
       {"reference_compatible", options->common.reference_compatible ? "true" : "false"},
-      {"round_s", absl::StrCat(options->common.round_s)}};
+      {"round_s", absl::StrCat(options->common.round_s)},
+      {"placement", options->common.gpu_placement == synergy::GpuPlacement::kConsolidate
+                        ? "consolidate"
+                        : "first-fit"}};
   if (options->workload.trace_path.empty()) {
     const WorkloadOptions& w = options->workload;
     settings["load_jobs_per_hour"] = absl::StrCat(w.load_jobs_per_hour);

@@ -66,7 +66,7 @@ absl::StatusOr<std::map<std::string, std::string>> SplitFlags(
 
 const std::set<std::string> kCommonValueFlags = {"--cluster", "--models", "--policy",
                                                  "--round-s", "--out",    "--seed",
-                                                 "--split",   "--measure"};
+                                                 "--split",   "--measure", "--placement"};
 const std::set<std::string> kCommonSwitches = {"--multi-gpu", "--reference-compatible",
                                                "--progress", "--no-progress"};
 
@@ -88,6 +88,16 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
   c.out_dir = f["--out"];
   if (c.out_dir.empty()) return FlagError("--out", "", "is not a directory name");
   c.reference_compatible = f.count("--reference-compatible") > 0;
+  if (f.count("--placement")) {
+    const std::string& p = f["--placement"];
+    if (p == "consolidate") {
+      c.gpu_placement = GpuPlacement::kConsolidate;
+    } else if (p == "first-fit") {
+      c.gpu_placement = GpuPlacement::kFirstFit;
+    } else {
+      return FlagError("--placement", p, "is not one of consolidate|first-fit");
+    }
+  }
   if (f.count("--progress") && f.count("--no-progress")) {
     return absl::InvalidArgumentError("--progress and --no-progress: pick one");
   }
@@ -205,18 +215,20 @@ std::string RunUsage() {
          "         (--trace FILE | --load J [--seed S] [--split I,L,S] [--multi-gpu]\n"
          "                                  [--measure FROM,TO] [--record FILE])\n"
          "         --policy fifo|srtf|las|ftf --mechanism proportional|greedy|tune\n"
-         "         [--round-s 300] [--reference-compatible] [--progress|--no-progress]\n"
-         "         --out DIR\n"
+         "         [--round-s 300] [--placement consolidate|first-fit]\n"
+         "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
          "Without --cluster/--models the embedded 128-GPU cluster and model zoo are used.\n"
          "--measure defaults to 4000,5000 (the reference's window); --multi-gpu mixes 1, 2,\n"
-         "4 and 8-GPU jobs (always on with --reference-compatible, as in the reference).\n";
+         "4 and 8-GPU jobs (always on with --reference-compatible, as in the reference).\n"
+         "--placement first-fit is the reference's --no_placement (its harness's setting).\n";
 }
 
 std::string SweepUsage() {
   return "usage: synergy-sim sweep [--cluster FILE] [--models FILE] --policy P\n"
          "         [--loads 4,5,6,7,8,9,10] [--mechanisms proportional,greedy,tune]\n"
          "         [--seed S] [--split I,L,S] [--multi-gpu] [--measure FROM,TO]\n"
-         "         [--round-s 300] [--reference-compatible] --out DIR\n"
+         "         [--round-s 300] [--placement consolidate|first-fit]\n"
+         "         [--reference-compatible] --out DIR\n"
          "Runs every load x mechanism, writes DIR/sweep.csv, one run directory each,\n"
          "and DIR/plots.gp; draws the PNG plots with gnuplot when it is installed.\n";
 }

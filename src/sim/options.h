@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "synergy/job.h"
+#include "synergy/placement_state.h"
 
 namespace synergy::sim {
 
@@ -29,6 +30,7 @@ struct CommonOptions {
   std::string policy;
   double round_s = 300;
   bool reference_compatible = false;
+  GpuPlacement gpu_placement = GpuPlacement::kConsolidate;  // --placement
   std::string out_dir;
   // nullopt: draw progress when stderr is a terminal.
   std::optional<bool> progress;

@@ -140,6 +140,7 @@ class Engine {
     input.now_s = t;
     input.cluster = config_.cluster;
     input.reference_compatible = config_.reference_compatible;
+    input.gpu_placement = config_.gpu_placement;
     input.queue.reserve(queue_.size());
     for (const SimJob* job : queue_) input.queue.push_back(&job->view);
     RoundResult round = ScheduleRound(input, *config_.policy, *config_.mechanism);

@@ -18,6 +18,7 @@
 #include "synergy/cluster.h"
 #include "synergy/mechanism.h"
 #include "synergy/model_zoo.h"
+#include "synergy/placement_state.h"
 #include "synergy/policy.h"
 
 namespace synergy::sim {
@@ -36,6 +37,7 @@ struct SimConfig {
   const Mechanism* mechanism = nullptr;
   double round_s = 300;
   bool reference_compatible = false;
+  GpuPlacement gpu_placement = GpuPlacement::kConsolidate;
   // Called after every round when set (the CLI draws a progress line).
   std::function<void(const SimProgress&)> progress;
 };

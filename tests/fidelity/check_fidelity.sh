@@ -3,7 +3,8 @@
 # policy and mechanism with --reference-compatible, and compare per-job JCTs
 # with the reference simulator's (tests/fidelity/data/results). A run passes
 # when its mean JCT is within 1% of the reference's and at least 99% of jobs
-# have the same JCT.
+# have the same JCT. data/placement.csv names the GPU placement each results
+# file was produced with (data/README.md tells how that was established).
 # usage: check_fidelity.sh SYNERGY_SIM SOURCE_DIR
 set -euo pipefail
 sim=$1
@@ -13,7 +14,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 failed=0
-printf '%-6s %-5s %-13s %6s %10s %10s %8s %7s\n' trace policy mechanism jobs ref_mean_h mean_h diff same
+printf '%-6s %-5s %-13s %-11s %6s %10s %10s %8s %7s\n' trace policy mechanism placement jobs ref_mean_h mean_h diff same
 for trace in "$data"/traces/*.csv; do
   name=$(basename "$trace" .csv)
   for policy in fifo srtf las ftf; do
@@ -22,9 +23,12 @@ for trace in "$data"/traces/*.csv; do
       [[ -f $expected ]] || continue
       mechanism=$mech
       [[ $mech == fair ]] && mechanism=proportional
+      placement=$(awk -F, -v t="$name" -v p="$policy" -v m="$mech" \
+        '$1 == t && $2 == p && $3 == m { print $4 }' "$data/placement.csv")
+      placement=${placement:-consolidate}
       out=$work/$name-$policy-$mech
       "$sim" run --trace "$trace" --policy "$policy" --mechanism "$mechanism" \
-        --reference-compatible --no-progress --out "$out" >/dev/null
+        --placement "$placement" --reference-compatible --no-progress --out "$out" >/dev/null
       # jobs.csv: job_id,model,gpus,arrival_s,start_s,finish_s,jct_s
       read -r jobs ref_mean mean same < <(awk -F, '
         FNR == 1 { next }
@@ -39,7 +43,7 @@ for trace in "$data"/traces/*.csv; do
       verdict=$(awk -v r="$ref_mean" -v m="$mean" -v s="$same" -v n="$jobs" 'BEGIN {
         d = (m - r) / r; if (d < 0) d = -d
         print (d <= 0.01 && s >= 0.99 * n) ? "ok" : "FAIL" }')
-      printf '%-6s %-5s %-13s %6d %10.4f %10.4f %7.3f%% %6.2f%% %s\n' "$name" "$policy" "$mechanism" \
+      printf '%-6s %-5s %-13s %-11s %6d %10.4f %10.4f %7.3f%% %6.2f%% %s\n' "$name" "$policy" "$mechanism" "$placement" \
         "$jobs" "$ref_mean" "$mean" "$(awk -v r="$ref_mean" -v m="$mean" 'BEGIN{print 100*(m-r)/r}')" \
         "$(awk -v s="$same" -v n="$jobs" 'BEGIN{print 100*s/n}')" "$verdict"
       [[ $verdict == ok ]] || failed=1

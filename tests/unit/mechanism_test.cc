@@ -35,12 +35,31 @@ TEST_F(MechanismTest, FitConsolidatesOnTheFullestServerThatFits) {
 TEST_F(MechanismTest, FitSpreadsGpuByGpuWhenNoServerTakesTheWholeJob) {
   PlacementState state(cluster_);
   state.Commit(Assignment{1, {Slice{0, Resources{6, 18, 375, 375}}}, 1, false});
+  state.Commit(Assignment{2, {Slice{1, Resources{5, 15, 312.5, 312.5}}}, 1, false});
+  // 2 + 3 GPUs free: the fullest server (0) gives its 2, then server 1.
   auto slices = state.Fit(Resources{4, 12, 250, 250});
   ASSERT_TRUE(slices);
   ASSERT_EQ(slices->size(), 2u);
-  EXPECT_EQ((*slices)[0].resources, (Resources{2, 6, 125, 125}));  // server 0 first: 2 free
+  EXPECT_EQ((*slices)[0].server, 0);
+  EXPECT_EQ((*slices)[0].resources, (Resources{2, 6, 125, 125}));
+  EXPECT_EQ((*slices)[1].server, 1);
   EXPECT_EQ((*slices)[1].resources, (Resources{2, 6, 125, 125}));
-  EXPECT_FALSE(state.Fit(Resources{11, 33, 687.5, 687.5}));
+  EXPECT_FALSE(state.Fit(Resources{6, 18, 375, 375}));
+}
+
+TEST_F(MechanismTest, FirstFitTakesServersInOrder) {
+  PlacementState state(cluster_, GpuPlacement::kFirstFit);
+  state.Commit(Assignment{1, {Slice{1, Resources{4, 12, 250, 250}}}, 1, false});
+  auto slices = state.Fit(Resources{2, 6, 125, 125});
+  ASSERT_TRUE(slices);
+  ASSERT_EQ(slices->size(), 1u);
+  EXPECT_EQ((*slices)[0].server, 0);  // not the fuller server 1
+  // A server short of CPU is passed over GPU by GPU.
+  state.Commit(Assignment{3, {Slice{0, Resources{1, 22, 10, 10}}}, 1, false});
+  slices = state.Fit(Resources{2, 6, 125, 125});
+  ASSERT_TRUE(slices);
+  ASSERT_EQ(slices->size(), 1u);
+  EXPECT_EQ((*slices)[0].server, 1);
 }
 
 TEST_F(MechanismTest, ProportionalGivesTheShare) {
