@@ -73,6 +73,14 @@ class PlacementState {
   std::optional<std::vector<Slice>> FitConsolidated(const Resources& demand) const;
   std::optional<std::vector<Slice>> FitFirst(const Resources& demand) const;
 
+  // Demands that failed since the state last changed. A demand with the same
+  // GPUs that is at least as large in every dimension fails too: either
+  // placement succeeds exactly when the servers' GPU counts, each capped at
+  // how many per-GPU shares fit there, add up to the job's GPUs, and that sum
+  // only shrinks as the share grows. Saves re-scanning the servers for the
+  // many identical jobs of a long queue.
+  mutable std::vector<Resources> failed_;
+
   const Cluster* cluster_;
   GpuPlacement placement_;
   std::vector<Resources> used_;

@@ -32,8 +32,10 @@ struct RoundInput {
 };
 
 struct RoundResult {
-  std::vector<JobId> order;       // the queue after the policy's sort
-  std::vector<JobId> bumped;      // jobs whose priority becomes 1
+  // The queue after the policy's sort, and the jobs whose priority becomes 1;
+  // the pointers are RoundInput::queue's.
+  std::vector<const JobView*> order;
+  std::vector<const JobView*> bumped;
   Plan plan;
 };
 

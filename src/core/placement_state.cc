@@ -38,7 +38,13 @@ Resources PerGpuShare(const Resources& demand) {
 
 std::optional<std::vector<Slice>> PlacementState::Fit(const Resources& demand) const {
   if (demand.gpus > free_gpus_ || demand.gpus <= 0) return std::nullopt;
-  return placement_ == GpuPlacement::kConsolidate ? FitConsolidated(demand) : FitFirst(demand);
+  for (const Resources& f : failed_) {
+    if (f.gpus == demand.gpus && f.FitsIn(demand)) return std::nullopt;
+  }
+  auto slices =
+      placement_ == GpuPlacement::kConsolidate ? FitConsolidated(demand) : FitFirst(demand);
+  if (!slices) failed_.push_back(demand);
+  return slices;
 }
 
 std::optional<std::vector<Slice>> PlacementState::FitFirst(const Resources& demand) const {
@@ -113,6 +119,7 @@ std::optional<std::vector<Slice>> PlacementState::FitConsolidated(const Resource
 }
 
 void PlacementState::Take(const std::vector<Slice>& slices) {
+  failed_.clear();
   for (const Slice& s : slices) {
     used_[s.server] += s.resources;
     free_gpus_ -= s.resources.gpus;
@@ -120,6 +127,7 @@ void PlacementState::Take(const std::vector<Slice>& slices) {
 }
 
 void PlacementState::Give(const std::vector<Slice>& slices) {
+  failed_.clear();
   for (const Slice& s : slices) {
     used_[s.server] -= s.resources;
     free_gpus_ += s.resources.gpus;

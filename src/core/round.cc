@@ -45,10 +45,8 @@ RoundResult ScheduleRound(const RoundInput& input, const Policy& policy,
   context.reference_compatible = input.reference_compatible;
   policy.Order(queue, context);
 
-  result.order.reserve(queue.size());
   for (const JobView* job : queue) {
-    result.order.push_back(job->id);
-    if (job->priority != 1 && Starved(*job, input.now_s)) result.bumped.push_back(job->id);
+    if (job->priority != 1 && Starved(*job, input.now_s)) result.bumped.push_back(job);
   }
 
   PlacementState state(*input.cluster, input.gpu_placement);
@@ -56,6 +54,7 @@ RoundResult ScheduleRound(const RoundInput& input, const Policy& policy,
       SelectRunnable(queue, policy.selection(), mechanism, state.free_gpus());
   mechanism.Place(runnable, state);
   result.plan = state.TakePlan();
+  result.order = std::move(queue);
   return result;
 }
 

@@ -10,7 +10,7 @@ class Fifo final : public Policy {
   std::string_view name() const override { return "fifo"; }
   Selection selection() const override { return Selection::kWalkQueue; }
   void Order(std::vector<const JobView*>& queue, const PolicyContext&) const override {
-    std::stable_sort(queue.begin(), queue.end(), [](const JobView* a, const JobView* b) {
+    SortStable(queue, [](const JobView* a, const JobView* b) {
       return a->arrival_s < b->arrival_s;
     });
   }

@@ -23,7 +23,7 @@ class Ftf final : public Policy {
       const double rho = (context.now_s - j->arrival_s + RemainingTime(*j, context)) / ideal;
       return std::make_tuple(-j->priority, sign * rho, j->arrival_s);
     };
-    std::stable_sort(queue.begin(), queue.end(),
+    SortStable(queue,
                      [&](const JobView* a, const JobView* b) { return key(a) < key(b); });
   }
 };

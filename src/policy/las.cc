@@ -16,7 +16,7 @@ class Las final : public Policy {
     auto key = [](const JobView* j) {
       return std::make_tuple(-j->priority, j->attained_service_s * j->gpus, j->arrival_s);
     };
-    std::stable_sort(queue.begin(), queue.end(),
+    SortStable(queue,
                      [&](const JobView* a, const JobView* b) { return key(a) < key(b); });
   }
 };

@@ -15,7 +15,7 @@ class Srtf final : public Policy {
     auto key = [&](const JobView* j) {
       return std::make_tuple(-j->priority, RemainingTime(*j, context), j->arrival_s);
     };
-    std::stable_sort(queue.begin(), queue.end(),
+    SortStable(queue,
                      [&](const JobView* a, const JobView* b) { return key(a) < key(b); });
   }
 };

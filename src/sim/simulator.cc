@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <type_traits>
 #include <deque>
 #include <optional>
 #include <unordered_map>
@@ -25,6 +27,14 @@ struct SimJob {
   double finish_s = -1;
   double finishes_at_s = -1;  // default mode: exact time the last iteration ends
 };
+
+// The engine gets its jobs back from the core as JobView pointers; a SimJob
+// starts with its view, so the two addresses are interchangeable.
+static_assert(std::is_standard_layout_v<SimJob>);
+static_assert(offsetof(SimJob, view) == 0);
+SimJob* FromView(const JobView* view) {
+  return reinterpret_cast<SimJob*>(const_cast<JobView*>(view));
+}
 
 using NextJob = std::function<std::optional<JobSpec>()>;
 
@@ -124,14 +134,20 @@ class Engine {
   // complete (the run stops there, as the reference's does).
   bool EndLeases(double t) {
     bool complete = false;
+    bool any_finished = false;
     for (SimJob* job : running_) {
       job->view.last_execution_end_s = t;
       if (job->executed < job->view.total_iterations) continue;
       job->finish_s = config_.reference_compatible ? t : job->finishes_at_s;
-      queue_.erase(std::find(queue_.begin(), queue_.end(), job));
+      any_finished = true;
+      by_id_.erase(job->spec.id);
       if (job->measured && ++finished_measured_ == measured_count_) complete = true;
     }
     running_.clear();
+    // Finished jobs leave the queue; the others keep their order.
+    if (any_finished) {
+      std::erase_if(queue_, [](const SimJob* j) { return j->finish_s >= 0; });
+    }
     return complete;
   }
 
@@ -146,8 +162,8 @@ class Engine {
     RoundResult round = ScheduleRound(input, *config_.policy, *config_.mechanism);
 
     // The queue keeps the policy's order for the next round's stable sort.
-    for (size_t i = 0; i < round.order.size(); ++i) queue_[i] = by_id_.at(round.order[i]);
-    for (JobId id : round.bumped) by_id_.at(id)->view.priority = 1;
+    for (size_t i = 0; i < round.order.size(); ++i) queue_[i] = FromView(round.order[i]);
+    for (const JobView* view : round.bumped) FromView(view)->view.priority = 1;
     // Every job's speedup returns to its ideal value at the start of the
     // round; placement then lowers it for jobs held at proportional.
     for (SimJob* job : queue_) job->view.last_round_speedup = job->view.ideal_speedup;

@@ -128,7 +128,8 @@ TEST_F(MechanismTest, StarvedJobsAreBumped) {
   in.cluster = &cluster_;
   in.queue = testing::Pointers(jobs);
   RoundResult r = ScheduleRound(in, **MakePolicy("fifo"), **MakeMechanism("proportional"));
-  EXPECT_EQ(r.bumped, (std::vector<JobId>{1}));
+  ASSERT_EQ(r.bumped.size(), 1u);
+  EXPECT_EQ(r.bumped[0]->id, 1);
 }
 
 }  // namespace
