@@ -6,7 +6,9 @@
 // Mechanisms change it only through Commit / Release, so the invariants hold
 // at every step: no server is over-committed in any dimension, and a job is
 // either absent or holds exactly its GPUs.
+#include <algorithm>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -61,6 +63,24 @@ class PlacementState {
   // last left them (it sorts this list in place, as the reference does).
   std::vector<JobId>& jobs_on_server(int server) { return jobs_on_server_[server]; }
 
+  // Visits the servers that have at least `min_free` free GPUs, fewest free
+  // GPUs first and then by index, until `visit(server)` returns false.
+  template <typename Visit>
+  void VisitByFreeGpus(int min_free, Visit visit) const {
+    for (size_t free = std::max(1, min_free); free < by_free_gpus_.size(); ++free) {
+      for (int server : by_free_gpus_[free]) {
+        if (!visit(server)) return;
+      }
+    }
+  }
+  // Visits the servers with a free GPU in index order until `visit` returns false.
+  template <typename Visit>
+  void VisitInIndexOrder(Visit visit) const {
+    for (int server : not_full_) {
+      if (!visit(server)) return;
+    }
+  }
+
   // Records a job that a mechanism gave up on after changing peers.
   void MarkUnplaced(JobId job) { unplaced_.push_back(job); }
 
@@ -83,8 +103,14 @@ class PlacementState {
 
   const Cluster* cluster_;
   GpuPlacement placement_;
+  void Reindex(int server, int old_free);
+
   std::vector<Resources> used_;
   int free_gpus_ = 0;
+  // Servers by free GPU count (index = count; 0 is not kept), and the
+  // servers with any free GPU: placement walks these, never the full list.
+  std::vector<std::set<int>> by_free_gpus_;
+  std::set<int> not_full_;
   std::vector<Assignment> order_;              // placement order
   std::unordered_map<JobId, size_t> index_;    // job -> position in order_
   std::vector<std::vector<JobId>> jobs_on_server_;

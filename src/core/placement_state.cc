@@ -26,7 +26,25 @@ PlacementState::PlacementState(const Cluster& cluster, GpuPlacement placement)
       placement_(placement),
       used_(cluster.num_servers()),
       free_gpus_(cluster.total().gpus),
-      jobs_on_server_(cluster.num_servers()) {}
+      by_free_gpus_(cluster.largest_server().gpus + 1),
+      jobs_on_server_(cluster.num_servers()) {
+  for (int s = 0; s < cluster.num_servers(); ++s) {
+    const int free = cluster.servers()[s].capacity.gpus;
+    if (free > 0) {
+      by_free_gpus_[free].insert(s);
+      not_full_.insert(s);
+    }
+  }
+}
+
+void PlacementState::Reindex(int server, int old_free) {
+  const int free = available(server).gpus;
+  if (free == old_free) return;
+  if (old_free > 0) by_free_gpus_[old_free].erase(server);
+  if (free > 0) by_free_gpus_[free].insert(server);
+  if (free > 0 && old_free <= 0) not_full_.insert(server);
+  if (free <= 0 && old_free > 0) not_full_.erase(server);
+}
 
 namespace {
 Resources PerGpuShare(const Resources& demand) {
@@ -51,7 +69,7 @@ std::optional<std::vector<Slice>> PlacementState::FitFirst(const Resources& dema
   const Resources per_gpu = PerGpuShare(demand);
   std::vector<Slice> slices;
   int found = 0;
-  for (int s = 0; s < cluster_->num_servers() && found < demand.gpus; ++s) {
+  VisitInIndexOrder([&](int s) {
     const Resources left = available(s);
     Resources held;
     int taken = 0;
@@ -64,73 +82,71 @@ std::optional<std::vector<Slice>> PlacementState::FitFirst(const Resources& dema
       slices.push_back(Slice{s, held});
       found += taken;
     }
-  }
+    return found < demand.gpus;
+  });
   if (found < demand.gpus) return std::nullopt;
   return slices;
 }
 
 std::optional<std::vector<Slice>> PlacementState::FitConsolidated(const Resources& demand) const {
   const int gpus = demand.gpus;
-  const int num_servers = cluster_->num_servers();
   if (gpus > 1) {
-    int best = -1;
-    int best_free = 0;
-    for (int s = 0; s < num_servers; ++s) {
-      const Resources left = available(s);
-      if (left.gpus <= 0 || !demand.FitsIn(left)) continue;
-      if (best < 0 || left.gpus < best_free) {
-        best = s;
-        best_free = left.gpus;
-      }
-    }
-    if (best >= 0) return std::vector<Slice>{Slice{best, demand}};
+    // The fewest free GPUs first, then the lowest index: the first server
+    // visited that takes the whole demand is the reference's choice.
+    int target = -1;
+    VisitByFreeGpus(gpus, [&](int s) {
+      if (!demand.FitsIn(available(s))) return true;
+      target = s;
+      return false;
+    });
+    if (target >= 0) return std::vector<Slice>{Slice{target, demand}};
   }
+  // GPU by GPU from a heap of (free GPUs, server): a server just taken from
+  // sorts before every other, so the heap walk is this visit in (free,
+  // index) order, taking from each server as many GPUs as still fit. Held
+  // resources are added GPU by GPU (per_gpu summed k times, not
+  // multiplied): the same doubles as the reference.
   const Resources per_gpu = PerGpuShare(demand);
-  using Entry = std::pair<int, int>;  // (free GPUs, server): smallest first
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> servers;
-  for (int s = 0; s < num_servers; ++s) {
-    const int free = available(s).gpus;
-    if (free > 0) servers.emplace(free, s);
-  }
-  // Held resources are added GPU by GPU, so a slice is per_gpu summed k
-  // times (not multiplied): the same doubles as the reference.
-  std::vector<std::pair<int, Resources>> held;  // (server, held there)
-  int found = 0;
-  while (found < gpus && !servers.empty()) {
-    const auto [free, s] = servers.top();
-    servers.pop();
-    auto it = std::find_if(held.begin(), held.end(), [s = s](const auto& h) { return h.first == s; });
-    const Resources already = it == held.end() ? Resources{} : it->second;
-    if (!per_gpu.FitsIn(available(s) - already)) continue;
-    if (it == held.end()) {
-      held.emplace_back(s, per_gpu);
-    } else {
-      it->second += per_gpu;
-    }
-    ++found;
-    if (free > 1) servers.emplace(free - 1, s);
-  }
-  if (found < gpus) return std::nullopt;
-  std::sort(held.begin(), held.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<Slice> slices;
-  slices.reserve(held.size());
-  for (const auto& [s, r] : held) slices.push_back(Slice{s, r});
+  int found = 0;
+  VisitByFreeGpus(1, [&](int s) {
+    const Resources left = available(s);
+    Resources held;
+    int taken = 0;
+    while (taken < left.gpus && found + taken < gpus && per_gpu.FitsIn(left - held)) {
+      held += per_gpu;
+      ++taken;
+    }
+    if (taken > 0) {
+      held.gpus = taken;
+      slices.push_back(Slice{s, held});
+      found += taken;
+    }
+    return found < gpus;
+  });
+  if (found < gpus) return std::nullopt;
+  std::sort(slices.begin(), slices.end(),
+            [](const Slice& a, const Slice& b) { return a.server < b.server; });
   return slices;
 }
 
 void PlacementState::Take(const std::vector<Slice>& slices) {
   failed_.clear();
   for (const Slice& s : slices) {
+    const int old_free = available(s.server).gpus;
     used_[s.server] += s.resources;
     free_gpus_ -= s.resources.gpus;
+    Reindex(s.server, old_free);
   }
 }
 
 void PlacementState::Give(const std::vector<Slice>& slices) {
   failed_.clear();
   for (const Slice& s : slices) {
+    const int old_free = available(s.server).gpus;
     used_[s.server] -= s.resources;
     free_gpus_ += s.resources.gpus;
+    Reindex(s.server, old_free);
   }
 }
 

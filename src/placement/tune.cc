@@ -76,26 +76,22 @@ class Tune final : public Mechanism {
   // server with all its GPUs free; otherwise servers with the fewest free
   // GPUs first (ties by index), until enough GPUs are found.
   static std::vector<std::pair<int, int>> ServersFor(int gpus, const PlacementState& state) {
-    const Cluster& cluster = state.cluster();
     std::vector<std::pair<int, int>> out;
     if (gpus > 1) {
-      for (int s = 0; s < cluster.num_servers(); ++s) {
-        if (state.available(s).gpus >= gpus) return {{s, gpus}};
-      }
+      state.VisitInIndexOrder([&](int s) {
+        if (state.available(s).gpus < gpus) return true;
+        out.emplace_back(s, gpus);
+        return false;
+      });
+      if (!out.empty()) return out;
     }
-    std::vector<std::pair<int, int>> by_free;  // (free gpus, server)
-    for (int s = 0; s < cluster.num_servers(); ++s) {
-      int free = state.available(s).gpus;
-      if (free > 0) by_free.emplace_back(free, s);
-    }
-    std::sort(by_free.begin(), by_free.end());
     int need = gpus;
-    for (const auto& [free, s] : by_free) {
-      if (need <= 0) break;
-      int take = std::min(free, need);
+    state.VisitByFreeGpus(1, [&](int s) {
+      const int take = std::min(state.available(s).gpus, need);
       out.emplace_back(s, take);
       need -= take;
-    }
+      return need > 0;
+    });
     return out;
   }
 
