@@ -6,6 +6,7 @@
 // clock (virtual in the simulator, wall in the daemon).
 #include <cstdint>
 
+#include "synergy/model_zoo.h"
 #include "synergy/resources.h"
 
 namespace synergy {
@@ -29,6 +30,10 @@ struct JobView {
   double last_round_speedup = 1.0;
   double last_execution_end_s = -1;  // end of its last lease; -1 if never run
   double placement_penalty = 1.0;    // throughput factor when split over servers
+  // The measured profile (one GPU); mechanisms that grade allocations
+  // (tune-graded, opt) read it. Null: the job is known only by its ideal
+  // demand, and runs at ideal or at the proportional share.
+  const SensitivityProfile* profile = nullptr;
 };
 
 }  // namespace synergy

@@ -6,8 +6,8 @@
 //  - every job it places gets exactly its GPUs, on servers that have them;
 //  - no server is over-committed in any dimension;
 //  - a job is offered only while its GPUs fit the GPUs still free;
-//  - TUNE never leaves a job below its proportional throughput, and uses
-//    every GPU that PROPORTIONAL would.
+//  - TUNE, TUNE-graded and OPT never leave a job below its proportional
+//    throughput; TUNE and TUNE-graded use every GPU that PROPORTIONAL would.
 #include <memory>
 #include <span>
 #include <string>
@@ -35,8 +35,16 @@ class Mechanism {
                      PlacementState& state) const = 0;
 };
 
-// Registry: "proportional", "greedy", "tune".
-absl::StatusOr<std::unique_ptr<Mechanism>> MakeMechanism(std::string_view name);
+// Settings of the mechanisms that have any.
+struct MechanismOptions {
+  // OPT: wall-clock limit of each of its two solves per round; a round
+  // without a solution in time uses TUNE's plan (counted).
+  int opt_time_limit_ms = 1000;
+};
+
+// Registry: "proportional", "greedy", "tune", "tune-graded", "opt".
+absl::StatusOr<std::unique_ptr<Mechanism>> MakeMechanism(std::string_view name,
+                                                         const MechanismOptions& options = {});
 std::vector<std::string> MechanismNames();
 
 }  // namespace synergy

@@ -59,6 +59,8 @@ class PlacementState {
   void Replace(JobId job, std::vector<Slice> slices, double speedup, bool at_ideal);
 
   const Assignment* Find(JobId job) const;
+  // The jobs placed so far, in placement order.
+  std::vector<JobId> placed_jobs() const;
   // Jobs placed on `server` this round, in the order the TUNE peer search
   // last left them (it sorts this list in place, as the reference does).
   std::vector<JobId>& jobs_on_server(int server) { return jobs_on_server_[server]; }
@@ -83,6 +85,9 @@ class PlacementState {
 
   // Records a job that a mechanism gave up on after changing peers.
   void MarkUnplaced(JobId job) { unplaced_.push_back(job); }
+
+  // Set by an optimising mechanism; travels with the plan.
+  SolverStats& solver_stats() { return solver_; }
 
   Plan TakePlan();
 
@@ -115,6 +120,7 @@ class PlacementState {
   std::unordered_map<JobId, size_t> index_;    // job -> position in order_
   std::vector<std::vector<JobId>> jobs_on_server_;
   std::vector<JobId> unplaced_;
+  SolverStats solver_;
 };
 
 }  // namespace synergy

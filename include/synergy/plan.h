@@ -25,11 +25,26 @@ struct Assignment {
   int num_servers() const { return static_cast<int>(slices.size()); }
 };
 
+// What an optimising mechanism (OPT) reports about its round.
+struct SolverStats {
+  bool solved = false;           // an optimisation ran this round
+  double lp_bound = 0;           // LP relaxation of the pooled program: sum of speedups
+  double pooled_optimum = 0;     // its integral optimum (the super-machine plan)
+  double realised = 0;           // sum of speedups of the plan actually placed
+  bool hit_time_limit = false;   // a solve stopped at its time limit
+  bool fell_back = false;        // the round used TUNE's plan instead
+  int split_jobs = 0;            // jobs placed across more than one server
+  // Jobs placed below the pooled program's choice because it did not pack
+  // onto the servers with whole GPUs: the cost of integrality.
+  int stepped_down = 0;
+};
+
 struct Plan {
   std::vector<Assignment> assignments;  // in the order the jobs were placed
   // Jobs TUNE reverted peers for and still could not place (the reference
   // exits here; we leave the job queued and count it).
   std::vector<JobId> unplaced_after_revert;
+  SolverStats solver;
   const Assignment* Find(JobId job) const;
 };
 

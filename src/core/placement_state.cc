@@ -188,10 +188,19 @@ const Assignment* PlacementState::Find(JobId job) const {
   return it == index_.end() ? nullptr : &order_[it->second];
 }
 
+std::vector<JobId> PlacementState::placed_jobs() const {
+  std::vector<JobId> ids;
+  ids.reserve(order_.size());
+  for (const Assignment& a : order_) ids.push_back(a.job);
+  return ids;
+}
+
 Plan PlacementState::TakePlan() {
   Plan plan;
   plan.assignments = std::move(order_);
   plan.unplaced_after_revert = std::move(unplaced_);
+  plan.solver = solver_;
+  solver_ = SolverStats{};
   unplaced_.clear();
   order_.clear();
   index_.clear();

@@ -2,6 +2,8 @@
 // The placement mechanisms, one per file; the registry (registry.cc) names
 // them. Helpers shared by all of them live here.
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "synergy/mechanism.h"
 
@@ -10,6 +12,42 @@ namespace synergy::mechanisms {
 std::unique_ptr<Mechanism> MakeProportional();
 std::unique_ptr<Mechanism> MakeGreedy();
 std::unique_ptr<Mechanism> MakeTune();
+std::unique_ptr<Mechanism> MakeTuneGraded();
+std::unique_ptr<Mechanism> MakeOpt(int time_limit_ms);
+
+// True when the demand exceeds the proportional share in some dimension, so
+// that falling back to proportional frees something (the reference's
+// _make_fair_share test).
+bool AboveProportional(const Resources& demand, const Cluster& cluster);
+
+// Where a job's GPUs will come from when peers must make room: a multi-GPU
+// job takes the first server (by index) with all its GPUs free; otherwise
+// servers with the fewest free GPUs first (ties by index) until enough GPUs
+// are found. Pairs of (server, GPUs there).
+std::vector<std::pair<int, int>> ServersForGpus(int gpus, const PlacementState& state);
+
+// One allocation a graded mechanism may give a job: a per-GPU point and the
+// job's speedup there (throughput relative to the proportional share).
+struct Option {
+  Resources per_gpu;  // gpus = 1
+  double speedup = 1;
+  bool ideal = false;  // the job's ideal demand, at the zoo's ideal speedup
+};
+
+// The options that keep `job` at or above its proportional throughput: its
+// ideal demand (the point TUNE gives, at the speedup TUNE credits), the
+// profile's grid points whose throughput is at least the throughput at the
+// cluster's proportional share, and the proportional share itself (speedup
+// 1). Points that the largest server could not give the job's GPUs on one
+// server are left out. Only the Pareto frontier is kept; best first: higher speedup, then
+// fewer cores, then less memory. Storage is the proportional share per GPU.
+std::vector<Option> OptionsAtOrAboveProportional(const JobView& job, const Cluster& cluster);
+
+// The whole-job demand of `option` for `gpus` GPUs.
+inline Resources DemandFor(const Option& option, int gpus) {
+  return Resources{gpus, option.per_gpu.cpus * gpus, option.per_gpu.mem_gb * gpus,
+                   option.per_gpu.storage_mbps * gpus};
+}
 
 // A whole-job demand divided by its GPUs (the reference's
 // gpu_normalized_vector): what each GPU brings with it.

@@ -4,12 +4,17 @@
 
 namespace synergy {
 
-std::vector<std::string> MechanismNames() { return {"proportional", "greedy", "tune"}; }
+std::vector<std::string> MechanismNames() {
+  return {"proportional", "greedy", "tune", "tune-graded", "opt"};
+}
 
-absl::StatusOr<std::unique_ptr<Mechanism>> MakeMechanism(std::string_view name) {
+absl::StatusOr<std::unique_ptr<Mechanism>> MakeMechanism(std::string_view name,
+                                                         const MechanismOptions& options) {
   if (name == "proportional") return mechanisms::MakeProportional();
   if (name == "greedy") return mechanisms::MakeGreedy();
   if (name == "tune") return mechanisms::MakeTune();
+  if (name == "tune-graded") return mechanisms::MakeTuneGraded();
+  if (name == "opt") return mechanisms::MakeOpt(options.opt_time_limit_ms);
   return absl::InvalidArgumentError(absl::StrCat(
       "mechanism: '", std::string(name), "' is not one of ", absl::StrJoin(MechanismNames(), ", ")));
 }

@@ -20,15 +20,6 @@ bool AllPositive(const Vec& v) {
   return std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
 }
 
-// True when the demand exceeds the proportional share in some dimension, so
-// that falling back to proportional frees something (the reference's
-// _make_fair_share test).
-bool AboveProportional(const Resources& demand, const Cluster& cluster) {
-  const Resources fair = cluster.ProportionalShare(demand.gpus);
-  return demand.cpus > fair.cpus || demand.mem_gb > fair.mem_gb ||
-         demand.storage_mbps > fair.storage_mbps;
-}
-
 // TUNE, the paper's heuristic (Algorithm 1):
 //  1. ideal demand, placed by PlacementState::Fit;
 //  2. else the proportional share (speedup 1), placed the same way;
@@ -64,35 +55,12 @@ class Tune final : public Mechanism {
       at_ideal = false;
       if (TryPlace(state, job.id, demand, speedup, at_ideal)) return true;
     }
-    for (const auto& [server, gpus] : ServersFor(job.gpus, state)) {
+    for (const auto& [server, gpus] : ServersForGpus(job.gpus, state)) {
       RevertPeers(server, gpus, job.gpus, demand, state, placed);
     }
     if (TryPlace(state, job.id, demand, speedup, at_ideal)) return true;
     state.MarkUnplaced(job.id);
     return false;
-  }
-
-  // Where the job's GPUs will come from: a multi-GPU job takes the first
-  // server with all its GPUs free; otherwise servers with the fewest free
-  // GPUs first (ties by index), until enough GPUs are found.
-  static std::vector<std::pair<int, int>> ServersFor(int gpus, const PlacementState& state) {
-    std::vector<std::pair<int, int>> out;
-    if (gpus > 1) {
-      state.VisitInIndexOrder([&](int s) {
-        if (state.available(s).gpus < gpus) return true;
-        out.emplace_back(s, gpus);
-        return false;
-      });
-      if (!out.empty()) return out;
-    }
-    int need = gpus;
-    state.VisitByFreeGpus(1, [&](int s) {
-      const int take = std::min(state.available(s).gpus, need);
-      out.emplace_back(s, take);
-      need -= take;
-      return need > 0;
-    });
-    return out;
   }
 
   // Reverts jobs on `server` to proportional until the part of `demand` that

@@ -46,7 +46,9 @@ absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptio
                                          const std::function<void(const SimProgress&)>& progress) {
   auto policy = MakePolicy(common.policy);
   if (!policy.ok()) return policy.status();
-  auto mechanism = MakeMechanism(mechanism_name);
+  MechanismOptions mechanism_options;
+  mechanism_options.opt_time_limit_ms = common.opt_time_limit_ms;
+  auto mechanism = MakeMechanism(mechanism_name, mechanism_options);
   if (!mechanism.ok()) return mechanism.status();
 
   SimConfig config;

@@ -66,7 +66,8 @@ absl::StatusOr<std::map<std::string, std::string>> SplitFlags(
 
 const std::set<std::string> kCommonValueFlags = {"--cluster", "--models", "--policy",
                                                  "--round-s", "--out",    "--seed",
-                                                 "--split",   "--measure", "--placement"};
+                                                 "--split",   "--measure", "--placement",
+                                                 "--opt-time-limit-ms"};
 const std::set<std::string> kCommonSwitches = {"--multi-gpu", "--reference-compatible",
                                                "--progress", "--no-progress"};
 
@@ -88,6 +89,14 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
   c.out_dir = f["--out"];
   if (c.out_dir.empty()) return FlagError("--out", "", "is not a directory name");
   c.reference_compatible = f.count("--reference-compatible") > 0;
+  if (f.count("--opt-time-limit-ms")) {
+    int64_t ms = 0;
+    if (!ToInt(f["--opt-time-limit-ms"], ms) || ms <= 0 || ms > 3600000) {
+      return FlagError("--opt-time-limit-ms", f["--opt-time-limit-ms"],
+                       "is not a number of milliseconds between 1 and 3600000");
+    }
+    c.opt_time_limit_ms = static_cast<int>(ms);
+  }
   if (f.count("--placement")) {
     const std::string& p = f["--placement"];
     if (p == "consolidate") {
@@ -159,7 +168,7 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
   RunOptions o;
   if (auto st = ParseCommon(f, o.common, o.workload); !st.ok()) return st;
   if (!f.count("--mechanism")) {
-    return absl::InvalidArgumentError("--mechanism: required (proportional|greedy|tune)");
+    return absl::InvalidArgumentError("--mechanism: required (proportional|greedy|tune|tune-graded|opt)");
   }
   o.mechanism = f["--mechanism"];
   if (auto m = MakeMechanism(o.mechanism); !m.ok()) {
@@ -214,7 +223,8 @@ std::string RunUsage() {
   return "usage: synergy-sim run [--cluster FILE] [--models FILE]\n"
          "         (--trace FILE | --load J [--seed S] [--split I,L,S] [--multi-gpu]\n"
          "                                  [--measure FROM,TO] [--record FILE])\n"
-         "         --policy fifo|srtf|las|ftf --mechanism proportional|greedy|tune\n"
+         "         --policy fifo|srtf|las|ftf\n"
+         "         --mechanism proportional|greedy|tune|tune-graded|opt [--opt-time-limit-ms 1000]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
          "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
          "Without --cluster/--models the embedded 128-GPU cluster and model zoo are used.\n"

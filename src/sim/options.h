@@ -31,6 +31,7 @@ struct CommonOptions {
   double round_s = 300;
   bool reference_compatible = false;
   GpuPlacement gpu_placement = GpuPlacement::kConsolidate;  // --placement
+  int opt_time_limit_ms = 1000;                              // --opt-time-limit-ms
   std::string out_dir;
   // nullopt: draw progress when stderr is a terminal.
   std::optional<bool> progress;

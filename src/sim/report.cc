@@ -95,6 +95,19 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
   }
   s.rounds = static_cast<int64_t>(result.rounds.size());
   s.unplaced_after_revert = result.unplaced_after_revert;
+  if (!result.rounds.empty()) {
+    double t = 0;
+    for (const RoundSample& r : result.rounds) t += r.throughput;
+    s.mean_throughput = t / static_cast<double>(result.rounds.size());
+  }
+  s.solver_rounds = result.solver_rounds;
+  s.solver_fallbacks = result.solver_fallbacks;
+  s.solver_time_limit_rounds = result.solver_time_limit_rounds;
+  s.solver_stepped_down_rounds = result.solver_stepped_down_rounds;
+  if (result.solver_rounds > 0) {
+    s.mean_lp_bound = result.solver_lp_bound_sum / static_cast<double>(result.solver_rounds);
+    s.mean_realised = result.solver_realised_sum / static_cast<double>(result.solver_rounds);
+  }
   return s;
 }
 
@@ -116,11 +129,11 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
                     Number(job.finish_s), ",", Number(job.jct_s()), "\n");
   }
   const Resources& total = cluster.total();
-  std::string util = "time_s,gpu_util,cpu_util,mem_util,running,queued\n";
+  std::string util = "time_s,gpu_util,cpu_util,mem_util,running,queued,throughput\n";
   for (const RoundSample& r : result.rounds) {
-    absl::StrAppendFormat(&util, "%.1f,%.6f,%.6f,%.6f,%d,%d\n", r.time_s,
+    absl::StrAppendFormat(&util, "%.1f,%.6f,%.6f,%.6f,%d,%d,%.6f\n", r.time_s,
                           r.allocated.gpus / double(total.gpus), r.allocated.cpus / total.cpus,
-                          r.allocated.mem_gb / total.mem_gb, r.running, r.queued);
+                          r.allocated.mem_gb / total.mem_gb, r.running, r.queued, r.throughput);
   }
   std::string json = "{\n";
   for (const auto& [key, value] : settings) {
@@ -131,11 +144,19 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
                         "  \"p50_jct_h\": %.6f,\n  \"p99_jct_h\": %.6f,\n"
                         "  \"makespan_h\": %.6f,\n  \"mean_gpu_util\": %.6f,\n"
                         "  \"mean_cpu_util\": %.6f,\n  \"mean_mem_util\": %.6f,\n"
-                        "  \"rounds\": %d,\n  \"unplaced_after_revert\": %d\n}\n",
+                        "  \"rounds\": %d,\n  \"unplaced_after_revert\": %d,\n"
+                        "  \"mean_throughput\": %.6f,\n  \"solver_rounds\": %d,\n"
+                        "  \"solver_fallbacks\": %d,\n  \"solver_time_limit_rounds\": %d,\n"
+                        "  \"solver_stepped_down_rounds\": %d,\n"
+                        "  \"mean_lp_bound\": %.6f,\n  \"mean_realised\": %.6f\n}\n",
                         summary.jobs, summary.unfinished, summary.mean_jct_h,
                         summary.p50_jct_h, summary.p99_jct_h, summary.makespan_h,
                         summary.mean_gpu_util, summary.mean_cpu_util, summary.mean_mem_util,
-                        summary.rounds, summary.unplaced_after_revert);
+                        summary.rounds, summary.unplaced_after_revert, summary.mean_throughput,
+                        summary.solver_rounds, summary.solver_fallbacks,
+                        summary.solver_time_limit_rounds, summary.solver_stepped_down_rounds,
+                        summary.mean_lp_bound,
+                        summary.mean_realised);
 
   const fs::path base(dir);
   if (auto st = WriteAtomically(base / "jobs.csv", jobs); !st.ok()) return st;

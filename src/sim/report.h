@@ -27,6 +27,14 @@ struct Summary {
   double mean_mem_util = 0;
   int64_t rounds = 0;
   int64_t unplaced_after_revert = 0;
+  double mean_throughput = 0;  // sum of speedups of running jobs, per round
+  // OPT only (zero otherwise).
+  int64_t solver_rounds = 0;
+  int64_t solver_fallbacks = 0;
+  int64_t solver_time_limit_rounds = 0;
+  int64_t solver_stepped_down_rounds = 0;
+  double mean_lp_bound = 0;
+  double mean_realised = 0;
 };
 
 Summary Summarize(const SimResult& result, const Cluster& cluster, double round_s);

@@ -124,6 +124,7 @@ class Engine {
       v.total_iterations = spec.iterations;
       v.remaining_iterations = spec.iterations;
       v.placement_penalty = model.placement_penalty;
+      v.profile = &model.profile;
       by_id_[spec.id] = &job;
       queue_.push_back(&job);
       lookahead_ = next_();
@@ -175,6 +176,16 @@ class Engine {
       Book(*job, a, t);
       running_.push_back(job);
       sample.allocated += a.Total();
+      sample.throughput += a.speedup;
+    }
+    const SolverStats& solver = round.plan.solver;
+    if (solver.solved) {
+      ++result_.solver_rounds;
+      result_.solver_fallbacks += solver.fell_back;
+      result_.solver_time_limit_rounds += solver.hit_time_limit;
+      result_.solver_stepped_down_rounds += solver.stepped_down > 0;
+      result_.solver_lp_bound_sum += solver.lp_bound;
+      result_.solver_realised_sum += solver.realised;
     }
     sample.running = static_cast<int>(running_.size());
     sample.queued = static_cast<int>(queue_.size()) - sample.running;
@@ -201,7 +212,10 @@ class Engine {
     }
     v.remaining_iterations = v.total_iterations - job.executed;
     v.attained_service_s += round;
-    v.last_round_speedup = a.at_ideal ? v.ideal_speedup : 1.0;
+    // At its ideal demand a job reports its ideal speedup even where it was
+    // booked at 1 (a reverted peer whose ideal is not above proportional,
+    // as the reference does); elsewhere the speedup of its allocation.
+    v.last_round_speedup = a.at_ideal ? v.ideal_speedup : a.speedup;
     if (job.start_s < 0) job.start_s = t;
   }
 

@@ -55,6 +55,7 @@ struct RoundSample {
   int running = 0;
   int queued = 0;
   Resources allocated;
+  double throughput = 0;  // sum of the running jobs' speedups
 };
 
 struct SimResult {
@@ -66,6 +67,14 @@ struct SimResult {
   // Rounds where TUNE reverted peers and still could not place the job
   // (the reference exits there; we count and go on).
   int64_t unplaced_after_revert = 0;
+  // OPT's rounds: how many solved, fell back to TUNE, hit a time limit, and
+  // the sums of its pooled LP bound and of the throughput it realised.
+  int64_t solver_rounds = 0;
+  int64_t solver_fallbacks = 0;
+  int64_t solver_time_limit_rounds = 0;
+  int64_t solver_stepped_down_rounds = 0;  // some job below the pooled choice
+  double solver_lp_bound_sum = 0;
+  double solver_realised_sum = 0;
 };
 
 // Replays `jobs` (arrival order) and measures all of them.

@@ -68,9 +68,37 @@ int PlacedGpus(const Plan& plan) {
   return g;
 }
 
+// Throughput of `job` at what `a` gives it, relative to its proportional
+// throughput, read from the profile (not from the mechanism's own speedup).
+double MeasuredSpeedup(const JobView& job, const Assignment& a, const Cluster& cluster) {
+  const Resources total = a.Total();
+  const Resources& share = cluster.share_per_gpu();
+  const double at_share = job.profile->ThroughputAt(share.cpus, share.mem_gb);
+  return job.profile->ThroughputAt(total.cpus / total.gpus, total.mem_gb / total.gpus) / at_share;
+}
+
+// Whether the profile measures the cluster's proportional point.
+bool HasShareOnGrid(const JobView& job, const Cluster& cluster) {
+  const Resources& share = cluster.share_per_gpu();
+  return job.profile->ThroughputAt(share.cpus, share.mem_gb) > 0;
+}
+
+double SumOfSpeedups(const Plan& plan) {
+  double sum = 0;
+  for (const Assignment& a : plan.assignments) sum += a.speedup;
+  return sum;
+}
+
+// The mechanisms that promise proportional throughput or better.
+bool KeepsProportional(const std::string& m) {
+  return m == "tune" || m == "tune-graded" || m == "opt";
+}
+
 TEST(PlacementProperties, RandomisedClustersAndQueues) {
   const ModelZoo zoo = testing::ZooOrDie();
   std::mt19937 rng(20221202);
+  MechanismOptions options;
+  options.opt_time_limit_ms = 2000;
   for (int iteration = 0; iteration < 400; ++iteration) {
     Case c = RandomCase(rng, zoo);
     const std::string policy_name = PolicyNames()[iteration % 4];
@@ -80,23 +108,34 @@ TEST(PlacementProperties, RandomisedClustersAndQueues) {
     in.cluster = &c.cluster;
     in.queue = testing::Pointers(c.jobs);
     in.gpu_placement = iteration % 3 == 0 ? GpuPlacement::kFirstFit : GpuPlacement::kConsolidate;
+    // OPT solves integer programs: every other case keeps the test fast.
+    const bool with_opt = iteration % 2 == 0;
+    std::map<JobId, const JobView*> by_id;
+    for (const JobView& j : c.jobs) by_id[j.id] = &j;
     std::map<std::string, Plan> plans;
     for (const std::string& m : MechanismNames()) {
+      if (m == "opt" && !with_opt) continue;
       const std::string label = "case " + std::to_string(iteration) + " " + policy_name + "/" + m;
-      RoundResult r = ScheduleRound(in, *policy, **MakeMechanism(m));
+      RoundResult r = ScheduleRound(in, *policy, **MakeMechanism(m, options));
       CheckPlan(r.plan, c, label);
       plans[m] = r.plan;
+      if (!KeepsProportional(m)) continue;
+      for (const Assignment& a : r.plan.assignments) {
+        const JobView& job = *by_id.at(a.job);
+        EXPECT_GE(a.speedup, 1.0) << label;
+        // The ideal demand's speedup is the zoo's (relative to the profiled
+        // proportional point); any other point's is read off the profile.
+        if (a.at_ideal || !HasShareOnGrid(job, c.cluster)) continue;
+        EXPECT_GE(MeasuredSpeedup(job, a, c.cluster), 1.0 - 1e-9) << label << " job " << a.job;
+        EXPECT_NEAR(MeasuredSpeedup(job, a, c.cluster), a.speedup, 1e-9) << label << " job " << a.job;
+      }
+      EXPECT_TRUE(r.plan.unplaced_after_revert.empty()) << label;
     }
     const Plan& tune = plans["tune"];
     const Cluster& cl = c.cluster;
     for (const Assignment& a : tune.assignments) {
-      const JobView* job = nullptr;
-      for (const JobView& j : c.jobs) {
-        if (j.id == a.job) job = &j;
-      }
-      // Never below proportional: the ideal demand (speedup >= 1) or at
-      // least the proportional share in CPU and memory.
-      EXPECT_GE(a.speedup, 1.0);
+      const JobView* job = by_id.at(a.job);
+      // TUNE gives the ideal demand or exactly the proportional share.
       if (a.at_ideal) {
         EXPECT_EQ(a.Total().cpus, job->ideal_demand.cpus) << "case " << iteration;
         EXPECT_GE(job->ideal_speedup, 1.0);
@@ -106,22 +145,39 @@ TEST(PlacementProperties, RandomisedClustersAndQueues) {
         EXPECT_NEAR(a.Total().mem_gb, fair.mem_gb, 1e-9) << "case " << iteration;
       }
     }
-    // Offered the same candidates in the same order, TUNE places at least
-    // the GPUs PROPORTIONAL does. (Whole rounds may differ: SRTF and FTF
-    // order by speedup-adjusted remaining time under TUNE.)
+    // Offered the same candidates in the same order, TUNE and TUNE-graded
+    // place at least the GPUs PROPORTIONAL does, and OPT (which selects the
+    // same jobs: those whose GPUs fit, in order) has a bound, and when it
+    // solves to optimality a plan, no lower than TUNE's sum of speedups.
+    // (Whole rounds may differ: SRTF and FTF order by speedup-adjusted
+    // remaining time under TUNE.)
     {
       std::vector<const JobView*> order = in.queue;
       PolicyContext ctx;
       ctx.now_s = in.now_s;
       policy->Order(order, ctx);
-      PlacementState by_tune(c.cluster, in.gpu_placement);
-      PlacementState by_proportional(c.cluster, in.gpu_placement);
-      (*MakeMechanism("tune"))->Place(order, by_tune);
-      (*MakeMechanism("proportional"))->Place(order, by_proportional);
-      EXPECT_GE(PlacedGpus(by_tune.TakePlan()), PlacedGpus(by_proportional.TakePlan()))
-          << "case " << iteration << " " << policy_name;
+      auto place = [&](const std::string& m) {
+        PlacementState state(c.cluster, in.gpu_placement);
+        (*MakeMechanism(m, options))->Place(order, state);
+        return state.TakePlan();
+      };
+      const Plan by_proportional = place("proportional");
+      const Plan by_tune = place("tune");
+      const std::string label = "case " + std::to_string(iteration) + " " + policy_name;
+      EXPECT_GE(PlacedGpus(by_tune), PlacedGpus(by_proportional)) << label;
+      EXPECT_GE(PlacedGpus(place("tune-graded")), PlacedGpus(by_proportional)) << label;
+      if (with_opt) {
+        const Plan by_opt = place("opt");
+        EXPECT_EQ(PlacedGpus(by_opt), PlacedGpus(by_tune)) << label;
+        EXPECT_TRUE(by_opt.solver.solved) << label;
+        EXPECT_GE(by_opt.solver.lp_bound, SumOfSpeedups(by_tune) - 1e-6) << label;
+        EXPECT_GE(by_opt.solver.lp_bound, by_opt.solver.pooled_optimum - 1e-6) << label;
+        EXPECT_NEAR(by_opt.solver.realised, SumOfSpeedups(by_opt), 1e-9) << label;
+        if (!by_opt.solver.fell_back && !by_opt.solver.hit_time_limit) {
+          EXPECT_GE(SumOfSpeedups(by_opt), SumOfSpeedups(by_tune) - 1e-6) << label;
+        }
+      }
     }
-    EXPECT_TRUE(tune.unplaced_after_revert.empty()) << "case " << iteration;
   }
 }
 

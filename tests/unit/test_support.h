@@ -49,6 +49,7 @@ inline JobView MakeJob(const ModelZoo& zoo, const Cluster& cluster, JobId id,
   j.iteration_time_s = m.iteration_time_s;
   j.total_iterations = iterations;
   j.remaining_iterations = iterations;
+  j.profile = &m.profile;
   return j;
 }
 

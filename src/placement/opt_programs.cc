@@ -1,0 +1,285 @@
+#include "opt_programs.h"
+
+#include <glpk.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+namespace synergy::mechanisms {
+namespace {
+
+// A GLPK problem with its sparse matrix under construction (1-based).
+class Program {
+ public:
+  Program() : p_(glp_create_prob()) {
+    glp_term_out(GLP_OFF);
+    ia_.push_back(0);
+    ja_.push_back(0);
+    ar_.push_back(0);
+  }
+  ~Program() { glp_delete_prob(p_); }
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  glp_prob* get() { return p_; }
+  int AddRows(int n) { return n > 0 ? glp_add_rows(p_, n) : 0; }
+  int AddCols(int n) { return n > 0 ? glp_add_cols(p_, n) : 0; }
+  void Set(int row, int col, double value) {
+    ia_.push_back(row);
+    ja_.push_back(col);
+    ar_.push_back(value);
+  }
+  void Load() { glp_load_matrix(p_, static_cast<int>(ia_.size()) - 1, ia_.data(), ja_.data(), ar_.data()); }
+
+  // LP relaxation, then branch and bound. Returns true with an integral
+  // solution (optimal, or the best found when the time limit struck).
+  // `good_enough`: stop branching as soon as an integral solution reaches
+  // this objective (a known bound); `gap`: accept a solution within this
+  // relative distance of the best bound.
+  // `incumbent` (1-based column values, may be empty): a known integral
+  // solution handed to branch and bound at its first heuristic call.
+  bool Solve(int time_limit_ms, bool& hit_time_limit, double* lp_value,
+             double good_enough = NAN, double gap = 0, std::vector<double> incumbent = {}) {
+    glp_smcp lp;
+    glp_init_smcp(&lp);
+    lp.msg_lev = GLP_MSG_OFF;
+    lp.tm_lim = time_limit_ms;
+    if (glp_simplex(p_, &lp) != 0 || glp_get_status(p_) != GLP_OPT) {
+      hit_time_limit = glp_get_status(p_) != GLP_NOFEAS && glp_get_status(p_) != GLP_OPT;
+      return false;
+    }
+    if (lp_value != nullptr) *lp_value = glp_get_obj_val(p_);
+    glp_iocp mip;
+    glp_init_iocp(&mip);
+    mip.msg_lev = GLP_MSG_OFF;
+    mip.tm_lim = time_limit_ms;
+    mip.mip_gap = gap;
+    good_enough_ = good_enough;
+    incumbent_ = std::move(incumbent);
+    if (!std::isnan(good_enough) || !incumbent_.empty()) {
+      mip.cb_func = &Program::OnEvent;
+      mip.cb_info = this;
+    }
+    const int ret = glp_intopt(p_, &mip);
+    hit_time_limit = ret == GLP_ETMLIM;
+    const int status = glp_mip_status(p_);
+    return (ret == 0 || ret == GLP_ETMLIM) && (status == GLP_OPT || status == GLP_FEAS);
+  }
+
+ private:
+  static void OnEvent(glp_tree* tree, void* info) {
+    auto* self = static_cast<Program*>(info);
+    if (glp_ios_reason(tree) == GLP_IHEUR && !self->incumbent_.empty()) {
+      glp_ios_heur_sol(tree, self->incumbent_.data());
+      self->incumbent_.clear();
+      return;
+    }
+    if (glp_ios_reason(tree) != GLP_IBINGO || std::isnan(self->good_enough_)) return;
+    const double best = glp_mip_obj_val(glp_ios_get_prob(tree));
+    const bool minimise = glp_get_obj_dir(self->p_) == GLP_MIN;
+    if (minimise ? best <= self->good_enough_ + 1e-9 : best >= self->good_enough_ - 1e-9) {
+      glp_ios_terminate(tree);
+    }
+  }
+
+  glp_prob* p_;
+  double good_enough_ = NAN;
+  std::vector<double> incumbent_;
+  std::vector<int> ia_, ja_;
+  std::vector<double> ar_;
+};
+
+// Program 2 stops within 10% of its bound on split jobs: proving the last
+// split optimal over many identical servers is where branch and bound
+// spends its time.
+constexpr double kPackingGap = 0.10;
+
+}  // namespace
+
+PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& capacity,
+                           int time_limit_ms) {
+  PooledSolution out;
+  // Jobs with the same GPUs and options are interchangeable: one integer
+  // variable per (group, option) counts how many of the group take it. This
+  // keeps the program small (models x GPU counts x options) however long
+  // the queue, and removes the symmetry that stalls branch and bound.
+  std::vector<int> group_of(jobs.size());
+  std::vector<size_t> group_rep;  // first job of each group
+  std::vector<int> group_size;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    int g = -1;
+    for (size_t k = 0; k < group_rep.size(); ++k) {
+      const PooledJob& r = jobs[group_rep[k]];
+      if (r.gpus != jobs[j].gpus || r.options.size() != jobs[j].options.size()) continue;
+      bool same = true;
+      for (size_t o = 0; same && o < r.options.size(); ++o) {
+        same = r.options[o].per_gpu == jobs[j].options[o].per_gpu &&
+               r.options[o].speedup == jobs[j].options[o].speedup;
+      }
+      if (same) {
+        g = static_cast<int>(k);
+        break;
+      }
+    }
+    if (g < 0) {
+      g = static_cast<int>(group_rep.size());
+      group_rep.push_back(j);
+      group_size.push_back(0);
+    }
+    group_of[j] = g;
+    ++group_size[g];
+  }
+
+  Program prog;
+  glp_prob* p = prog.get();
+  glp_set_obj_dir(p, GLP_MAX);
+  const int groups = static_cast<int>(group_rep.size());
+  const int first_row = prog.AddRows(groups + 2);
+  const int cpu_row = first_row + groups;
+  const int mem_row = cpu_row + 1;
+  for (int g = 0; g < groups; ++g) {
+    glp_set_row_bnds(p, first_row + g, GLP_FX, group_size[g], group_size[g]);
+  }
+  glp_set_row_bnds(p, cpu_row, GLP_UP, 0, capacity.cpus);
+  glp_set_row_bnds(p, mem_row, GLP_UP, 0, capacity.mem_gb);
+  std::vector<std::pair<int, int>> col_of;  // (group, option)
+  int total_cols = 0;
+  for (int g = 0; g < groups; ++g) total_cols += static_cast<int>(jobs[group_rep[g]].options.size());
+  const int first_col = prog.AddCols(total_cols);
+  int col = first_col;
+  for (int g = 0; g < groups; ++g) {
+    const PooledJob& job = jobs[group_rep[g]];
+    for (size_t k = 0; k < job.options.size(); ++k, ++col) {
+      const Option& o = job.options[k];
+      glp_set_col_kind(p, col, GLP_IV);
+      glp_set_col_bnds(p, col, GLP_DB, 0, group_size[g]);
+      glp_set_obj_coef(p, col, o.speedup);
+      prog.Set(first_row + g, col, 1);
+      prog.Set(cpu_row, col, o.per_gpu.cpus * job.gpus);
+      prog.Set(mem_row, col, o.per_gpu.mem_gb * job.gpus);
+      col_of.emplace_back(g, static_cast<int>(k));
+    }
+  }
+  prog.Load();
+  if (!prog.Solve(time_limit_ms, out.hit_time_limit, &out.lp_bound)) return out;
+  out.optimum = glp_mip_obj_val(p);
+  // Hand each group's counts out to its jobs in queue order, best option
+  // first.
+  std::vector<std::vector<int>> counts(groups);
+  for (int g = 0; g < groups; ++g) counts[g].assign(jobs[group_rep[g]].options.size(), 0);
+  for (int c = 0; c < total_cols; ++c) {
+    counts[col_of[c].first][col_of[c].second] =
+        static_cast<int>(std::lround(glp_mip_col_val(p, first_col + c)));
+  }
+  out.choice.assign(jobs.size(), -1);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    std::vector<int>& left = counts[group_of[j]];
+    for (size_t k = 0; k < left.size(); ++k) {
+      if (left[k] > 0) {
+        --left[k];
+        out.choice[j] = static_cast<int>(k);
+        break;
+      }
+    }
+    if (out.choice[j] < 0) return out;
+  }
+  out.ok = true;
+  return out;
+}
+
+Packing SolvePacking(const std::vector<PackedJob>& jobs, const std::vector<FreeServer>& servers,
+                     const std::vector<std::vector<std::pair<int, int>>>& incumbent,
+                     int time_limit_ms) {
+  Packing out;
+  Program prog;
+  glp_prob* p = prog.get();
+  glp_set_obj_dir(p, GLP_MIN);
+  const int n = static_cast<int>(jobs.size());
+  const int m = static_cast<int>(servers.size());
+  // Rows: one per job (its GPUs), four per server, one link per (job, server).
+  const int job_rows = prog.AddRows(n);
+  const int server_rows = prog.AddRows(4 * m);
+  const int link_rows = prog.AddRows(n * m);
+  for (int j = 0; j < n; ++j) glp_set_row_bnds(p, job_rows + j, GLP_FX, jobs[j].gpus, jobs[j].gpus);
+  for (int s = 0; s < m; ++s) {
+    const Resources& f = servers[s].free;
+    glp_set_row_bnds(p, server_rows + 4 * s + 0, GLP_UP, 0, f.gpus);
+    glp_set_row_bnds(p, server_rows + 4 * s + 1, GLP_UP, 0, f.cpus);
+    glp_set_row_bnds(p, server_rows + 4 * s + 2, GLP_UP, 0, f.mem_gb);
+    glp_set_row_bnds(p, server_rows + 4 * s + 3, GLP_UP, 0, f.storage_mbps);
+  }
+  for (int k = 0; k < n * m; ++k) glp_set_row_bnds(p, link_rows + k, GLP_UP, 0, 0);
+  // Columns: y (GPUs of job j on server s) then z (j uses s).
+  const int y0 = prog.AddCols(n * m);
+  const int z0 = prog.AddCols(n * m);
+  for (int j = 0; j < n; ++j) {
+    for (int s = 0; s < m; ++s) {
+      const int k = j * m + s;
+      const int y = y0 + k;
+      const int z = z0 + k;
+      const int cap = std::min(jobs[j].gpus, servers[s].free.gpus);
+      glp_set_col_kind(p, y, GLP_IV);
+      if (cap > 0) {
+        glp_set_col_bnds(p, y, GLP_DB, 0, cap);
+      } else {
+        glp_set_col_bnds(p, y, GLP_FX, 0, 0);
+      }
+      glp_set_col_kind(p, z, GLP_BV);
+      glp_set_obj_coef(p, z, 1);
+      prog.Set(job_rows + j, y, 1);
+      prog.Set(server_rows + 4 * s + 0, y, 1);
+      prog.Set(server_rows + 4 * s + 1, y, jobs[j].per_gpu.cpus);
+      prog.Set(server_rows + 4 * s + 2, y, jobs[j].per_gpu.mem_gb);
+      prog.Set(server_rows + 4 * s + 3, y, jobs[j].per_gpu.storage_mbps);
+      prog.Set(link_rows + k, y, 1);
+      prog.Set(link_rows + k, z, -jobs[j].gpus);
+    }
+  }
+  prog.Load();
+  // Every job needs at least ceil(gpus / largest free server) servers: a
+  // packing with that many (job, server) pairs is optimal.
+  int largest = 0;
+  for (const FreeServer& s : servers) largest = std::max(largest, s.free.gpus);
+  double fewest_pairs = 0;
+  for (const PackedJob& j : jobs) fewest_pairs += (j.gpus + largest - 1) / std::max(1, largest);
+  std::vector<double> start(1 + 2 * n * m, 0.0);
+  std::vector<int> position(0);
+  for (int s = 0; s < m; ++s) {
+    if (servers[s].server >= static_cast<int>(position.size())) position.resize(servers[s].server + 1, -1);
+    position[servers[s].server] = s;
+  }
+  bool start_ok = static_cast<int>(incumbent.size()) == n;
+  for (int j = 0; start_ok && j < n; ++j) {
+    for (const auto& [server, gpus] : incumbent[j]) {
+      const int s = server < static_cast<int>(position.size()) ? position[server] : -1;
+      if (s < 0) {
+        start_ok = false;
+        break;
+      }
+      start[y0 + j * m + s] = gpus;
+      start[z0 + j * m + s] = 1;
+    }
+  }
+  if (!start_ok) start.clear();
+  if (!prog.Solve(time_limit_ms, out.hit_time_limit, nullptr, fewest_pairs, kPackingGap,
+                  std::move(start))) {
+    return out;
+  }
+  out.gpus_on.resize(n);
+  for (int j = 0; j < n; ++j) {
+    int total = 0;
+    for (int s = 0; s < m; ++s) {
+      const int g = static_cast<int>(std::lround(glp_mip_col_val(p, y0 + j * m + s)));
+      if (g > 0) {
+        out.gpus_on[j].emplace_back(servers[s].server, g);
+        total += g;
+      }
+    }
+    if (total != jobs[j].gpus) return out;
+  }
+  out.ok = true;
+  return out;
+}
+
+}  // namespace synergy::mechanisms

@@ -1,0 +1,52 @@
+#pragma once
+// The two integer programs of Synergy-OPT (the paper's section 4.1), solved
+// with GLPK. Pure functions of their inputs; no GLPK type leaks out.
+#include <utility>
+#include <vector>
+
+#include "mechanisms.h"
+
+namespace synergy::mechanisms {
+
+// Program 1, the super-machine: every job picks exactly one option (per-GPU
+// point) so that the jobs' CPUs and memory fit the pooled free capacity,
+// maximising the sum of speedups. Every option is at or above proportional
+// throughput, so each job keeps at least its proportional throughput.
+struct PooledJob {
+  int gpus = 1;
+  std::vector<Option> options;
+};
+struct PooledSolution {
+  bool ok = false;              // an integral solution was found
+  bool hit_time_limit = false;
+  double lp_bound = 0;          // the LP relaxation's optimum
+  double optimum = 0;           // the integral solution's objective
+  std::vector<int> choice;      // per job: index into its options
+};
+PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& capacity,
+                           int time_limit_ms);
+
+// Program 2, the mapping: integral GPUs of each job on real servers, each
+// server's free GPUs, cores, memory and storage respected, minimising the
+// number of (job, server) pairs, i.e. the jobs split across servers.
+struct PackedJob {
+  int gpus = 1;
+  Resources per_gpu;
+};
+struct FreeServer {
+  int server = 0;
+  Resources free;
+};
+struct Packing {
+  bool ok = false;
+  bool hit_time_limit = false;
+  // Per job: (server, GPUs there), ascending server.
+  std::vector<std::vector<std::pair<int, int>>> gpus_on;
+};
+// `incumbent` (same shape as Packing::gpus_on) is a known packing that
+// branch and bound starts from; the result is never worse than it.
+Packing SolvePacking(const std::vector<PackedJob>& jobs, const std::vector<FreeServer>& servers,
+                     const std::vector<std::vector<std::pair<int, int>>>& incumbent,
+                     int time_limit_ms);
+
+}  // namespace synergy::mechanisms

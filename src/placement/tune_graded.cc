@@ -1,0 +1,128 @@
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <unordered_map>
+
+#include "mechanisms.h"
+
+namespace synergy::mechanisms {
+namespace {
+
+// TUNE over the whole sensitivity matrix. Where TUNE falls all the way back
+// to proportional, a job gets instead the best point of its profile that
+// fits what is free (never below proportional throughput); where peers must
+// make room, the peers that lose the least throughput per core and per GB
+// they give back step down first, one profile point at a time, and only as
+// far as the shortfall needs.
+class TuneGraded final : public Mechanism {
+ public:
+  std::string_view name() const override { return "tune-graded"; }
+  bool uses_speedup() const override { return true; }
+  bool prefers_large_jobs_first() const override { return true; }
+
+  void Place(std::span<const JobView* const> candidates,
+             PlacementState& state) const override {
+    std::unordered_map<JobId, Placed> placed;
+    for (const JobView* job : candidates) {
+      if (job->gpus > state.free_gpus()) continue;
+      std::vector<Option> options = OptionsAtOrAboveProportional(*job, state.cluster());
+      if (PlaceOne(*job, options, state, placed)) {
+        placed.emplace(job->id, Placed{job, std::move(options)});
+      }
+    }
+  }
+
+ private:
+  struct Placed {
+    const JobView* job;
+    std::vector<Option> options;
+  };
+
+  static bool TryOptions(const JobView& job, const std::vector<Option>& options,
+                         PlacementState& state) {
+    for (const Option& o : options) {
+      if (TryPlace(state, job.id, DemandFor(o, job.gpus), o.speedup, o.ideal)) return true;
+    }
+    return false;
+  }
+
+  bool PlaceOne(const JobView& job, const std::vector<Option>& options, PlacementState& state,
+                std::unordered_map<JobId, Placed>& placed) const {
+    if (TryPlace(state, job.id, job.ideal_demand, job.ideal_speedup, true)) return true;
+    if (TryOptions(job, options, state)) return true;
+    // Make room for the proportional share, the cheapest option.
+    const Resources fair = state.cluster().ProportionalShare(job.gpus);
+    for (const auto& [server, gpus_here] : ServersForGpus(job.gpus, state)) {
+      const double ratio = double(gpus_here) / job.gpus;
+      const Resources avail = state.available(server);
+      std::array<double, 3> shortfall = {
+          std::max(0.0, fair.cpus * ratio - avail.cpus),
+          std::max(0.0, fair.mem_gb * ratio - avail.mem_gb),
+          std::max(0.0, fair.storage_mbps * ratio - avail.storage_mbps)};
+      GiveBack(server, shortfall, state, placed);
+    }
+    if (TryOptions(job, options, state)) return true;
+    state.MarkUnplaced(job.id);
+    return false;
+  }
+
+  // Steps peers on `server` down the profile until `shortfall` (cores, GB,
+  // MB/s) is covered or no peer can give more. Each step is the move with the
+  // least speedup lost per unit of short resource freed (each resource in
+  // units of the proportional share per GPU).
+  static void GiveBack(int server, std::array<double, 3> shortfall, PlacementState& state,
+                       std::unordered_map<JobId, Placed>& placed) {
+    const Resources& share = state.cluster().share_per_gpu();
+    const std::array<double, 3> unit = {share.cpus, share.mem_gb, share.storage_mbps};
+    auto covered = [&] { return shortfall[0] <= 0 && shortfall[1] <= 0 && shortfall[2] <= 0; };
+    while (!covered()) {
+      JobId best_job = -1;
+      const Option* best_option = nullptr;
+      double best_score = std::numeric_limits<double>::infinity();
+      std::array<double, 3> best_freed{};
+      for (JobId id : state.jobs_on_server(server)) {
+        const Assignment* a = state.Find(id);
+        auto it = placed.find(id);
+        if (a == nullptr || it == placed.end()) continue;
+        int here = 0;
+        for (const Slice& s : a->slices) {
+          if (s.server == server) here = s.resources.gpus;
+        }
+        const Resources total = a->Total();
+        const Resources current{1, total.cpus / total.gpus, total.mem_gb / total.gpus,
+                                total.storage_mbps / total.gpus};
+        for (const Option& o : it->second.options) {
+          if (!o.per_gpu.FitsIn(current) || o.per_gpu == current || o.speedup > a->speedup) continue;
+          const std::array<double, 3> freed = {(current.cpus - o.per_gpu.cpus) * here,
+                                               (current.mem_gb - o.per_gpu.mem_gb) * here,
+                                               (current.storage_mbps - o.per_gpu.storage_mbps) * here};
+          double useful = 0;
+          for (int d = 0; d < 3; ++d) {
+            if (shortfall[d] > 0) useful += std::min(freed[d], shortfall[d]) / unit[d];
+          }
+          if (useful <= 0) continue;
+          const double loss = (a->speedup - o.speedup) * total.gpus;
+          const double score = loss / useful;
+          if (score < best_score || (score == best_score && id < best_job)) {
+            best_score = score;
+            best_job = id;
+            best_option = &o;
+            best_freed = freed;
+          }
+        }
+      }
+      if (best_job < 0) return;
+      const Option chosen = *best_option;
+      std::vector<Slice> slices = state.Find(best_job)->slices;
+      for (Slice& s : slices) s.resources = DemandFor(chosen, s.resources.gpus);
+      state.Replace(best_job, std::move(slices), chosen.speedup, chosen.ideal);
+      for (int d = 0; d < 3; ++d) shortfall[d] -= best_freed[d];
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Mechanism> MakeTuneGraded() { return std::make_unique<TuneGraded>(); }
+
+}  // namespace synergy::mechanisms
