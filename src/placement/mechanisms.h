@@ -13,7 +13,7 @@ std::unique_ptr<Mechanism> MakeProportional();
 std::unique_ptr<Mechanism> MakeGreedy();
 std::unique_ptr<Mechanism> MakeTune();
 std::unique_ptr<Mechanism> MakeTuneGraded();
-std::unique_ptr<Mechanism> MakeOpt(int time_limit_ms);
+std::unique_ptr<Mechanism> MakeOpt(const MechanismOptions& options);
 
 // True when the demand exceeds the proportional share in some dimension, so
 // that falling back to proportional frees something (the reference's

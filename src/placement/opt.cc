@@ -25,7 +25,8 @@ namespace {
 // solve found nothing in time), TUNE's plan is used and counted.
 class Opt final : public Mechanism {
  public:
-  explicit Opt(int time_limit_ms) : time_limit_ms_(time_limit_ms), tune_(MakeTune()) {}
+  Opt(int time_limit_ms, bool group_jobs)
+      : time_limit_ms_(time_limit_ms), group_jobs_(group_jobs), tune_(MakeTune()) {}
   std::string_view name() const override { return "opt"; }
   bool uses_speedup() const override { return true; }
 
@@ -56,7 +57,7 @@ class Opt final : public Mechanism {
       capacity += avail;
       if (avail.gpus > 0) servers.push_back(FreeServer{s, avail});
     }
-    const PooledSolution best = SolvePooled(pooled, capacity, time_limit_ms_);
+    const PooledSolution best = SolvePooled(pooled, capacity, time_limit_ms_, group_jobs_);
     stats.hit_time_limit = best.hit_time_limit;
     stats.lp_bound = best.lp_bound;
     stats.pooled_optimum = best.optimum;
@@ -246,11 +247,14 @@ class Opt final : public Mechanism {
   }
 
   int time_limit_ms_;
+  bool group_jobs_;
   std::unique_ptr<Mechanism> tune_;
 };
 
 }  // namespace
 
-std::unique_ptr<Mechanism> MakeOpt(int time_limit_ms) { return std::make_unique<Opt>(time_limit_ms); }
+std::unique_ptr<Mechanism> MakeOpt(const MechanismOptions& options) {
+  return std::make_unique<Opt>(options.opt_time_limit_ms, options.opt_group_jobs);
+}
 
 }  // namespace synergy::mechanisms

@@ -98,7 +98,7 @@ constexpr double kPackingGap = 0.10;
 }  // namespace
 
 PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& capacity,
-                           int time_limit_ms) {
+                           int time_limit_ms, bool group_jobs) {
   PooledSolution out;
   // Jobs with the same GPUs and options are interchangeable: one integer
   // variable per (group, option) counts how many of the group take it. This
@@ -109,7 +109,7 @@ PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& 
   std::vector<int> group_size;
   for (size_t j = 0; j < jobs.size(); ++j) {
     int g = -1;
-    for (size_t k = 0; k < group_rep.size(); ++k) {
+    for (size_t k = 0; group_jobs && k < group_rep.size(); ++k) {
       const PooledJob& r = jobs[group_rep[k]];
       if (r.gpus != jobs[j].gpus || r.options.size() != jobs[j].options.size()) continue;
       bool same = true;

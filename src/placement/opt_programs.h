@@ -23,8 +23,9 @@ struct PooledSolution {
   double optimum = 0;           // the integral solution's objective
   std::vector<int> choice;      // per job: index into its options
 };
+// `group_jobs`: see MechanismOptions::opt_group_jobs.
 PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& capacity,
-                           int time_limit_ms);
+                           int time_limit_ms, bool group_jobs = true);
 
 // Program 2, the mapping: integral GPUs of each job on real servers, each
 // server's free GPUs, cores, memory and storage respected, minimising the

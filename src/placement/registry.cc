@@ -14,7 +14,7 @@ absl::StatusOr<std::unique_ptr<Mechanism>> MakeMechanism(std::string_view name,
   if (name == "greedy") return mechanisms::MakeGreedy();
   if (name == "tune") return mechanisms::MakeTune();
   if (name == "tune-graded") return mechanisms::MakeTuneGraded();
-  if (name == "opt") return mechanisms::MakeOpt(options.opt_time_limit_ms);
+  if (name == "opt") return mechanisms::MakeOpt(options);
   return absl::InvalidArgumentError(absl::StrCat(
       "mechanism: '", std::string(name), "' is not one of ", absl::StrJoin(MechanismNames(), ", ")));
 }
