@@ -17,12 +17,17 @@ namespace {
 //     the jobs split across servers.
 // GPUs are never fractional. The paper's mapping may split a GPU's worth of
 // cores across servers; here each GPU brings its job's per-GPU cores and
-// memory to its server, so program 1's choice may not pack. Then the
-// largest jobs are placed first and a job that does not fit steps down its
-// own options (never below proportional) until it does: the steps are the
-// cost of integrality, counted in SolverStats::stepped_down. The round's plan
-// is never worse than TUNE's: when TUNE's sum of speedups is higher (or a
-// solve found nothing in time), TUNE's plan is used and counted.
+// memory to its server, so program 1's choice may not pack. Three mappings
+// are tried and the one with the highest sum of speedups kept:
+//  - largest jobs first at their choice, each stepping down its own options
+//    (never below proportional) when it fits nowhere;
+//  - every job at its floor (its best option within the proportional
+//    share), then raised towards its choice where its servers have room;
+//  - TUNE's plan, raised the same way.
+// Jobs left below their choice are the cost of integrality
+// (SolverStats::stepped_down). When no mapping beats TUNE's plan (or no
+// solve found a solution in time), the round uses TUNE's plan, counted as a
+// fallback.
 class Opt final : public Mechanism {
  public:
   Opt(int time_limit_ms, bool group_jobs)
@@ -67,8 +72,10 @@ class Opt final : public Mechanism {
     std::optional<PlacementState> by_opt;
     if (best.ok) {
       Mapped mapped = MapLargestFirst(jobs, pooled, best.choice, state);
-      Mapped upgraded = MapByUpgrading(jobs, pooled, best.choice, state);
-      if (upgraded.ok && (!mapped.ok || upgraded.sum > mapped.sum + 1e-9)) mapped = std::move(upgraded);
+      for (Mapped other : {MapByUpgrading(jobs, pooled, best.choice, state),
+                           MapFromTune(jobs, pooled, best.choice, by_tune)}) {
+        if (other.ok && (!mapped.ok || other.sum > mapped.sum + 1e-9)) mapped = std::move(other);
+      }
       if (mapped.ok) {
         stats.stepped_down = mapped.stepped_down;
         if (mapped.stepped_down == 0 && mapped.pairs > FewestPairs(jobs, servers)) {
@@ -77,7 +84,7 @@ class Opt final : public Mechanism {
         by_opt = std::move(mapped.state);
       }
     }
-    if (by_opt && SumOfSpeedups(*by_opt) >= SumOfSpeedups(by_tune) - 1e-9) {
+    if (by_opt && SumOfSpeedups(*by_opt) > SumOfSpeedups(by_tune) + 1e-9) {
       state = std::move(*by_opt);
     } else {
       stats.fell_back = true;
@@ -163,8 +170,25 @@ class Opt final : public Mechanism {
         return out;
       }
     }
-    auto gain = [&](size_t j) { return (pooled[j].options[choice[j]].speedup - 1) * jobs[j]->gpus; };
+    Upgrade(jobs, pooled, choice, out);
+    return out;
+  }
+
+  // Raises each job, most speedup to gain first, on the servers it holds to
+  // the best of its options from program 1's choice down that fits there
+  // and beats what it has; then counts the mapping. Every job is placed.
+  static void Upgrade(const std::vector<const JobView*>& jobs, const std::vector<PooledJob>& pooled,
+                      const std::vector<int>& choice, Mapped& out) {
+    std::vector<size_t> order(jobs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto gain = [&](size_t j) {
+      return (pooled[j].options[choice[j]].speedup - out.state.Find(jobs[j]->id)->speedup) *
+             jobs[j]->gpus;
+    };
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return gain(a) > gain(b); });
+    out.pairs = 0;
+    out.sum = 0;
+    out.stepped_down = 0;
     for (size_t j : order) {
       const Assignment& held = *out.state.Find(jobs[j]->id);
       const std::vector<Option>& options = pooled[j].options;
@@ -186,6 +210,18 @@ class Opt final : public Mechanism {
       if (now.speedup < options[choice[j]].speedup - 1e-12) ++out.stepped_down;
     }
     out.ok = true;
+  }
+
+  // TUNE's plan, with each job raised towards program 1's choice where its
+  // servers have room: never below TUNE.
+  static Mapped MapFromTune(const std::vector<const JobView*>& jobs,
+                            const std::vector<PooledJob>& pooled, const std::vector<int>& choice,
+                            const PlacementState& by_tune) {
+    Mapped out{false, by_tune, 0, 0};
+    for (const JobView* job : jobs) {
+      if (out.state.Find(job->id) == nullptr) return out;
+    }
+    Upgrade(jobs, pooled, choice, out);
     return out;
   }
 
