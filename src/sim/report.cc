@@ -129,11 +129,19 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
                     Number(job.finish_s), ",", Number(job.jct_s()), "\n");
   }
   const Resources& total = cluster.total();
-  std::string util = "time_s,gpu_util,cpu_util,mem_util,running,queued,throughput\n";
+  // lp_bound, stepped_down and fell_back are OPT's, empty for the others.
+  std::string util =
+      "time_s,gpu_util,cpu_util,mem_util,running,queued,throughput,lp_bound,stepped_down,fell_back\n";
   for (const RoundSample& r : result.rounds) {
-    absl::StrAppendFormat(&util, "%.1f,%.6f,%.6f,%.6f,%d,%d,%.6f\n", r.time_s,
+    absl::StrAppendFormat(&util, "%.1f,%.6f,%.6f,%.6f,%d,%d,%.6f", r.time_s,
                           r.allocated.gpus / double(total.gpus), r.allocated.cpus / total.cpus,
                           r.allocated.mem_gb / total.mem_gb, r.running, r.queued, r.throughput);
+    if (r.solver.solved) {
+      absl::StrAppendFormat(&util, ",%.6f,%d,%d\n", r.solver.lp_bound, r.solver.stepped_down,
+                            r.solver.fell_back ? 1 : 0);
+    } else {
+      absl::StrAppend(&util, ",,,\n");
+    }
   }
   std::string json = "{\n";
   for (const auto& [key, value] : settings) {

@@ -179,6 +179,7 @@ class Engine {
       sample.throughput += a.speedup;
     }
     const SolverStats& solver = round.plan.solver;
+    sample.solver = solver;
     if (solver.solved) {
       ++result_.solver_rounds;
       result_.solver_fallbacks += solver.fell_back;

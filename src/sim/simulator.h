@@ -56,6 +56,9 @@ struct RoundSample {
   int queued = 0;
   Resources allocated;
   double throughput = 0;  // sum of the running jobs' speedups
+  // OPT only (solver.solved): its pooled LP bound, jobs stepped down from
+  // the pooled choice, and whether TUNE's plan was used.
+  SolverStats solver;
 };
 
 struct SimResult {
