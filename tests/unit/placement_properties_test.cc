@@ -173,8 +173,10 @@ TEST(PlacementProperties, RandomisedClustersAndQueues) {
         EXPECT_GE(by_opt.solver.lp_bound, SumOfSpeedups(by_tune) - 1e-6) << label;
         EXPECT_GE(by_opt.solver.lp_bound, by_opt.solver.pooled_optimum - 1e-6) << label;
         EXPECT_NEAR(by_opt.solver.realised, SumOfSpeedups(by_opt), 1e-9) << label;
-        if (!by_opt.solver.fell_back && !by_opt.solver.hit_time_limit) {
-          EXPECT_GE(SumOfSpeedups(by_opt), SumOfSpeedups(by_tune) - 1e-6) << label;
+        // Never worse than TUNE: when no mapping beats it, TUNE's plan is used.
+        EXPECT_GE(SumOfSpeedups(by_opt), SumOfSpeedups(by_tune) - 1e-6) << label;
+        if (by_opt.solver.fell_back) {
+          EXPECT_NEAR(SumOfSpeedups(by_opt), SumOfSpeedups(by_tune), 1e-9) << label;
         }
       }
     }
