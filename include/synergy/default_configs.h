@@ -1,7 +1,8 @@
 #pragma once
 // The configuration files compiled into every binary, so that a fresh
 // checkout runs without pointing at files: configs/clusters/default-128.yaml
-// and configs/models/zoo.yaml, as they were at build time.
+// configs/models/zoo.yaml, configs/synergyd.yaml and configs/synergy-node.yaml,
+// as they were at build time.
 #include "absl/status/statusor.h"
 #include "synergy/cluster.h"
 #include "synergy/model_zoo.h"
@@ -10,6 +11,10 @@ namespace synergy {
 
 extern const char kDefaultClusterYaml[];
 extern const char kDefaultModelZooYaml[];
+// configs/synergyd.yaml and configs/synergy-node.yaml (parsed by the
+// daemon's and the node's own loaders).
+extern const char kDefaultDaemonYaml[];
+extern const char kDefaultNodeYaml[];
 
 // Parsed with the same loaders as a file; source names in errors are
 // "<embedded default-128.yaml>" and "<embedded zoo.yaml>".

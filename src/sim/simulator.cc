@@ -161,6 +161,7 @@ class Engine {
     input.queue.reserve(queue_.size());
     for (const SimJob* job : queue_) input.queue.push_back(&job->view);
     RoundResult round = ScheduleRound(input, *config_.policy, *config_.mechanism);
+    if (config_.on_round) config_.on_round(input, round);
 
     // The queue keeps the policy's order for the next round's stable sort.
     for (size_t i = 0; i < round.order.size(); ++i) queue_[i] = FromView(round.order[i]);

@@ -20,6 +20,7 @@
 #include "synergy/model_zoo.h"
 #include "synergy/placement_state.h"
 #include "synergy/policy.h"
+#include "synergy/round.h"
 
 namespace synergy::sim {
 
@@ -40,6 +41,9 @@ struct SimConfig {
   GpuPlacement gpu_placement = GpuPlacement::kConsolidate;
   // Called after every round when set (the CLI draws a progress line).
   std::function<void(const SimProgress&)> progress;
+  // Called with every round's input and result when set (tests compare the
+  // simulator's plans with the daemon's).
+  std::function<void(const RoundInput&, const RoundResult&)> on_round;
 };
 
 struct JobRecord {

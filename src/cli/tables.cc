@@ -1,0 +1,191 @@
+#include "cli/tables.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace synergy::cli {
+namespace {
+
+std::string Ids(const google::protobuf::RepeatedField<int32_t>& ids) {
+  std::vector<int> v(ids.begin(), ids.end());
+  std::sort(v.begin(), v.end());
+  std::string out;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    absl::StrAppend(&out, out.empty() ? "" : ",", v[i]);
+    if (j > i) absl::StrAppend(&out, "-", v[j]);
+    i = j + 1;
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string Time(int64_t unix_ms) {
+  if (unix_ms <= 0) return "-";
+  return absl::FormatTime("%Y-%m-%d %H:%M:%S", absl::FromUnixMillis(unix_ms), absl::LocalTimeZone());
+}
+
+}  // namespace
+
+std::string StateName(v1::JobState s) {
+  std::string n = v1::JobState_Name(s);
+  if (n.rfind("JOB_STATE_", 0) == 0) n = n.substr(10);
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
+  return n;
+}
+
+std::string Duration(int64_t ms) {
+  if (ms < 0) ms = 0;
+  int64_t s = ms / 1000;
+  if (s < 60) return absl::StrCat(s, "s");
+  if (s < 3600) return absl::StrCat(s / 60, "m", s % 60, "s");
+  if (s < 86400) return absl::StrCat(s / 3600, "h", (s % 3600) / 60, "m");
+  return absl::StrCat(s / 86400, "d", (s % 86400) / 3600, "h");
+}
+
+std::string Table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& r : rows) {
+    if (width.size() < r.size()) width.resize(r.size(), 0);
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  }
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i) {
+      line += r[i];
+      if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string JobsTable(const std::vector<v1::Job>& jobs, bool wide, int64_t now_ms) {
+  std::vector<std::vector<std::string>> rows;
+  if (wide) {
+    rows.push_back({"ID", "NAME", "STATE", "GPUS", "MODEL", "PROGRESS", "IT/S", "AGE", "LEASE", "NODES", "CPUS", "MEM GB", "ATTEMPTS", "REASON"});
+  } else {
+    rows.push_back({"ID", "NAME", "STATE", "GPUS", "PROGRESS", "AGE", "NODES", "REASON"});
+  }
+  for (const v1::Job& j : jobs) {
+    const std::string progress =
+        j.spec().iterations() > 0 ? absl::StrFormat("%d/%d", j.iterations_done(), j.spec().iterations()) : "-";
+    std::vector<std::string> nodes;
+    int cpus = 0;
+    double mem = 0;
+    for (const v1::LeaseSlice& s : j.lease().slices()) {
+      nodes.push_back(s.node());
+      cpus += s.cpu_ids_size();
+      mem += s.mem_gb();
+    }
+    const std::string node_list = nodes.empty() ? "-" : absl::StrJoin(nodes, ",");
+    const std::string name = j.spec().name().empty() ? "-" : j.spec().name();
+    const std::string age = Duration(now_ms - j.submitted_unix_ms());
+    if (wide) {
+      rows.push_back({j.id(), name, StateName(j.state()), std::to_string(j.spec().gpus()),
+                      j.spec().model().empty() ? "-" : j.spec().model(), progress,
+                      j.throughput() > 0 ? absl::StrFormat("%.1f", j.throughput()) : "-", age,
+                      j.has_lease() ? std::to_string(j.lease().epoch()) : "-", node_list,
+                      j.has_lease() ? std::to_string(cpus) : "-", j.has_lease() ? absl::StrFormat("%.1f", mem) : "-",
+                      std::to_string(j.attempts()), j.reason()});
+    } else {
+      rows.push_back({j.id(), name, StateName(j.state()), std::to_string(j.spec().gpus()), progress, age, node_list,
+                      j.reason()});
+    }
+  }
+  return Table(rows);
+}
+
+std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t now_ms) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head = {"NAME", "STATUS", "GPUS", "CPUS", "MEM GB", "JOBS", "LAST SEEN"};
+  if (wide) {
+    head.insert(head.end(), {"ADDRESS", "GPU IDS", "CPU IDS", "CGROUPS"});
+  }
+  rows.push_back(head);
+  for (const v1::Node& n : nodes) {
+    std::string status = n.alive() ? "ready" : "lost";
+    if (n.drained()) status += ",drained";
+    std::vector<std::string> row = {
+        n.name(), status,
+        absl::StrFormat("%d/%d%s", n.allocated().gpu_ids_size(), n.capacity().gpu_ids_size(),
+                        n.capacity().gpus_declared() ? " (declared)" : ""),
+        absl::StrFormat("%d/%d", n.allocated().cpu_ids_size(), n.capacity().cpu_ids_size()),
+        absl::StrFormat("%.1f/%.1f", n.allocated().mem_gb(), n.capacity().mem_gb()),
+        n.jobs_size() ? absl::StrJoin(n.jobs(), ",") : "-",
+        Duration(now_ms - n.last_heartbeat_unix_ms()) + " ago"};
+    if (wide) {
+      row.insert(row.end(), {n.address(), Ids(n.capacity().gpu_ids()), Ids(n.capacity().cpu_ids()),
+                             n.cgroups().empty() ? "-" : n.cgroups()});
+    }
+    rows.push_back(row);
+  }
+  return Table(rows);
+}
+
+std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
+  std::string out;
+  auto line = [&](const std::string& k, const std::string& v) { absl::StrAppend(&out, absl::StrFormat("%-14s %s\n", k + ":", v)); };
+  line("ID", j.id());
+  line("Name", j.spec().name().empty() ? "-" : j.spec().name());
+  line("State", StateName(j.state()));
+  line("Reason", j.reason());
+  line("GPUs", std::to_string(j.spec().gpus()));
+  line("Model", j.spec().model().empty() ? "-" : j.spec().model());
+  line("Command", absl::StrJoin(j.spec().command(), " "));
+  line("Agent", j.spec().uses_agent() ? "yes" : "no (plain process)");
+  line("Submitted", absl::StrCat(Time(j.submitted_unix_ms()), " (", Duration(now_ms - j.submitted_unix_ms()), " ago)"));
+  if (j.finished_unix_ms() > 0) line("Finished", absl::StrCat(Time(j.finished_unix_ms()), " (JCT ", Duration(j.finished_unix_ms() - j.submitted_unix_ms()), ")"));
+  if (j.spec().iterations() > 0) {
+    line("Progress", absl::StrFormat("%d of %d iterations (%.1f%%)", j.iterations_done(), j.spec().iterations(),
+                                     100.0 * j.iterations_done() / j.spec().iterations()));
+  }
+  if (j.throughput() > 0) line("Throughput", absl::StrFormat("%.2f it/s", j.throughput()));
+  line("Checkpoint", j.checkpoint_path().empty() ? "-" : absl::StrFormat("iteration %d at %s", j.checkpoint_iteration(), j.checkpoint_path()));
+  line("Attempts", std::to_string(j.attempts()));
+  line("Service", Duration(j.attained_service_ms()) + " holding its GPUs");
+  if (j.has_lease()) {
+    line("Lease", absl::StrFormat("epoch %d, granted %s, speedup %.2f", j.lease().epoch(), Time(j.lease().granted_unix_ms()), j.lease().speedup()));
+    for (const v1::LeaseSlice& s : j.lease().slices()) {
+      line("  rank " + std::to_string(s.rank()), absl::StrFormat("%s gpus %s cpus %s mem %.1f GB", s.node(), Ids(s.gpu_ids()), Ids(s.cpu_ids()), s.mem_gb()));
+    }
+  } else {
+    line("Lease", "-");
+  }
+  absl::StrAppend(&out, "Events:\n");
+  for (const v1::JobEvent& e : j.events()) absl::StrAppend(&out, "  ", Time(e.unix_ms()), "  ", e.text(), "\n");
+  return out;
+}
+
+std::string ClusterSummary(const v1::ClusterState& c) {
+  std::string out;
+  absl::StrAppendFormat(&out, "Nodes:     %d ready of %d\n", c.nodes_alive(), c.nodes());
+  absl::StrAppendFormat(&out, "GPUs:      %d of %d allocated\n", c.allocated_gpus(), c.gpus());
+  absl::StrAppendFormat(&out, "CPUs:      %.0f of %.0f allocated\n", c.allocated_cpus(), c.cpus());
+  absl::StrAppendFormat(&out, "Memory:    %.1f of %.1f GB allocated\n", c.allocated_mem_gb(), c.mem_gb());
+  std::vector<std::string> states;
+  for (const char* s : {"pending", "profiling", "queued", "running", "suspended", "succeeded", "failed", "cancelled"}) {
+    auto it = c.jobs_by_state().find(s);
+    if (it != c.jobs_by_state().end() && it->second > 0) states.push_back(absl::StrCat(it->second, " ", s));
+  }
+  absl::StrAppendFormat(&out, "Jobs:      %s\n", states.empty() ? "none" : absl::StrJoin(states, ", "));
+  absl::StrAppendFormat(&out, "Scheduler: %s / %s, round %d (last decision %.3f ms)\n", c.policy(), c.mechanism(), c.round(), c.last_round_ms());
+  return out;
+}
+
+std::string Json(const google::protobuf::Message& message) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+  return out;
+}
+
+}  // namespace synergy::cli

@@ -1,0 +1,23 @@
+#pragma once
+// synergyctl's output: aligned tables in the manner of kubectl and squeue,
+// and JSON straight from the protocol messages.
+#include <string>
+#include <vector>
+
+#include "synergy/v1/synergy.pb.h"
+
+namespace synergy::cli {
+
+// Columns padded to their widest cell, two spaces apart.
+std::string Table(const std::vector<std::vector<std::string>>& rows);
+
+std::string JobsTable(const std::vector<v1::Job>& jobs, bool wide, int64_t now_ms);
+std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t now_ms);
+std::string DescribeJob(const v1::Job& job, int64_t now_ms);
+std::string ClusterSummary(const v1::ClusterState& state);
+
+std::string StateName(v1::JobState state);   // "running"
+std::string Duration(int64_t ms);            // "3m12s"
+std::string Json(const google::protobuf::Message& message);
+
+}  // namespace synergy::cli

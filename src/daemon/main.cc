@@ -1,0 +1,63 @@
+// synergyd: the Synergy scheduler daemon.
+//   synergyd [--config FILE]
+// Without --config the embedded configs/synergyd.yaml is used. Exit status
+// 2 on a bad config or flag, 1 when it cannot start (port, database).
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+#include "daemon/server.h"
+#include "spdlog/spdlog.h"
+
+namespace {
+
+int Usage(const std::string& why) {
+  std::cerr << "synergyd: " << why << "\nusage: synergyd [--config FILE]\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config_file;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--config" && i + 1 < argc) {
+      config_file = argv[++i];
+    } else if (a == "--help" || a == "-h") {
+      std::cout << "usage: synergyd [--config FILE]   (default: the embedded configs/synergyd.yaml)\n";
+      return 0;
+    } else {
+      return Usage("unknown flag '" + a + "'");
+    }
+  }
+  auto config = synergy::daemon::LoadDaemonConfig(config_file);
+  if (!config.ok()) {
+    std::cerr << "synergyd: " << config.status().message() << "\n";
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(config->log_level));
+  spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+  // Signals are taken by a thread of their own, so shutdown runs outside a
+  // signal handler.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  auto daemon = synergy::daemon::Daemon::Start(*config);
+  if (!daemon.ok()) {
+    std::cerr << "synergyd: " << daemon.status().message() << "\n";
+    return 1;
+  }
+  std::thread signals([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    spdlog::info("synergyd: {} received, shutting down", strsignal(sig));
+    (*daemon)->Shutdown();
+  });
+  signals.detach();
+  (*daemon)->Wait();
+  return 0;
+}

@@ -1,0 +1,35 @@
+#pragma once
+// The daemon's side of "one core, two drivers": turns synergyd's records
+// (jobs as v1::Job, nodes as v1::Node) into the core's RoundInput, the same
+// JobView fields synergy-sim fills from its own records. A job known by a
+// zoo model gets that model's profile and ideal demand; a job without one
+// (or a plain process without the agent) is scheduled at its proportional
+// share.
+#include <string>
+#include <vector>
+
+#include "synergy/cluster.h"
+#include "synergy/job.h"
+#include "synergy/model_zoo.h"
+#include "synergy/round.h"
+#include "synergy/v1/synergy.pb.h"
+
+namespace synergy::daemon {
+
+// "j-000012" -> 12; -1 when not of that form.
+JobId NumericJobId(const std::string& id);
+std::string JobIdString(JobId id);
+
+// Servers of the round: alive, undrained nodes, by name. Storage is not
+// tracked by the daemon (0).
+struct RoundCluster {
+  Cluster cluster;
+  std::vector<std::string> node_names;  // index = server index
+};
+RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes);
+
+// The JobView of `job` at `now_s` (seconds on the wall clock).
+JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, double now_s,
+               int priority);
+
+}  // namespace synergy::daemon

@@ -1,0 +1,89 @@
+#include "daemon/server.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "service/auth.h"
+#include "spdlog/spdlog.h"
+#include "synergy/config_loader.h"
+#include "synergy/default_configs.h"
+
+namespace synergy::daemon {
+
+absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config) {
+  std::unique_ptr<Daemon> d(new Daemon());
+  d->config_ = config;
+  auto zoo = config.models.empty() ? DefaultModelZoo() : LoadModelZooFile(config.models);
+  if (!zoo.ok()) return zoo.status();
+  auto store = Store::Open(config.state_db);
+  if (!store.ok()) return store.status();
+  auto state = DaemonState::Open(config, std::move(*store), std::move(*zoo), service::NowUnixMs());
+  if (!state.ok()) return state.status();
+  d->state_ = std::move(*state);
+  d->guarded_.state = d->state_.get();
+  d->scheduler_ = std::make_unique<SchedulerServiceImpl>(d->guarded_);
+  d->node_ = std::make_unique<NodeServiceImpl>(d->guarded_);
+  d->agent_ = std::make_unique<AgentServiceImpl>(d->guarded_);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &d->port_);
+  builder.RegisterService(d->scheduler_.get());
+  builder.RegisterService(d->node_.get());
+  builder.RegisterService(d->agent_.get());
+  d->server_ = builder.BuildAndStart();
+  if (!d->server_ || d->port_ == 0) {
+    return absl::UnavailableError(absl::StrCat("listen: cannot serve on '", config.listen, "'"));
+  }
+  if (!config.metrics_listen.empty()) {
+    auto port = d->metrics_.Start(config.metrics_listen, [raw = d.get()] {
+      std::lock_guard lock(raw->guarded_.mu);
+      return RenderMetrics(*raw->state_);
+    });
+    if (!port.ok()) return port.status();
+    d->metrics_port_ = *port;
+  }
+  spdlog::info("synergyd: serving on {} (port {}), metrics on {}, state {}, {} / {}, round {} s",
+               config.listen, d->port_, config.metrics_listen.empty() ? "off" : config.metrics_listen,
+               config.state_db, config.policy, config.mechanism, config.round_s);
+  d->loop_ = std::thread([raw = d.get()] { raw->RoundLoop(); });
+  return d;
+}
+
+void Daemon::RoundLoop() {
+  using clock = std::chrono::steady_clock;
+  const auto round = std::chrono::duration<double>(config_.round_s);
+  auto next_round = clock::now();
+  while (!stop_) {
+    const auto now = clock::now();
+    {
+      std::lock_guard lock(guarded_.mu);
+      state_->Tick(service::NowUnixMs());
+      if (now >= next_round) {
+        state_->RunRound(service::NowUnixMs());
+        next_round = now + std::chrono::duration_cast<clock::duration>(round);
+      }
+    }
+    std::unique_lock lock(wait_mu_);
+    wait_cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_.load(); });
+  }
+}
+
+void Daemon::Wait() {
+  std::unique_lock lock(wait_mu_);
+  wait_cv_.wait(lock, [this] { return done_; });
+}
+
+void Daemon::Shutdown() {
+  if (stop_.exchange(true)) return;
+  wait_cv_.notify_all();
+  if (loop_.joinable()) loop_.join();
+  if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  metrics_.Stop();
+  spdlog::info("synergyd: stopped");
+  std::lock_guard lock(wait_mu_);
+  done_ = true;
+  wait_cv_.notify_all();
+}
+
+Daemon::~Daemon() { Shutdown(); }
+
+}  // namespace synergy::daemon

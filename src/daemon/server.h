@@ -1,0 +1,49 @@
+#pragma once
+// synergyd assembled: the state database, DaemonState, the gRPC server on
+// `listen`, /metrics, and the round loop (Tick every 100 ms, a round every
+// round_s of wall clock). Used by main.cc and by the integration tests,
+// which start it in-process on an ephemeral port.
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "daemon/config.h"
+#include "daemon/metrics.h"
+#include "daemon/services.h"
+#include "grpcpp/grpcpp.h"
+
+namespace synergy::daemon {
+
+class Daemon {
+ public:
+  static absl::StatusOr<std::unique_ptr<Daemon>> Start(const DaemonConfig& config);
+  ~Daemon();
+  int port() const { return port_; }            // the bound gRPC port
+  int metrics_port() const { return metrics_port_; }
+  void Wait();      // until Shutdown (from another thread or a signal handler thread)
+  void Shutdown();
+
+ private:
+  Daemon() = default;
+  void RoundLoop();
+
+  DaemonConfig config_;
+  std::unique_ptr<DaemonState> state_;
+  Guarded guarded_;
+  std::unique_ptr<SchedulerServiceImpl> scheduler_;
+  std::unique_ptr<NodeServiceImpl> node_;
+  std::unique_ptr<AgentServiceImpl> agent_;
+  std::unique_ptr<grpc::Server> server_;
+  MetricsServer metrics_;
+  int port_ = 0;
+  int metrics_port_ = 0;
+  std::atomic<bool> stop_{false};
+  bool done_ = false;  // Shutdown finished (guarded by wait_mu_)
+  std::mutex wait_mu_;
+  std::condition_variable wait_cv_;
+  std::thread loop_;
+};
+
+}  // namespace synergy::daemon

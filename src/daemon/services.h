@@ -1,0 +1,60 @@
+#pragma once
+// The gRPC face of DaemonState: three synchronous services that check the
+// token, take the state's lock, call it, and translate absl::Status to
+// grpc::Status. No scheduling logic lives here.
+#include <mutex>
+
+#include "daemon/daemon_state.h"
+#include "synergy/v1/synergy.grpc.pb.h"
+
+namespace synergy::daemon {
+
+// The lock every service and the round loop share.
+struct Guarded {
+  std::mutex mu;
+  DaemonState* state = nullptr;
+};
+
+class SchedulerServiceImpl final : public v1::SchedulerService::Service {
+ public:
+  explicit SchedulerServiceImpl(Guarded& g) : g_(g) {}
+  grpc::Status SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest*, v1::SubmitJobResponse*) override;
+  grpc::Status CancelJob(grpc::ServerContext*, const v1::CancelJobRequest*, v1::CancelJobResponse*) override;
+  grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest*, v1::Job*) override;
+  grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest*, v1::ListJobsResponse*) override;
+  grpc::Status ListNodes(grpc::ServerContext*, const v1::ListNodesRequest*, v1::ListNodesResponse*) override;
+  grpc::Status GetClusterState(grpc::ServerContext*, const v1::ClusterStateRequest*, v1::ClusterState*) override;
+  grpc::Status DrainNode(grpc::ServerContext*, const v1::DrainNodeRequest*, v1::DrainNodeResponse*) override;
+  grpc::Status UndrainNode(grpc::ServerContext*, const v1::DrainNodeRequest*, v1::DrainNodeResponse*) override;
+
+ private:
+  Guarded& g_;
+};
+
+class NodeServiceImpl final : public v1::NodeService::Service {
+ public:
+  explicit NodeServiceImpl(Guarded& g) : g_(g) {}
+  grpc::Status RegisterNode(grpc::ServerContext*, const v1::RegisterNodeRequest*, v1::RegisterNodeResponse*) override;
+  grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest*, v1::HeartbeatResponse*) override;
+
+ private:
+  Guarded& g_;
+};
+
+// Agents are authorised by their lease (job id and epoch): a stale or
+// unknown lease is refused with FAILED_PRECONDITION.
+class AgentServiceImpl final : public v1::AgentService::Service {
+ public:
+  explicit AgentServiceImpl(Guarded& g) : g_(g) {}
+  grpc::Status RegisterAgent(grpc::ServerContext*, const v1::AgentHello*, v1::AgentWelcome*) override;
+  grpc::Status ReportProgress(grpc::ServerContext*, const v1::ProgressReport*, v1::ProgressReply*) override;
+  grpc::Status ConfirmCheckpoint(grpc::ServerContext*, const v1::CheckpointDone*, v1::CheckpointAck*) override;
+  grpc::Status SubmitProfile(grpc::ServerContext*, const v1::MeasuredProfile*, v1::ProfileAck*) override;
+
+ private:
+  Guarded& g_;
+};
+
+grpc::Status ToGrpc(const absl::Status& status);
+
+}  // namespace synergy::daemon

@@ -1,0 +1,202 @@
+#include "daemon/store.h"
+
+#include <sqlite3.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace synergy::daemon {
+namespace {
+
+// A prepared statement, finalised on scope exit.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  bool ok() const { return rc_ == SQLITE_OK; }
+  sqlite3_stmt* get() { return stmt_; }
+  void Text(int i, const std::string& s) { sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT); }
+  void Blob(int i, const std::string& s) { sqlite3_bind_blob(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT); }
+  void Int(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  int Step() { return sqlite3_step(stmt_); }
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  std::string ColumnBytes(int i) {
+    const void* p = sqlite3_column_blob(stmt_, i);
+    return std::string(static_cast<const char*>(p), sqlite3_column_bytes(stmt_, i));
+  }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return absl::UnavailableError(absl::StrCat(path, ": cannot open the state database: ", msg));
+  }
+  std::unique_ptr<Store> store(new Store(db, path));
+  sqlite3_busy_timeout(db, 5000);
+  for (const char* sql : {
+           "PRAGMA journal_mode=WAL",
+           "PRAGMA synchronous=FULL",
+           "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+           "CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY, submitted INTEGER NOT NULL,"
+           " state INTEGER NOT NULL, job BLOB NOT NULL)",
+           "CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+           " job_id TEXT NOT NULL, unix_ms INTEGER NOT NULL, text TEXT NOT NULL)",
+           "CREATE INDEX IF NOT EXISTS events_by_job ON events(job_id, seq)",
+           "CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, drained INTEGER NOT NULL)",
+       }) {
+    if (auto st = store->Exec(sql); !st.ok()) return st;
+  }
+  return store;
+}
+
+Store::~Store() { sqlite3_close(db_); }
+
+absl::Status Store::Error(const std::string& what) const {
+  return absl::UnavailableError(absl::StrCat(path_, ": ", what, ": ", sqlite3_errmsg(db_)));
+}
+
+absl::Status Store::Exec(const char* sql) const {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    return absl::UnavailableError(absl::StrCat(path_, ": ", sql, ": ", msg));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Store::Commit(const Batch& batch) {
+  if (batch.empty()) return absl::OkStatus();
+  if (auto st = Exec("BEGIN IMMEDIATE"); !st.ok()) return st;
+  auto fail = [&](const std::string& what) {
+    absl::Status st = Error(what);
+    Exec("ROLLBACK").IgnoreError();
+    return st;
+  };
+  {
+    Statement put(db_, "INSERT INTO jobs(id, submitted, state, job) VALUES(?1, ?2, ?3, ?4)"
+                       " ON CONFLICT(id) DO UPDATE SET state = ?3, job = ?4");
+    if (!put.ok()) return fail("prepare jobs");
+    for (const v1::Job& job : batch.jobs) {
+      v1::Job stored = job;
+      stored.clear_events();
+      put.Text(1, stored.id());
+      put.Int(2, stored.submitted_unix_ms());
+      put.Int(3, stored.state());
+      put.Blob(4, stored.SerializeAsString());
+      if (put.Step() != SQLITE_DONE) return fail("write job " + job.id());
+      put.Reset();
+    }
+  }
+  {
+    Statement add(db_, "INSERT INTO events(job_id, unix_ms, text) VALUES(?1, ?2, ?3)");
+    if (!add.ok()) return fail("prepare events");
+    for (const auto& [job, event] : batch.events) {
+      add.Text(1, job);
+      add.Int(2, event.unix_ms());
+      add.Text(3, event.text());
+      if (add.Step() != SQLITE_DONE) return fail("write event of " + job);
+      add.Reset();
+    }
+  }
+  {
+    Statement set(db_, "INSERT INTO meta(key, value) VALUES(?1, ?2)"
+                       " ON CONFLICT(key) DO UPDATE SET value = ?2");
+    if (!set.ok()) return fail("prepare meta");
+    for (const auto& [key, value] : batch.counters) {
+      set.Text(1, key);
+      set.Int(2, value);
+      if (set.Step() != SQLITE_DONE) return fail("write counter " + key);
+      set.Reset();
+    }
+  }
+  {
+    Statement set(db_, "INSERT INTO nodes(name, drained) VALUES(?1, ?2)"
+                       " ON CONFLICT(name) DO UPDATE SET drained = ?2");
+    if (!set.ok()) return fail("prepare nodes");
+    for (const auto& [name, drained] : batch.drained) {
+      set.Text(1, name);
+      set.Int(2, drained ? 1 : 0);
+      if (set.Step() != SQLITE_DONE) return fail("write node " + name);
+      set.Reset();
+    }
+  }
+  if (auto st = Exec("COMMIT"); !st.ok()) {
+    Exec("ROLLBACK").IgnoreError();
+    return st;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<v1::Job>> Store::LoadJobs() const {
+  Statement q(db_, "SELECT id, job FROM jobs ORDER BY submitted, id");
+  if (!q.ok()) return Error("read jobs");
+  std::vector<v1::Job> out;
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    v1::Job job;
+    if (!job.ParseFromString(q.ColumnBytes(1))) {
+      return absl::DataLossError(absl::StrCat(path_, ": job ",
+                                              reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0)),
+                                              " is not a valid record"));
+    }
+    out.push_back(std::move(job));
+  }
+  if (rc != SQLITE_DONE) return Error("read jobs");
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::JobEvent>> Store::LoadEvents(const std::string& job_id) const {
+  Statement q(db_, "SELECT unix_ms, text FROM events WHERE job_id = ?1 ORDER BY seq");
+  if (!q.ok()) return Error("read events");
+  q.Text(1, job_id);
+  std::vector<v1::JobEvent> out;
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    v1::JobEvent e;
+    e.set_unix_ms(sqlite3_column_int64(q.get(), 0));
+    e.set_text(reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 1)));
+    out.push_back(std::move(e));
+  }
+  if (rc != SQLITE_DONE) return Error("read events");
+  return out;
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> Store::LoadCounters() const {
+  Statement q(db_, "SELECT key, value FROM meta");
+  if (!q.ok()) return Error("read meta");
+  std::map<std::string, int64_t> out;
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    out[reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0))] = sqlite3_column_int64(q.get(), 1);
+  }
+  if (rc != SQLITE_DONE) return Error("read meta");
+  return out;
+}
+
+absl::StatusOr<std::map<std::string, bool>> Store::LoadDrained() const {
+  Statement q(db_, "SELECT name, drained FROM nodes");
+  if (!q.ok()) return Error("read nodes");
+  std::map<std::string, bool> out;
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    out[reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0))] = sqlite3_column_int64(q.get(), 1) != 0;
+  }
+  if (rc != SQLITE_DONE) return Error("read nodes");
+  return out;
+}
+
+}  // namespace synergy::daemon

@@ -1,0 +1,63 @@
+// synergy-node: registers this server with synergyd and runs the job
+// processes it is told to.
+//   synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT]
+// Exit status 2 on a bad config or flag.
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+#include "node/cgroups.h"
+#include "node/node_agent.h"
+#include "spdlog/spdlog.h"
+
+int main(int argc, char** argv) {
+  std::string config_file, name, scheduler;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if ((a == "--config" || a == "--name" || a == "--scheduler") && i + 1 < argc) {
+      (a == "--config" ? config_file : a == "--name" ? name : scheduler) = argv[++i];
+    } else if (a == "--help" || a == "-h") {
+      std::cout << "usage: synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT]\n";
+      return 0;
+    } else {
+      std::cerr << "synergy-node: unknown flag '" << a << "'\nusage: synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT]\n";
+      return 2;
+    }
+  }
+  auto config = synergy::node::LoadNodeConfig(config_file);
+  if (!config.ok()) {
+    std::cerr << "synergy-node: " << config.status().message() << "\n";
+    return 2;
+  }
+  if (!name.empty()) config->name = name;
+  if (!scheduler.empty()) config->scheduler = scheduler;
+  if (config->token.empty() && std::getenv("SYNERGY_TOKEN")) config->token = std::getenv("SYNERGY_TOKEN");
+  spdlog::set_level(spdlog::level::from_str(config->log_level));
+  spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+  auto offer = synergy::node::Discover(*config);
+  if (!offer.ok()) {
+    std::cerr << "synergy-node: " << offer.status().message() << "\n";
+    return 2;
+  }
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  synergy::node::Cgroups cgroups = synergy::node::Cgroups::Detect();
+  const std::string described = cgroups.Describe();
+  auto launcher = std::make_unique<synergy::node::ProcessLauncher>(std::move(cgroups));
+  synergy::node::NodeAgent agent(*config, *offer, std::move(launcher), described);
+  std::atomic<bool> stop{false};
+  std::thread signals([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    spdlog::info("synergy-node: {} received, shutting down", strsignal(sig));
+    stop = true;
+  });
+  signals.detach();
+  agent.Run(stop);
+  return 0;
+}

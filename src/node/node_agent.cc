@@ -1,0 +1,154 @@
+#include "node/node_agent.h"
+
+#include <filesystem>
+#include <thread>
+
+#include "service/auth.h"
+#include "spdlog/spdlog.h"
+
+namespace synergy::node {
+
+NodeAgent::NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<ProcessLauncher> launcher,
+                     std::string cgroups)
+    : config_(std::move(config)),
+      offer_(std::move(offer)),
+      launcher_(std::move(launcher)),
+      cgroups_(std::move(cgroups)),
+      interval_ms_(config_.heartbeat_interval_ms) {
+  stub_ = v1::NodeService::NewStub(
+      grpc::CreateChannel(config_.scheduler, grpc::InsecureChannelCredentials()));
+  std::error_code ec;
+  std::filesystem::create_directories(config_.log_dir, ec);
+}
+
+bool NodeAgent::Register() {
+  v1::RegisterNodeRequest req;
+  req.set_name(offer_.name);
+  req.set_address(config_.address);
+  for (int g : offer_.gpu_ids) req.mutable_resources()->add_gpu_ids(g);
+  for (int c : offer_.cpu_ids) req.mutable_resources()->add_cpu_ids(c);
+  req.mutable_resources()->set_mem_gb(offer_.memory_gb);
+  req.mutable_resources()->set_gpus_declared(offer_.gpus_declared);
+  req.set_cgroups(cgroups_);
+  for (const ProcessLauncher::Running& r : launcher_->running()) {
+    v1::RunningProcess* p = req.add_running();
+    p->set_job_id(r.job_id);
+    p->set_epoch(r.epoch);
+    p->set_pid(r.pid);
+  }
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  service::AttachToken(ctx, config_.token);
+  v1::RegisterNodeResponse resp;
+  const grpc::Status st = stub_->RegisterNode(&ctx, req, &resp);
+  if (!st.ok()) {
+    if (!unreachable_) {
+      spdlog::warn("node {}: cannot register with {}: {} (retrying; jobs keep running)", offer_.name,
+                   config_.scheduler, st.error_message());
+    }
+    unreachable_ = true;
+    return false;
+  }
+  if (unreachable_) spdlog::info("node {}: {} reachable again", offer_.name, config_.scheduler);
+  unreachable_ = false;
+  registered_ = true;
+  if (resp.heartbeat_interval_ms() > 0) interval_ms_ = static_cast<int>(resp.heartbeat_interval_ms());
+  spdlog::info("node {}: registered with {} ({} GPUs{}, {} CPUs, {:.1f} GB; {} running)", offer_.name,
+               config_.scheduler, offer_.gpu_ids.size(), offer_.gpus_declared ? " declared" : "",
+               offer_.cpu_ids.size(), offer_.memory_gb, req.running_size());
+  return true;
+}
+
+bool NodeAgent::Step() {
+  for (const ProcessExit& e : launcher_->Poll()) {
+    v1::ProcessExit x;
+    x.set_job_id(e.job_id);
+    x.set_epoch(e.epoch);
+    x.set_exit_code(e.exit_code);
+    x.set_signal(e.signal);
+    x.set_stopped_by_node(e.stopped_by_us);
+    x.set_reason(e.reason);
+    spdlog::info("node {}: {} lease {} {}", offer_.name, e.job_id, e.epoch, e.reason);
+    unsent_exits_.push_back(std::move(x));
+  }
+  if (!registered_ && !Register()) return false;
+  v1::HeartbeatRequest req;
+  req.set_name(offer_.name);
+  for (const ProcessLauncher::Running& r : launcher_->running()) {
+    v1::RunningProcess* p = req.add_running();
+    p->set_job_id(r.job_id);
+    p->set_epoch(r.epoch);
+    p->set_pid(r.pid);
+  }
+  for (const v1::ProcessExit& e : unsent_exits_) *req.add_exits() = e;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  service::AttachToken(ctx, config_.token);
+  v1::HeartbeatResponse resp;
+  const grpc::Status st = stub_->Heartbeat(&ctx, req, &resp);
+  if (!st.ok()) {
+    if (!unreachable_) {
+      spdlog::warn("node {}: heartbeat to {} failed: {} (retrying; jobs keep running)", offer_.name,
+                   config_.scheduler, st.error_message());
+    }
+    unreachable_ = true;
+    return false;
+  }
+  if (unreachable_) spdlog::info("node {}: {} reachable again", offer_.name, config_.scheduler);
+  unreachable_ = false;
+  if (resp.reregister()) {
+    // Exits the daemon never saw are dropped with its state of them: the
+    // running list in the registration tells it what is left.
+    registered_ = false;
+    unsent_exits_.clear();
+    return Register();
+  }
+  unsent_exits_.clear();
+  Apply(resp);
+  return true;
+}
+
+void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
+  for (const v1::StopOrder& s : resp.stop()) {
+    spdlog::info("node {}: stopping {} lease {} (grace {} ms)", offer_.name, s.job_id(), s.epoch(), s.grace_ms());
+    launcher_->Stop(s.job_id(), s.epoch(), std::chrono::milliseconds(s.grace_ms()));
+  }
+  for (const v1::LaunchOrder& l : resp.launch()) {
+    LaunchSpec spec;
+    spec.job_id = l.job_id();
+    spec.epoch = l.epoch();
+    spec.argv.assign(l.command().begin(), l.command().end());
+    for (const auto& [k, v] : l.env()) spec.env[k] = v;
+    spec.gpu_ids.assign(l.gpu_ids().begin(), l.gpu_ids().end());
+    spec.cpu_ids.assign(l.cpu_ids().begin(), l.cpu_ids().end());
+    spec.mem_bytes = static_cast<int64_t>(l.mem_gb() * 1024.0 * 1024.0 * 1024.0);
+    spec.log_dir = config_.log_dir;
+    spec.work_dir = config_.work_dir;
+    auto pid = launcher_->Launch(spec);
+    if (!pid.ok()) {
+      spdlog::error("node {}: {} lease {}: {}", offer_.name, l.job_id(), l.epoch(), std::string(pid.status().message()));
+      v1::ProcessExit x;
+      x.set_job_id(l.job_id());
+      x.set_epoch(l.epoch());
+      x.set_exit_code(127);
+      x.set_reason(std::string(pid.status().message()));
+      unsent_exits_.push_back(std::move(x));
+      continue;
+    }
+    spdlog::info("node {}: launched {} lease {} pid {} (gpus {}, {} cpus, {:.1f} GB)", offer_.name, l.job_id(),
+                 l.epoch(), *pid, l.gpu_ids_size(), l.cpu_ids_size(), l.mem_gb());
+  }
+}
+
+void NodeAgent::Run(const std::atomic<bool>& stop) {
+  while (!stop) {
+    Step();
+    for (int waited = 0; waited < interval_ms_ && !stop; waited += 20) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  spdlog::info("node {}: stopping every job process", offer_.name);
+  launcher_->StopAll(std::chrono::milliseconds(5000));
+}
+
+}  // namespace synergy::node

@@ -1,0 +1,45 @@
+#pragma once
+// synergy-node's loop: register with synergyd, then heartbeat. Each
+// heartbeat carries the processes this node runs and those that exited;
+// the reply carries launch and stop orders, carried out before the next
+// heartbeat. When synergyd is unreachable the processes keep running and
+// the node retries (logging once per outage); a daemon that does not know
+// the node (it restarted) asks it to register again, with its running
+// processes, so their leases can be re-adopted.
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "node/node_config.h"
+#include "node/process_launcher.h"
+#include "synergy/v1/synergy.grpc.pb.h"
+
+namespace synergy::node {
+
+class NodeAgent {
+ public:
+  // `cgroups`: what the launcher enforces, reported at registration.
+  NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<ProcessLauncher> launcher,
+            std::string cgroups);
+  // Runs until `stop` is set; then stops every job process (grace 5 s).
+  void Run(const std::atomic<bool>& stop);
+  // One register-or-heartbeat exchange (tests drive it step by step).
+  bool Step();
+
+ private:
+  bool Register();
+  void Apply(const v1::HeartbeatResponse& response);
+
+  NodeConfig config_;
+  NodeOffer offer_;
+  std::unique_ptr<ProcessLauncher> launcher_;
+  std::string cgroups_;
+  std::unique_ptr<v1::NodeService::Stub> stub_;
+  bool registered_ = false;
+  bool unreachable_ = false;
+  int interval_ms_;
+  std::vector<v1::ProcessExit> unsent_exits_;
+};
+
+}  // namespace synergy::node

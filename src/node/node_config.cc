@@ -1,0 +1,139 @@
+#include "node/node_config.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "synergy/default_configs.h"
+#include "yaml-cpp/yaml.h"
+
+namespace synergy::node {
+namespace {
+
+absl::Status FieldError(const std::string& source, const YAML::Node& node, const std::string& field,
+                        const std::string& why) {
+  return absl::InvalidArgumentError(absl::StrCat(source, ":", node.Mark().line + 1, ": ", field, ": ",
+                                                 why));
+}
+
+}  // namespace
+
+absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::string& source,
+                                           NodeConfig c) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ":", e.mark.line + 1, ": not valid YAML: ", e.msg));
+  }
+  if (root.IsNull()) return c;
+  if (!root.IsMap()) return absl::InvalidArgumentError(absl::StrCat(source, ": not a map of settings"));
+  static const std::set<std::string> known = {"name", "scheduler", "address", "gpus", "cpus", "memory_gb",
+                                              "log_dir", "work_dir", "token", "log_level"};
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    const YAML::Node& v = kv.second;
+    if (!known.count(key)) {
+      return absl::InvalidArgumentError(absl::StrCat(source, ":", kv.first.Mark().line + 1, ": unknown setting '",
+                                                     key, "' (settings: ", absl::StrJoin(known, ", "), ")"));
+    }
+    try {
+      if (key == "name") c.name = v.as<std::string>();
+      if (key == "scheduler") c.scheduler = v.as<std::string>();
+      if (key == "address") c.address = v.as<std::string>();
+      if (key == "log_dir") c.log_dir = v.as<std::string>();
+      if (key == "work_dir") c.work_dir = v.as<std::string>();
+      if (key == "token") c.token = v.as<std::string>();
+      if (key == "log_level") c.log_level = v.as<std::string>();
+      if (key == "memory_gb") c.memory_gb = v.as<double>();
+      if (key == "cpus") c.cpu_ids = v.as<std::vector<int>>();
+      if (key == "gpus") {
+        if (v.IsSequence()) {
+          c.gpu_ids = v.as<std::vector<int>>();
+          c.gpu_count = static_cast<int>(c.gpu_ids.size());
+        } else {
+          c.gpu_count = v.as<int>();
+          c.gpu_ids.clear();
+        }
+      }
+    } catch (const YAML::Exception&) {
+      return FieldError(source, v, key, absl::StrCat("'", v.IsScalar() ? v.Scalar() : "...", "' is not valid"));
+    }
+    if (key == "gpus" && c.gpu_count < 0) return FieldError(source, v, key, "is negative");
+    if (key == "memory_gb" && c.memory_gb < 0) return FieldError(source, v, key, "is negative");
+    if (key == "scheduler" && c.scheduler.empty()) return FieldError(source, v, key, "is empty");
+    for (int id : key == "cpus" ? c.cpu_ids : std::vector<int>{}) {
+      if (id < 0) return FieldError(source, v, key, absl::StrCat("CPU id ", id, " is negative"));
+    }
+  }
+  return c;
+}
+
+absl::StatusOr<NodeConfig> LoadNodeConfig(const std::string& file) {
+  auto base = ParseNodeConfig(kDefaultNodeYaml, "<embedded synergy-node.yaml>", NodeConfig{});
+  if (!base.ok() || file.empty()) return base;
+  std::ifstream in(file);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat(file, ": cannot open"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseNodeConfig(ss.str(), file, *base);
+}
+
+absl::StatusOr<NodeOffer> Discover(const NodeConfig& config) {
+  NodeOffer offer;
+  offer.name = config.name;
+  if (offer.name.empty()) {
+    char host[256] = {0};
+    gethostname(host, sizeof(host) - 1);
+    offer.name = host;
+  }
+  // GPUs: the NVIDIA device files this machine has.
+  int visible = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev", ec)) {
+    const std::string n = entry.path().filename().string();
+    if (n.size() > 6 && n.rfind("nvidia", 0) == 0 && std::isdigit(static_cast<unsigned char>(n[6]))) ++visible;
+  }
+  if (!config.gpu_ids.empty()) {
+    offer.gpu_ids = config.gpu_ids;
+  } else {
+    const int count = config.gpu_count > 0 ? config.gpu_count : visible;
+    for (int i = 0; i < count; ++i) offer.gpu_ids.push_back(i);
+  }
+  offer.gpus_declared = visible < static_cast<int>(offer.gpu_ids.size());
+  // CPUs: the configured ids, else what this process may run on.
+  if (!config.cpu_ids.empty()) {
+    offer.cpu_ids = config.cpu_ids;
+  } else {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+      for (int i = 0; i < CPU_SETSIZE; ++i) {
+        if (CPU_ISSET(i, &set)) offer.cpu_ids.push_back(i);
+      }
+    }
+  }
+  offer.memory_gb = config.memory_gb;
+  if (offer.memory_gb == 0) {
+    std::ifstream mem("/proc/meminfo");
+    std::string key;
+    double kb = 0;
+    while (mem >> key >> kb) {
+      if (key == "MemTotal:") {
+        offer.memory_gb = kb / (1024.0 * 1024.0);
+        break;
+      }
+      mem.ignore(1 << 10, '\n');
+    }
+  }
+  if (offer.cpu_ids.empty()) return absl::FailedPreconditionError("cpus: no CPU ids to offer");
+  return offer;
+}
+
+}  // namespace synergy::node

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Faults, each checked on real processes:
+#  1. kill -9 synergyd mid-round and restart it: every accepted job is still
+#     there and finishes; progress is lost at most back to a checkpoint;
+#  2. a node killed: its jobs are requeued after the heartbeat timeout and
+#     finish on the other node; its orphaned job processes, acting on a
+#     stale lease, are refused;
+#  3. a job that crashes once is retried and succeeds; one that always
+#     crashes fails with its exit reason after max_retries;
+#  4. bad job specs and calls without the token are refused and store
+#     nothing.
+# usage: faults.sh BUILD_DIR
+BIN=$1
+TEST=faults
+source "$(dirname "$0")/lib.sh"
+POLICY=fifo
+start_daemon
+start_node n1 2
+start_node n2 2
+for _ in $(seq 100); do [[ $(ctl get nodes | grep -c ready) == 2 ]] && break; sleep 0.1; done
+
+# ---- 4. bad input first, on an empty queue
+printf 'name: x\ngpus: 0\ncommand: [true]\n' >"$work/zero.yaml"
+printf 'name: x\ngpu: 1\ncommand: [true]\n' >"$work/unknown.yaml"
+printf 'name: x\ngpus: 1\n' >"$work/nocommand.yaml"
+printf 'name: x\ngpus: 64\ncommand: [true]\n' >"$work/huge.yaml"
+expect_refused() {
+  local file=$1 fragment=$2 out rc
+  out=$(ctl submit -f "$work/$file" 2>&1)
+  rc=$?
+  [[ $rc == 2 ]] || fail "$file: exit $rc ($out)"
+  [[ $out == *"$fragment"* ]] || fail "$file: '$out' lacks '$fragment'"
+  echo "ok   refused $file: $out"
+}
+expect_refused zero.yaml "spec.gpus: 0"
+expect_refused unknown.yaml "unknown.yaml:2: unknown field 'gpu'"
+expect_refused nocommand.yaml "spec.command: required"
+expect_refused huge.yaml "spec.gpus: 64 is more than the cluster's 4 GPUs"
+out=$(SYNERGY_TOKEN= ctl submit -f "$work/../$(basename "$work")/zero.yaml" 2>&1); :
+printf 'name: ok\ngpus: 1\ncommand: [true]\n' >"$work/ok.yaml"
+out=$(SYNERGY_TOKEN= ctl submit -f "$work/ok.yaml" 2>&1)
+rc=$?
+[[ $rc == 1 && $out == *"no token"* ]] || fail "submit without a token: exit $rc ($out)"
+out=$(ctl --token wrong drain n1 2>&1)
+rc=$?
+[[ $rc == 1 && $out == *"token not accepted"* ]] || fail "drain with a wrong token: exit $rc ($out)"
+[[ $(ctl get jobs | wc -l) == 1 ]] || fail "a refused submission was stored"
+echo "ok   nothing stored by refused calls"
+
+# ---- 3. crashes
+flaky=$(submit flaky 1 res18 60 --crash-at 20)
+printf 'name: always\ngpus: 1\nmax_retries: 1\ncommand: ["sh", "-c", "echo dying; exit 3"]\n' >"$work/always.yaml"
+always=$(ctl submit -f "$work/always.yaml")
+wait_until_done 60 "$flaky" "$always"
+[[ $(state_of "$flaky") == succeeded ]] || fail "flaky job is $(state_of "$flaky")"
+[[ $(cat "$work/ckpt/$flaky.result") == "$(expected_state 60)" ]] || fail "flaky job's result is wrong"
+[[ $(state_of "$always") == failed ]] || fail "always-crashing job is $(state_of "$always")"
+ctl describe job "$always" | grep -q "Reason: *crashed 2 times; last on n[12]: exited with status 3" ||
+  { ctl describe job "$always"; fail "always-crashing job's reason"; }
+echo "ok   crash retried, then failed with its reason"
+
+# ---- 1. kill -9 synergyd mid-round
+a=$(submit long-a 1 res18 300)
+b=$(submit long-b 1 gnmt 300)
+c=$(submit long-c 2 alexnet 250)
+for _ in $(seq 100); do [[ $(state_of "$a") == running && $(state_of "$c") == running ]] && break; sleep 0.1; done
+sleep 1.5
+kill -9 "$daemon_pid"
+echo "killed synergyd (pid $daemon_pid)"
+sleep 1
+start_daemon
+for id in "$a" "$b" "$c"; do [[ -n $(state_of "$id") ]] || fail "$id lost with the restart"; done
+wait_until_done 90 "$a" "$b" "$c"
+for id in "$a" "$b" "$c"; do
+  [[ $(state_of "$id") == succeeded ]] || fail "$id is $(state_of "$id") after the restart"
+done
+[[ $(cat "$work/ckpt/$a.result") == "$(expected_state 300)" ]] || fail "$a's result after the restart is wrong"
+grep -q "re-adopted" "$work/synergyd.log" || echo "note: no lease re-adopted (requeued instead)"
+echo "ok   kill -9 synergyd: nothing lost"
+
+# ---- 2. a node killed
+d=$(submit on-node 1 res18 400)
+for _ in $(seq 100); do [[ $(state_of "$d") == running ]] && break; sleep 0.1; done
+node=$(ctl get jobs | awk -v id="$d" '$1 == id { print $7 }')
+[[ $node == n1 || $node == n2 ]] || fail "cannot tell $d's node ($node)"
+sleep 1
+eval "victim=\$node_pid_$node"
+kill -9 "$victim"
+echo "killed node $node (pid $victim); its job process keeps running as an orphan"
+wait_until_done 90 "$d"
+[[ $(state_of "$d") == succeeded ]] || fail "$d is $(state_of "$d") after losing its node"
+ctl describe job "$d" | grep -q "lost with node $node" || fail "$d's events do not show the lost node"
+ctl get nodes | grep -q "^$node .*lost" || fail "$node not shown as lost"
+# The orphan acted on a stale lease and was refused.
+for _ in $(seq 50); do grep -q "is not current; stop" "$work"/logs-"$node"/"$d".*.err 2>/dev/null && break; sleep 0.2; done
+grep -q "is not current; stop" "$work"/logs-"$node"/"$d".*.err || fail "the orphan on $node was not refused"
+echo "ok   node lost: job requeued and finished elsewhere; stale agent refused"
+echo "ok faults"

@@ -1,0 +1,114 @@
+# Shared by the integration tests: start synergyd and synergy-node processes
+# on loopback in a scratch directory, talk to them with synergyctl, and
+# clean up whatever is left, whatever happens.
+# Needs: BIN (the build directory) and the test's name in TEST.
+set -uo pipefail
+BIN=$(cd "$BIN" && pwd)
+work=$(mktemp -d "/tmp/synergy-${TEST}.XXXXXX")
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 -- "-$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
+  pkill -9 -f "agent_job.*$work" 2>/dev/null
+  if [[ ${KEEP:-0} == 1 ]]; then echo "kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL $TEST: $*"
+  echo "--- synergyd log (tail)"; tail -40 "$work/synergyd.log" 2>/dev/null
+  for f in "$work"/node-*.log; do echo "--- $f (tail)"; tail -15 "$f"; done
+  exit 1
+}
+
+# A free TCP port on loopback.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+port=$(free_port)
+server=127.0.0.1:$port
+export SYNERGY_SERVER=$server
+export SYNERGY_TOKEN=test-token
+ctl() { "$BIN/synergyctl" "$@"; }
+
+# start_daemon [extra yaml lines...]
+start_daemon() {
+  {
+    echo "listen: $server"
+    echo "metrics_listen: \"\""
+    echo "state_db: $work/state.db"
+    echo "round_s: ${ROUND_S:-1.5}"
+    echo "policy: ${POLICY:-las}"
+    echo "mechanism: ${MECHANISM:-tune}"
+    echo "lease_grace_s: 2"
+    echo "heartbeat_interval_ms: 200"
+    echo "heartbeat_timeout_s: ${HEARTBEAT_TIMEOUT_S:-3}"
+    echo "max_retries: 1"
+    echo "tokens: [test-token]"
+    for line in "$@"; do echo "$line"; done
+  } >"$work/synergyd.yaml"
+  setsid "$BIN/synergyd" --config "$work/synergyd.yaml" >>"$work/synergyd.log" 2>&1 &
+  daemon_pid=$!
+  disown "$daemon_pid"
+  pids+=("$daemon_pid")
+  for _ in $(seq 100); do ctl cluster >/dev/null 2>&1 && return 0; sleep 0.05; done
+  fail "synergyd did not start"
+}
+
+# start_node NAME GPUS
+start_node() {
+  local name=$1 gpus=$2
+  cat >"$work/node-$name.yaml" <<NODE
+name: $name
+scheduler: $server
+gpus: $gpus
+cpus: [0, 1, 2, 3, 4, 5]
+memory_gb: 24
+log_dir: $work/logs-$name
+work_dir: $work
+token: test-token
+NODE
+  setsid "$BIN/synergy-node" --config "$work/node-$name.yaml" >>"$work/node-$name.log" 2>&1 &
+  local pid=$!
+  disown "$pid"
+  pids+=("$pid")
+  eval "node_pid_$name=$pid"
+}
+
+# submit NAME GPUS MODEL ITERATIONS [agent_job args...]: prints the job id
+submit() {
+  local name=$1 gpus=$2 model=$3 iterations=$4
+  shift 4
+  local args=""
+  for a in "$@"; do args+=", \"$a\""; done
+  cat >"$work/$name.yaml" <<JOB
+name: $name
+model: $model
+gpus: $gpus
+iterations: $iterations
+uses_agent: true
+command: ["$BIN/tests/agent_job", "--iteration-ms", "15", "--checkpoint-dir", "$work/ckpt"$args]
+JOB
+  ctl submit -f "$work/$name.yaml" || fail "submit $name refused"
+}
+
+# state_of ID: the job's state as synergyctl shows it
+state_of() { ctl get jobs | awk -v id="$1" '$1 == id { print $3 }'; }
+
+# wait_until_done SECONDS ID...: until every job is succeeded/failed/cancelled
+wait_until_done() {
+  local limit=$1
+  shift
+  local deadline=$((SECONDS + limit))
+  while ((SECONDS < deadline)); do
+    local pending=0
+    for id in "$@"; do
+      case $(state_of "$id") in succeeded | failed | cancelled) ;; *) pending=1 ;; esac
+    done
+    ((pending == 0)) && return 0
+    sleep 0.3
+  done
+  ctl get jobs -o wide
+  fail "jobs not done within $limit s"
+}
+
+# The value an uninterrupted run of N iterations ends with (agent_job's model).
+expected_state() { awk -v n="$1" 'BEGIN { s = 0; for (i = 0; i < n; i++) s += (i * 7 + 3) % 1000; print s }'; }

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# synergyd, two synergy-node processes and real agent jobs on loopback run a
+# queue to completion under LAS + TUNE with rounds of 1.5 s: leases end and
+# are granted again across rounds (jobs checkpoint and resume), every job
+# ends with the value of an uninterrupted run, and what synergyctl shows at the end matches the daemon's records.
+# usage: run_queue.sh BUILD_DIR
+BIN=$1
+TEST=run_queue
+source "$(dirname "$0")/lib.sh"
+
+start_daemon
+start_node n1 2
+start_node n2 2
+for _ in $(seq 100); do
+  [[ $(ctl get nodes | grep -c ready) == 2 ]] && break
+  sleep 0.1
+done
+[[ $(ctl get nodes | grep -c ready) == 2 ]] || fail "nodes did not register"
+
+ids=()
+ids+=("$(submit img1 1 res18 150)")
+ids+=("$(submit img2 2 alexnet 120)")
+ids+=("$(submit lang1 1 gnmt 150)")
+ids+=("$(submit lang2 1 transformer 100)")
+ids+=("$(submit img3 1 mobilenet 120)")
+ids+=("$(submit lang3 2 lstm 100)")
+echo "submitted ${ids[*]}"
+wait_until_done 120 "${ids[@]}"
+ctl get jobs -o wide
+
+for id in "${ids[@]}"; do
+  [[ $(state_of "$id") == succeeded ]] || fail "$id is $(state_of "$id")"
+  iterations=$(ctl describe job "$id" | awk '/^Progress:/ { split($2, a, " "); print a[1] }')
+  total=$(ctl get jobs -o json | python3 -c "import json,sys; j=[x for x in json.load(sys.stdin)['jobs'] if x['id']=='$id'][0]; print(j['spec']['iterations'])")
+  [[ $(cat "$work/ckpt/$id.result") == "$(expected_state "$total")" ]] ||
+    fail "$id ended with $(cat "$work/ckpt/$id.result"), an uninterrupted run gives $(expected_state "$total")"
+  [[ $iterations == "$total" ]] || fail "$id shows $iterations of $total iterations"
+done
+
+# Leases changed across rounds: some job was granted more than one lease
+# and resumed from a checkpoint.
+granted=$(for id in "${ids[@]}"; do ctl describe job "$id" | grep -c "lease .* granted"; done | awk '{ s += $1 } END { print s }')
+resumed=$(grep -h "resuming at iteration [1-9]" "$work"/logs-*/*.out 2>/dev/null | wc -l)
+echo "leases granted: $granted for ${#ids[@]} jobs; resumed from a checkpoint: $resumed"
+((granted > ${#ids[@]})) || fail "no job got a second lease"
+((resumed > 0)) || fail "no job resumed from a checkpoint"
+
+ctl cluster
+ctl cluster | grep -q "GPUs:      0 of 4 allocated" || fail "GPUs still allocated at the end"
+ctl get jobs -o json | python3 -c "
+import json, sys
+jobs = json.load(sys.stdin)['jobs']
+assert len(jobs) == ${#ids[@]}, len(jobs)
+assert all(j['state'] == 'JOB_STATE_SUCCEEDED' for j in jobs), [j['state'] for j in jobs]
+assert all('lease' not in j for j in jobs)
+" || fail "synergyctl -o json disagrees"
+echo "ok run_queue"

@@ -1,0 +1,315 @@
+// DaemonState driven by hand (no threads, no sockets): durability, leases
+// and their epochs, exits and retries, lost nodes, and the same plan as the
+// simulator for the same state.
+#include "daemon/daemon_state.h"
+
+#include <filesystem>
+
+#include "daemon/round_input.h"
+#include "gtest/gtest.h"
+#include "sim/simulator.h"
+#include "test_support.h"
+
+namespace synergy::daemon {
+namespace {
+
+class DaemonStateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("synergy-state-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+            "-" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    config_.state_db = (dir_ / "state.db").string();
+    config_.max_retries = 1;
+    config_.heartbeat_timeout_s = 3;
+    config_.lease_grace_s = 2;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::unique_ptr<DaemonState> Open(int64_t now_ms = 0) {
+    auto store = Store::Open(config_.state_db);
+    EXPECT_TRUE(store.ok()) << store.status();
+    auto s = DaemonState::Open(config_, std::move(*store), testing::ZooOrDie(), now_ms);
+    EXPECT_TRUE(s.ok()) << s.status();
+    return std::move(*s);
+  }
+
+  static void AddNode(DaemonState& s, const std::string& name, int gpus, int cpus, double mem, int64_t now_ms) {
+    v1::RegisterNodeRequest r;
+    r.set_name(name);
+    r.set_address("127.0.0.1");
+    for (int i = 0; i < gpus; ++i) r.mutable_resources()->add_gpu_ids(i);
+    for (int i = 0; i < cpus; ++i) r.mutable_resources()->add_cpu_ids(i);
+    r.mutable_resources()->set_mem_gb(mem);
+    s.RegisterNode(r, now_ms);
+  }
+
+  static v1::JobSpec Spec(int gpus, const std::string& model = "", int64_t iterations = 0) {
+    v1::JobSpec spec;
+    spec.set_gpus(gpus);
+    spec.set_model(model);
+    spec.set_iterations(iterations);
+    spec.set_uses_agent(!model.empty());
+    spec.set_max_retries(-1);
+    spec.add_command("true");
+    return spec;
+  }
+
+  static v1::HeartbeatResponse Beat(DaemonState& s, const std::string& node, int64_t now_ms,
+                                    std::vector<v1::RunningProcess> running = {},
+                                    std::vector<v1::ProcessExit> exits = {}) {
+    v1::HeartbeatRequest r;
+    r.set_name(node);
+    for (auto& p : running) *r.add_running() = p;
+    for (auto& e : exits) *r.add_exits() = e;
+    return s.Heartbeat(r, now_ms);
+  }
+
+  static v1::ProcessExit Exit(const std::string& job, int64_t epoch, int code) {
+    v1::ProcessExit e;
+    e.set_job_id(job);
+    e.set_epoch(epoch);
+    e.set_exit_code(code);
+    e.set_reason("exited with status " + std::to_string(code));
+    return e;
+  }
+
+  std::filesystem::path dir_;
+  DaemonConfig config_;
+};
+
+TEST_F(DaemonStateTest, AcceptedJobsSurviveAReopen) {
+  std::string id;
+  {
+    auto s = Open();
+    auto submitted = s->Submit(Spec(1), 1000);
+    ASSERT_TRUE(submitted.ok()) << submitted.status();
+    id = *submitted;
+    EXPECT_EQ(id, "j-000001");
+  }
+  auto s = Open();
+  auto job = s->GetJob(id);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->state(), v1::JOB_STATE_PENDING);
+  ASSERT_GE(job->events_size(), 1);
+  EXPECT_NE(job->events(0).text().find("submitted"), std::string::npos);
+  auto next = s->Submit(Spec(1), 2000);
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(*next, "j-000002");  // the id counter is durable too
+}
+
+TEST_F(DaemonStateTest, RefusedSubmissionsStoreNothing) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 6, 24, 0);
+  EXPECT_EQ(s->Submit(Spec(0), 0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s->Submit(Spec(3), 0).status().message().find("spec.gpus: 3 is more than the cluster's 2 GPUs"),
+            std::string::npos);
+  v1::JobSpec no_command = Spec(1);
+  no_command.clear_command();
+  EXPECT_NE(s->Submit(no_command, 0).status().message().find("spec.command"), std::string::npos);
+  EXPECT_TRUE(s->ListJobs({}).empty());
+  auto store = Store::Open(config_.state_db);
+  EXPECT_TRUE((*store)->LoadJobs()->empty());
+  EXPECT_EQ(*s->Submit(Spec(1), 0), "j-000001");
+}
+
+TEST_F(DaemonStateTest, RoundGrantsLeaseNodeLaunchesJobSucceeds) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 6, 24, 0);
+  const std::string id = *s->Submit(Spec(1), 0);
+  s->RunRound(100);
+  auto job = *s->GetJob(id);
+  ASSERT_TRUE(job.has_lease());
+  EXPECT_EQ(job.state(), v1::JOB_STATE_RUNNING);
+  ASSERT_EQ(job.lease().slices_size(), 1);
+  EXPECT_EQ(job.lease().slices(0).node(), "n1");
+  EXPECT_EQ(job.lease().slices(0).gpu_ids_size(), 1);
+  EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 3);  // proportional: 6 cores / 2 GPUs
+  const int64_t epoch = job.lease().epoch();
+
+  v1::HeartbeatResponse r = Beat(*s, "n1", 200);
+  ASSERT_EQ(r.launch_size(), 1);
+  EXPECT_EQ(r.launch(0).job_id(), id);
+  EXPECT_EQ(r.launch(0).epoch(), epoch);
+  EXPECT_EQ(r.launch(0).env().at("SYNERGY_JOB_ID"), id);
+  EXPECT_EQ(r.launch(0).env().at("SYNERGY_LEASE_EPOCH"), std::to_string(epoch));
+  EXPECT_EQ(r.launch(0).env().at("SYNERGY_WORLD_SIZE"), "1");
+  // Sent once.
+  v1::RunningProcess p;
+  p.set_job_id(id);
+  p.set_epoch(epoch);
+  EXPECT_EQ(Beat(*s, "n1", 300, {p}).launch_size(), 0);
+  Beat(*s, "n1", 400, {}, {Exit(id, epoch, 0)});
+  job = *s->GetJob(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_FALSE(job.has_lease());
+  EXPECT_EQ(job.attempts(), 1);
+}
+
+TEST_F(DaemonStateTest, StaleEpochsAreRefused) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 6, 24, 0);
+  const std::string id = *s->Submit(Spec(1, "res18", 100), 0);
+  s->RunRound(100);
+  const int64_t epoch = s->GetJob(id)->lease().epoch();
+  v1::AgentHello hello;
+  hello.set_job_id(id);
+  hello.set_epoch(epoch + 1);
+  EXPECT_EQ(s->RegisterAgent(hello, 200).status().code(), absl::StatusCode::kFailedPrecondition);
+  hello.set_epoch(epoch);
+  auto welcome = s->RegisterAgent(hello, 200);
+  ASSERT_TRUE(welcome.ok()) << welcome.status();
+  EXPECT_EQ(welcome->total_iterations(), 100);
+  v1::ProgressReport report;
+  report.set_job_id(id);
+  report.set_epoch(epoch - 1);
+  report.set_iterations_done(10);
+  EXPECT_EQ(s->ReportProgress(report, 300).status().code(), absl::StatusCode::kFailedPrecondition);
+  report.set_epoch(epoch);
+  auto reply = s->ReportProgress(report, 300);
+  ASSERT_TRUE(reply.ok());
+  EXPECT_FALSE(reply->lease_ending());
+  EXPECT_EQ(s->GetJob(id)->iterations_done(), 10);
+  v1::CheckpointDone done;
+  done.set_job_id(id);
+  done.set_epoch(epoch + 5);
+  done.set_iteration(10);
+  EXPECT_EQ(s->ConfirmCheckpoint(done, 400).code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(DaemonStateTest, CrashesAreRetriedThenTheJobFails) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 6, 24, 0);
+  const std::string id = *s->Submit(Spec(1), 0);
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    s->RunRound(attempt * 1000);
+    const int64_t epoch = s->GetJob(id)->lease().epoch();
+    ASSERT_EQ(Beat(*s, "n1", attempt * 1000 + 100).launch_size(), 1);
+    Beat(*s, "n1", attempt * 1000 + 200, {}, {Exit(id, epoch, 3)});
+  }
+  auto job = *s->GetJob(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_FAILED);
+  EXPECT_NE(job.reason().find("crashed 2 times; last on n1: exited with status 3"), std::string::npos)
+      << job.reason();
+}
+
+TEST_F(DaemonStateTest, ALostNodesJobsAreRequeued) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 6, 24, 0);
+  const std::string id = *s->Submit(Spec(1), 0);
+  s->RunRound(100);
+  Beat(*s, "n1", 200);
+  s->Tick(2000);
+  EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_RUNNING);
+  s->Tick(3300);  // 3.1 s after the last heartbeat
+  auto job = *s->GetJob(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED);
+  EXPECT_FALSE(job.has_lease());
+  EXPECT_NE(job.reason().find("node n1 lost"), std::string::npos);
+  EXPECT_TRUE(Beat(*s, "n1", 3400).reregister());
+}
+
+TEST_F(DaemonStateTest, ALeaseMovesOnlyAfterItsProcessExits) {
+  // LAS: the running job accumulates service; a new one of the same size
+  // takes its place, and the new launch waits for the old process.
+  config_.policy = "las";
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string a = *s->Submit(Spec(1, "res18", 1000), 0);
+  s->RunRound(0);
+  const int64_t epoch_a = s->GetJob(a)->lease().epoch();
+  v1::RunningProcess pa;
+  pa.set_job_id(a);
+  pa.set_epoch(epoch_a);
+  ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
+  const std::string b = *s->Submit(Spec(1, "res18", 1000), 20);
+  s->RunRound(60000);  // a has held its GPU for a minute, b none
+  EXPECT_FALSE(s->GetJob(a)->has_lease());
+  ASSERT_TRUE(s->GetJob(b)->has_lease());
+  // a's agent learns its lease ends; b waits while a still runs.
+  v1::ProgressReport report;
+  report.set_job_id(a);
+  report.set_epoch(epoch_a);
+  report.set_iterations_done(40);
+  EXPECT_TRUE(s->ReportProgress(report, 60010)->lease_ending());
+  EXPECT_EQ(Beat(*s, "n1", 60020, {pa}).launch_size(), 0);
+  v1::CheckpointDone done;
+  done.set_job_id(a);
+  done.set_epoch(epoch_a);
+  done.set_iteration(40);
+  done.set_path("/tmp/a.ckpt");
+  ASSERT_TRUE(s->ConfirmCheckpoint(done, 60030).ok());
+  v1::HeartbeatResponse r = Beat(*s, "n1", 60040, {}, {Exit(a, epoch_a, 0)});
+  ASSERT_EQ(r.launch_size(), 1);
+  EXPECT_EQ(r.launch(0).job_id(), b);
+  auto ja = *s->GetJob(a);
+  EXPECT_EQ(ja.state(), v1::JOB_STATE_SUSPENDED);
+  EXPECT_EQ(ja.checkpoint_iteration(), 40);
+}
+
+// One core, two drivers: the daemon's round input and the simulator's, for
+// the same cluster and the same queue, give the identical plan.
+TEST_F(DaemonStateTest, PlansAsTheSimulatorDoes) {
+  for (const std::string policy : {"fifo", "srtf", "las", "ftf"}) {
+    for (const std::string mechanism : {"proportional", "greedy", "tune", "tune-graded"}) {
+      std::filesystem::remove(config_.state_db);
+      config_.policy = policy;
+      config_.mechanism = mechanism;
+      auto s = Open();
+      for (int n = 0; n < 3; ++n) AddNode(*s, "n" + std::to_string(n), 8, 24, 500, 0);
+      const ModelZoo zoo = testing::ZooOrDie();
+      std::vector<sim::JobSpec> trace;
+      const std::vector<std::string> models = {"alexnet", "res18", "gnmt", "transformer", "mobilenet", "lstm", "m5"};
+      const std::vector<int> gpus = {1, 2, 1, 4, 1, 8, 1, 2, 1, 1, 4, 1};
+      for (int i = 0; i < 12; ++i) {
+        const std::string& model = models[i % models.size()];
+        ASSERT_TRUE(s->Submit(Spec(gpus[i], model, 1000 + 100 * i), 0).ok());
+        sim::JobSpec j;
+        j.id = i + 1;
+        j.model = zoo.Find(model);
+        j.gpus = gpus[i];
+        j.iterations = 1000 + 100 * i;
+        j.arrival_s = 0;
+        trace.push_back(j);
+      }
+      DaemonState::RoundSnapshot snap = s->SnapshotForRound(0);
+      RoundInput din;
+      din.cluster = &snap.cluster;
+      for (const JobView& v : snap.views) din.queue.push_back(&v);
+      auto p = *MakePolicy(policy);
+      auto m = *MakeMechanism(mechanism);
+      const Plan daemon_plan = ScheduleRound(din, *p, *m).plan;
+
+      std::optional<Plan> sim_plan;
+      sim::SimConfig sc;
+      sc.cluster = &snap.cluster;
+      sc.zoo = &zoo;
+      sc.policy = p.get();
+      sc.mechanism = m.get();
+      sc.on_round = [&](const RoundInput&, const RoundResult& r) {
+        if (!sim_plan) sim_plan = r.plan;
+      };
+      ASSERT_TRUE(sim::RunTrace(sc, trace).ok());
+      ASSERT_TRUE(sim_plan.has_value());
+      const std::string label = policy + "/" + mechanism;
+      ASSERT_EQ(daemon_plan.assignments.size(), sim_plan->assignments.size()) << label;
+      ASSERT_FALSE(daemon_plan.assignments.empty());
+      for (size_t i = 0; i < daemon_plan.assignments.size(); ++i) {
+        const Assignment& d = daemon_plan.assignments[i];
+        const Assignment& q = sim_plan->assignments[i];
+        EXPECT_EQ(d.job, q.job) << label;
+        EXPECT_EQ(d.speedup, q.speedup) << label;
+        ASSERT_EQ(d.slices.size(), q.slices.size()) << label;
+        for (size_t k = 0; k < d.slices.size(); ++k) {
+          EXPECT_EQ(d.slices[k].server, q.slices[k].server) << label;
+          EXPECT_EQ(d.slices[k].resources, q.slices[k].resources) << label;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace synergy::daemon

@@ -1,0 +1,66 @@
+#include "daemon/store.h"
+
+#include <filesystem>
+
+#include "gtest/gtest.h"
+
+namespace synergy::daemon {
+namespace {
+
+std::string TempDb(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("synergy-store-" + name + "-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return (dir / "state.db").string();
+}
+
+TEST(Store, BatchesAreDurableAcrossReopen) {
+  const std::string path = TempDb("reopen");
+  {
+    auto store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    Batch b;
+    v1::Job job;
+    job.set_id("j-000001");
+    job.set_submitted_unix_ms(5);
+    job.set_state(v1::JOB_STATE_QUEUED);
+    job.mutable_spec()->set_gpus(2);
+    b.jobs.push_back(job);
+    v1::JobEvent e;
+    e.set_unix_ms(5);
+    e.set_text("submitted");
+    b.events.emplace_back("j-000001", e);
+    b.counters["next_job"] = 2;
+    b.drained["n1"] = true;
+    ASSERT_TRUE((*store)->Commit(b).ok());
+    // An update replaces the record; events are appended.
+    job.set_state(v1::JOB_STATE_RUNNING);
+    Batch b2;
+    b2.jobs.push_back(job);
+    e.set_text("granted");
+    b2.events.emplace_back("j-000001", e);
+    ASSERT_TRUE((*store)->Commit(b2).ok());
+  }
+  auto store = Store::Open(path);
+  ASSERT_TRUE(store.ok());
+  auto jobs = (*store)->LoadJobs();
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ((*jobs)[0].spec().gpus(), 2);
+  auto events = (*store)->LoadEvents("j-000001");
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[1].text(), "granted");
+  EXPECT_EQ((*store)->LoadCounters()->at("next_job"), 2);
+  EXPECT_TRUE((*store)->LoadDrained()->at("n1"));
+}
+
+TEST(Store, OpenFailureNamesThePath) {
+  auto store = Store::Open("/nonexistent-dir/x/state.db");
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("/nonexistent-dir/x/state.db"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace synergy::daemon
