@@ -33,7 +33,7 @@ ctl() { "$BIN/synergyctl" "$@"; }
 start_daemon() {
   {
     echo "listen: $server"
-    echo "metrics_listen: \"\""
+    if [[ -n ${METRICS_PORT:-} ]]; then echo "metrics_listen: 127.0.0.1:$METRICS_PORT"; else echo 'metrics_listen: ""'; fi
     echo "state_db: $work/state.db"
     echo "round_s: ${ROUND_S:-1.5}"
     echo "policy: ${POLICY:-las}"

@@ -8,6 +8,7 @@ BIN=$1
 TEST=run_queue
 source "$(dirname "$0")/lib.sh"
 
+METRICS_PORT=$(free_port)
 start_daemon
 start_node n1 2
 start_node n2 2
@@ -54,4 +55,10 @@ assert len(jobs) == ${#ids[@]}, len(jobs)
 assert all(j['state'] == 'JOB_STATE_SUCCEEDED' for j in jobs), [j['state'] for j in jobs]
 assert all('lease' not in j for j in jobs)
 " || fail "synergyctl -o json disagrees"
+# /metrics agrees.
+metrics=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$METRICS_PORT/metrics').read().decode())")
+grep -q '^synergy_jobs{state="succeeded"} 6$' <<<"$metrics" || fail "metrics: $metrics"
+grep -q '^synergy_gpus_allocated 0$' <<<"$metrics" || fail "metrics allocation"
+grep -q '^synergy_leases_granted_total '"$granted"'$' <<<"$metrics" || fail "metrics lease count ($granted)"
+grep -q '^synergy_round_decision_ms ' <<<"$metrics" || fail "metrics decision time"
 echo "ok run_queue"

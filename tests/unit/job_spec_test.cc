@@ -71,3 +71,59 @@ TEST(ValidateJobSpec, ChecksLimitsAndModels) {
 
 }  // namespace
 }  // namespace synergy::service
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "daemon/config.h"
+#include "node/node_config.h"
+
+namespace synergy::service {
+namespace {
+
+TEST(JobSpecYaml, ShippedExamplesParse) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(SYNERGY_SOURCE_DIR) + "/configs/jobs")) {
+    std::ifstream in(entry.path());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto spec = ParseJobSpecYaml(ss.str(), entry.path().string());
+    EXPECT_TRUE(spec.ok()) << spec.status();
+    ++files;
+  }
+  EXPECT_GE(files, 3);
+}
+
+TEST(DaemonConfig, EmbeddedDefaultAndErrors) {
+  auto c = daemon::LoadDaemonConfig("");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->listen, "127.0.0.1:50051");
+  EXPECT_EQ(c->mechanism, "tune");
+  EXPECT_EQ(c->round_s, 300);
+  auto bad = daemon::ParseDaemonConfig("policy: fifo\nround_s: -3\n", "d.yaml", *c);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("d.yaml:2: round_s: '-3' is not > 0"), std::string::npos) << bad.status();
+  auto mech = daemon::ParseDaemonConfig("mechanism: best\n", "d.yaml", *c);
+  EXPECT_NE(mech.status().message().find("d.yaml:1: mechanism: 'best' is not one of"), std::string::npos);
+  auto unknown = daemon::ParseDaemonConfig("rounds: 3\n", "d.yaml", *c);
+  EXPECT_NE(unknown.status().message().find("unknown setting 'rounds'"), std::string::npos);
+}
+
+TEST(NodeConfig, EmbeddedDefaultGpuIdsAndErrors) {
+  auto c = node::LoadNodeConfig("");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->scheduler, "127.0.0.1:50051");
+  auto ids = node::ParseNodeConfig("gpus: [2, 3]\ncpus: [0]\nmemory_gb: 8\n", "n.yaml", *c);
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  auto offer = node::Discover(*ids);
+  ASSERT_TRUE(offer.ok());
+  EXPECT_EQ(offer->gpu_ids, (std::vector<int>{2, 3}));
+  EXPECT_EQ(offer->cpu_ids, (std::vector<int>{0}));
+  EXPECT_EQ(offer->memory_gb, 8);
+  auto bad = node::ParseNodeConfig("gpus: -1\n", "n.yaml", *c);
+  EXPECT_NE(bad.status().message().find("n.yaml:1: gpus: is negative"), std::string::npos) << bad.status();
+}
+
+}  // namespace
+}  // namespace synergy::service

@@ -1,0 +1,172 @@
+// synergyd over real gRPC on loopback, in-process (the daemon's threads and
+// the clients share this machine's cores):
+//  - BM_SubmitJob: durable submissions per second (each one committed to
+//    SQLite with synchronous=FULL before the reply);
+//  - BM_AgentProgress/N: N agents reporting progress once per second each,
+//    for 5 s, paced evenly over 4 client threads; counters give the p50 and
+//    p99 latency of a report and the rate achieved.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <thread>
+
+#include "daemon/server.h"
+#include "spdlog/spdlog.h"
+#include "synergy/v1/synergy.grpc.pb.h"
+
+namespace synergy::daemon {
+namespace {
+
+struct Running {
+  std::filesystem::path dir;
+  std::unique_ptr<Daemon> daemon;
+  std::string address;
+};
+
+Running StartDaemon(const std::string& name) {
+  spdlog::set_level(spdlog::level::warn);
+  Running r;
+  r.dir = std::filesystem::temp_directory_path() / ("synergy-bench-" + name + "-" + std::to_string(getpid()));
+  std::filesystem::remove_all(r.dir);
+  std::filesystem::create_directories(r.dir);
+  DaemonConfig c;
+  c.listen = "127.0.0.1:0";
+  c.metrics_listen = "";
+  c.state_db = (r.dir / "state.db").string();
+  c.round_s = 0.5;
+  c.heartbeat_timeout_s = 600;
+  auto d = Daemon::Start(c);
+  if (!d.ok()) std::abort();
+  r.daemon = std::move(*d);
+  r.address = "127.0.0.1:" + std::to_string(r.daemon->port());
+  return r;
+}
+
+v1::JobSpec Spec() {
+  v1::JobSpec spec;
+  spec.set_gpus(1);
+  spec.set_model("res18");
+  spec.set_iterations(1000000);
+  spec.set_uses_agent(true);
+  spec.add_command("true");
+  return spec;
+}
+
+void BM_SubmitJob(benchmark::State& state) {
+  Running r = StartDaemon("submit");
+  auto stub = v1::SchedulerService::NewStub(grpc::CreateChannel(r.address, grpc::InsecureChannelCredentials()));
+  v1::SubmitJobRequest req;
+  *req.mutable_spec() = Spec();
+  for (auto _ : state) {
+    grpc::ClientContext ctx;
+    v1::SubmitJobResponse resp;
+    if (!stub->SubmitJob(&ctx, req, &resp).ok()) state.SkipWithError("submit failed");
+  }
+  state.SetItemsProcessed(state.iterations());
+  r.daemon->Shutdown();
+  std::filesystem::remove_all(r.dir);
+}
+BENCHMARK(BM_SubmitJob)->Unit(benchmark::kMillisecond)->MinTime(3.0)->UseRealTime();
+
+void BM_AgentProgress(benchmark::State& state) {
+  const int agents = static_cast<int>(state.range(0));
+  Running r = StartDaemon("progress");
+  auto channel = grpc::CreateChannel(r.address, grpc::InsecureChannelCredentials());
+  auto sched = v1::SchedulerService::NewStub(channel);
+  auto node = v1::NodeService::NewStub(channel);
+  {
+    // One big node so every agent's job gets a lease.
+    v1::RegisterNodeRequest reg;
+    reg.set_name("big");
+    for (int i = 0; i < agents; ++i) reg.mutable_resources()->add_gpu_ids(i);
+    for (int i = 0; i < 12 * agents; ++i) reg.mutable_resources()->add_cpu_ids(i);
+    reg.mutable_resources()->set_mem_gb(125.0 * agents);
+    grpc::ClientContext ctx;
+    v1::RegisterNodeResponse resp;
+    node->RegisterNode(&ctx, reg, &resp);
+  }
+  v1::SubmitJobRequest req;
+  *req.mutable_spec() = Spec();
+  for (int i = 0; i < agents; ++i) {
+    grpc::ClientContext ctx;
+    v1::SubmitJobResponse resp;
+    sched->SubmitJob(&ctx, req, &resp);
+  }
+  std::vector<std::pair<std::string, int64_t>> leases;
+  for (int attempt = 0; attempt < 100 && static_cast<int>(leases.size()) < agents; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    grpc::ClientContext ctx;
+    v1::ListJobsResponse jobs;
+    sched->ListJobs(&ctx, v1::ListJobsRequest{}, &jobs);
+    leases.clear();
+    for (const v1::Job& j : jobs.jobs()) {
+      if (j.has_lease()) leases.emplace_back(j.id(), j.lease().epoch());
+    }
+  }
+  if (static_cast<int>(leases.size()) < agents) {
+    state.SkipWithError("not every job got a lease");
+    return;
+  }
+  constexpr int kThreads = 4;
+  constexpr double kSeconds = 5.0;
+  std::vector<double> latencies_ms;
+  int64_t refused = 0;
+  for (auto _ : state) {
+    std::vector<std::vector<double>> per_thread(kThreads);
+    std::vector<int64_t> errors(kThreads, 0);
+    std::vector<std::thread> threads;
+    const auto start = std::chrono::steady_clock::now();
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        auto stub = v1::AgentService::NewStub(channel);
+        // This thread's agents, each due once per second, spread evenly.
+        std::vector<int> mine;
+        for (int a = t; a < agents; a += kThreads) mine.push_back(a);
+        const double period_s = 1.0 / std::max<size_t>(1, mine.size());
+        int64_t sent = 0;
+        while (true) {
+          const auto due = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       std::chrono::duration<double>(sent * period_s + t * period_s / kThreads));
+          if (due - start > std::chrono::duration<double>(kSeconds)) break;
+          std::this_thread::sleep_until(due);
+          const auto& [job, epoch] = leases[mine[sent % mine.size()]];
+          v1::ProgressReport report;
+          report.set_job_id(job);
+          report.set_epoch(epoch);
+          report.set_iterations_done(sent);
+          report.set_throughput(10);
+          v1::ProgressReply reply;
+          grpc::ClientContext ctx;
+          const grpc::Status st = stub->ReportProgress(&ctx, report, &reply);
+          // Latency from when the report was due, so that a report sent
+          // late because the previous one was slow counts its wait.
+          per_thread[t].push_back(
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - due).count());
+          if (!st.ok()) ++errors[t];
+          ++sent;
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) {
+      latencies_ms.insert(latencies_ms.end(), per_thread[t].begin(), per_thread[t].end());
+      refused += errors[t];
+    }
+  }
+  std::sort(latencies_ms.begin(), latencies_ms.end());
+  auto pct = [&](double p) { return latencies_ms[static_cast<size_t>(p * (latencies_ms.size() - 1))]; };
+  state.counters["agents"] = agents;
+  state.counters["reports"] = static_cast<double>(latencies_ms.size());
+  state.counters["reports_per_s"] = latencies_ms.size() / kSeconds;
+  state.counters["p50_ms"] = pct(0.5);
+  state.counters["p99_ms"] = pct(0.99);
+  state.counters["max_ms"] = latencies_ms.back();
+  state.counters["refused"] = static_cast<double>(refused);
+  r.daemon->Shutdown();
+  std::filesystem::remove_all(r.dir);
+}
+BENCHMARK(BM_AgentProgress)->Arg(250)->Arg(1000)->Arg(2000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace synergy::daemon

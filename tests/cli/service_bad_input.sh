@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Bad configs and flags for synergyd, synergy-node and synergyctl: exit
+# status 2 and a message naming the file, line and field (or the flag).
+# usage: service_bad_input.sh BUILD_DIR
+set -uo pipefail
+bin=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=0
+expect() {  # NAME FRAGMENT COMMAND...
+  local name=$1 fragment=$2
+  shift 2
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [[ $rc -ne 2 ]]; then
+    echo "FAIL $name: exit $rc ($out)"; failed=1
+  elif [[ $out != *"$fragment"* ]]; then
+    echo "FAIL $name: '$out' lacks '$fragment'"; failed=1
+  else
+    echo "ok   $name: $(echo "$out" | head -1)"
+  fi
+}
+printf 'round_s: 0\n' >"$work/round.yaml"
+printf 'listen: 127.0.0.1:0\npolicy: lifo\n' >"$work/policy.yaml"
+printf 'rounds: 3\n' >"$work/unknown.yaml"
+printf 'gpus: [0, 1\n' >"$work/node.yaml"
+printf 'gpus: 1\ncpu: [0]\n' >"$work/node_unknown.yaml"
+expect daemon_round "round.yaml:1: round_s: '0' is not > 0" "$bin/synergyd" --config "$work/round.yaml"
+expect daemon_policy "policy.yaml:2: policy: 'lifo' is not one of" "$bin/synergyd" --config "$work/policy.yaml"
+expect daemon_unknown "unknown.yaml:1: unknown setting 'rounds'" "$bin/synergyd" --config "$work/unknown.yaml"
+expect daemon_missing "nope.yaml: cannot open" "$bin/synergyd" --config "$work/nope.yaml"
+expect daemon_flag "unknown flag '--bogus'" "$bin/synergyd" --bogus
+expect node_yaml "node.yaml:" "$bin/synergy-node" --config "$work/node.yaml"
+expect node_unknown "node_unknown.yaml:2: unknown setting 'cpu'" "$bin/synergy-node" --config "$work/node_unknown.yaml"
+expect node_flag "unknown flag '--gpus'" "$bin/synergy-node" --gpus 2
+expect ctl_command "unknown command 'launch'" "$bin/synergyctl" launch
+expect ctl_output "-o: 'yaml' is not wide or json" "$bin/synergyctl" get jobs -o yaml
+expect ctl_file "nope.yaml: cannot open" "$bin/synergyctl" submit -f "$work/nope.yaml"
+exit $failed
