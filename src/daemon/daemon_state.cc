@@ -425,12 +425,12 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
       *order.mutable_gpu_ids() = s.gpu_ids();
       *order.mutable_cpu_ids() = s.cpu_ids();
       order.set_mem_gb(s.mem_gb());
+      if (rt.launched_on.empty()) job.set_attempts(job.attempts() + 1);
       rt.launched_on.insert(n.info.name());
       n.held[{id, lease.epoch()}] = {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
                                      std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())};
       busy_gpus.insert(s.gpu_ids().begin(), s.gpu_ids().end());
       busy_cpus.insert(s.cpu_ids().begin(), s.cpu_ids().end());
-      job.set_attempts(job.attempts() + (s.rank() == 0 ? 1 : 0));
       if (job.state() != v1::JOB_STATE_RUNNING) SetState(job, v1::JOB_STATE_RUNNING, "running", now_ms);
       Record(batch, job, absl::StrFormat("lease %d launched on %s (attempt %d)", lease.epoch(),
                                          n.info.name(), job.attempts()),
@@ -756,6 +756,12 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
     for (int i = 0; i < s.resources.gpus && g != gpus.end(); ++i, ++g) slice->add_gpu_ids(*g);
     auto c = cpus.begin();
     for (int i = 0; i < want_cpus && c != cpus.end(); ++i, ++c) slice->add_cpu_ids(*c);
+    if (slice->cpu_ids_size() < want_cpus) {
+      // The plan counts fractional cores; ids are whole. A share below one
+      // core per job leaves later jobs short: said, not hidden.
+      spdlog::warn("{}: node {} has {} free CPU ids, the plan gives {:.2f} cores; the job gets {}", job.id(),
+                   node, cpus.size(), s.resources.cpus, slice->cpu_ids_size());
+    }
     slice->set_mem_gb(s.resources.mem_gb);
     if (slice->gpu_ids_size() != s.resources.gpus) {
       spdlog::error("{}: node {} has no {} free GPU ids; not granted", job.id(), node, s.resources.gpus);

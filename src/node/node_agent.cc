@@ -97,10 +97,9 @@ bool NodeAgent::Step() {
   if (unreachable_) spdlog::info("node {}: {} reachable again", offer_.name, config_.scheduler);
   unreachable_ = false;
   if (resp.reregister()) {
-    // Exits the daemon never saw are dropped with its state of them: the
-    // running list in the registration tells it what is left.
+    // Exits the daemon has not seen are kept for the first heartbeat after
+    // registering: a restarted daemon must learn how its leases ended.
     registered_ = false;
-    unsent_exits_.clear();
     return Register();
   }
   unsent_exits_.clear();

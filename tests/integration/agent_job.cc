@@ -2,7 +2,10 @@
 // directly, for the integration tests: it registers under its lease,
 // resumes from its checkpoint, "trains" one iteration every --iteration-ms,
 // reports progress, and when its lease ends checkpoints (write, then
-// rename) and exits 0. Its "model" is a running sum over the iterations, so
+// rename, a file per checkpoint so that the confirmed one is never
+// overwritten by one the daemon has not confirmed) and exits 0. Only rank 0
+// writes and confirms checkpoints. Calls that find synergyd unavailable
+// (it restarts) are retried for up to a minute. Its "model" is a running sum over the iterations, so
 // a resumed run that skipped or repeated an iteration ends with a different
 // value than one that ran straight through.
 //   agent_job [--iteration-ms 20] [--checkpoint-dir DIR] [--crash-at K]
@@ -32,6 +35,19 @@ std::string Env(const char* name, const std::string& fallback = "") {
 // The model: sum of (i * 7 + 3) mod 1000 over the iterations done.
 int64_t Step(int64_t state, int64_t i) { return state + (i * 7 + 3) % 1000; }
 
+// Calls `rpc` until it returns anything but UNAVAILABLE, for up to 60 s.
+template <typename F>
+grpc::Status Retrying(F rpc) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (true) {
+    grpc::Status st = rpc();
+    if (st.error_code() != grpc::StatusCode::UNAVAILABLE || std::chrono::steady_clock::now() > deadline) {
+      return st;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,18 +66,22 @@ int main(int argc, char** argv) {
   }
   const std::string job = Env("SYNERGY_JOB_ID");
   const int64_t epoch = std::atoll(Env("SYNERGY_LEASE_EPOCH", "0").c_str());
+  const int rank = std::atoi(Env("SYNERGY_RANK", "0").c_str());
   auto stub = v1::AgentService::NewStub(
       grpc::CreateChannel(Env("SYNERGY_SCHEDULER", "127.0.0.1:50051"), grpc::InsecureChannelCredentials()));
   std::filesystem::create_directories(dir);
-  const std::string ckpt = dir + "/" + job + ".ckpt";
+  const std::string ckpt = dir + "/" + job + ".ckpt";  // prefix; a file per iteration
 
   v1::AgentHello hello;
   hello.set_job_id(job);
   hello.set_epoch(epoch);
+  hello.set_rank(rank);
   v1::AgentWelcome welcome;
   {
-    grpc::ClientContext ctx;
-    grpc::Status st = stub->RegisterAgent(&ctx, hello, &welcome);
+    grpc::Status st = Retrying([&] {
+      grpc::ClientContext ctx;
+      return stub->RegisterAgent(&ctx, hello, &welcome);
+    });
     if (!st.ok()) {
       std::cerr << "agent_job: register refused: " << st.error_message() << "\n";
       return 4;
@@ -83,23 +103,27 @@ int main(int argc, char** argv) {
             << welcome.total_iterations() << " on " << welcome.cpu_ids_size() << " cpus" << std::endl;
 
   auto checkpoint = [&](bool finished) {
-    const std::string tmp = ckpt + ".tmp";
+    if (rank != 0) return true;  // rank 0 speaks for the job
+    const std::string path = ckpt + "." + std::to_string(iteration);
+    const std::string tmp = path + ".tmp";
     {
       std::ofstream out(tmp, std::ios::trunc);
       out << iteration << " " << state << "\n";
       out.flush();
       if (!out) return false;
     }
-    std::filesystem::rename(tmp, ckpt);
+    std::filesystem::rename(tmp, path);
     v1::CheckpointDone done;
     done.set_job_id(job);
     done.set_epoch(epoch);
     done.set_iteration(iteration);
-    done.set_path(ckpt);
+    done.set_path(path);
     done.set_finished(finished);
     v1::CheckpointAck ack;
-    grpc::ClientContext ctx;
-    grpc::Status st = stub->ConfirmCheckpoint(&ctx, done, &ack);
+    grpc::Status st = Retrying([&] {
+      grpc::ClientContext ctx;
+      return stub->ConfirmCheckpoint(&ctx, done, &ack);
+    });
     if (!st.ok()) std::cerr << "agent_job: checkpoint refused: " << st.error_message() << "\n";
     return st.ok();
   };
@@ -140,6 +164,6 @@ int main(int argc, char** argv) {
     }
   }
   std::cout << "agent_job " << job << ": done, state " << state << std::endl;
-  std::ofstream(dir + "/" + job + ".result") << state << "\n";
+  if (rank == 0) std::ofstream(dir + "/" + job + ".result") << state << "\n";
   return checkpoint(true) ? 0 : 7;
 }

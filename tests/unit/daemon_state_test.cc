@@ -249,6 +249,116 @@ TEST_F(DaemonStateTest, ALeaseMovesOnlyAfterItsProcessExits) {
   EXPECT_EQ(ja.checkpoint_iteration(), 40);
 }
 
+TEST_F(DaemonStateTest, PlainProcessesAreStoppedAtOnceAtLeaseEnd) {
+  config_.policy = "las";
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string a = *s->Submit(Spec(1), 0);
+  s->RunRound(0);
+  const int64_t epoch = s->GetJob(a)->lease().epoch();
+  ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
+  *s->Submit(Spec(1), 20);
+  s->RunRound(60000);
+  v1::RunningProcess p;
+  p.set_job_id(a);
+  p.set_epoch(epoch);
+  v1::HeartbeatResponse r = Beat(*s, "n1", 60010, {p});
+  ASSERT_EQ(r.stop_size(), 1);  // no agent to tell: SIGTERM now
+  EXPECT_EQ(r.stop(0).job_id(), a);
+  EXPECT_EQ(r.stop(0).epoch(), epoch);
+  EXPECT_EQ(r.stop(0).grace_ms(), 2000);
+  EXPECT_EQ(r.launch_size(), 0);  // the next job waits for the GPU
+  v1::ProcessExit e = Exit(a, epoch, -1);
+  e.set_stopped_by_node(true);
+  r = Beat(*s, "n1", 60100, {}, {e});
+  EXPECT_EQ(r.launch_size(), 1);
+  EXPECT_EQ(s->GetJob(a)->state(), v1::JOB_STATE_SUSPENDED);
+}
+
+TEST_F(DaemonStateTest, AgentsGetTheGraceBeforeTheStop) {
+  config_.policy = "las";
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string a = *s->Submit(Spec(1, "res18", 1000), 0);
+  s->RunRound(0);
+  const int64_t epoch = s->GetJob(a)->lease().epoch();
+  Beat(*s, "n1", 10);
+  *s->Submit(Spec(1, "res18", 1000), 20);
+  s->RunRound(60000);
+  v1::RunningProcess p;
+  p.set_job_id(a);
+  p.set_epoch(epoch);
+  EXPECT_EQ(Beat(*s, "n1", 60010, {p}).stop_size(), 0);
+  s->Tick(61000);
+  EXPECT_EQ(Beat(*s, "n1", 61010, {p}).stop_size(), 0);
+  s->Tick(62100);  // lease_grace_s (2 s) after the lease ended
+  EXPECT_EQ(Beat(*s, "n1", 62110, {p}).stop_size(), 1);
+}
+
+TEST_F(DaemonStateTest, MultiNodeJobsGetRanksAndTheMaster) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 6, 24, 0);
+  AddNode(*s, "n2", 2, 6, 24, 0);
+  const std::string id = *s->Submit(Spec(4), 0);
+  s->RunRound(0);
+  auto job = *s->GetJob(id);
+  ASSERT_EQ(job.lease().slices_size(), 2);
+  std::map<std::string, v1::LaunchOrder> orders;
+  for (const std::string node : {"n1", "n2"}) {
+    v1::HeartbeatResponse r = Beat(*s, node, 10);
+    ASSERT_EQ(r.launch_size(), 1) << node;
+    orders[node] = r.launch(0);
+  }
+  EXPECT_EQ(orders["n1"].env().at("SYNERGY_RANK"), "0");
+  EXPECT_EQ(orders["n2"].env().at("SYNERGY_RANK"), "1");
+  for (auto& [node, o] : orders) {
+    EXPECT_EQ(o.env().at("SYNERGY_WORLD_SIZE"), "2");
+    EXPECT_EQ(o.env().at("SYNERGY_MASTER_ADDR"), "127.0.0.1");
+    EXPECT_EQ(o.env().at("SYNERGY_MASTER_PORT"), orders["n1"].env().at("SYNERGY_MASTER_PORT"));
+    EXPECT_EQ(o.gpu_ids_size(), 2);
+  }
+  // One rank exiting is not the job's end; both are.
+  Beat(*s, "n1", 20, {}, {Exit(id, job.lease().epoch(), 0)});
+  EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_RUNNING);
+  Beat(*s, "n2", 30, {}, {Exit(id, job.lease().epoch(), 0)});
+  EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_SUCCEEDED);
+}
+
+TEST_F(DaemonStateTest, DrainedNodesGetNoLeasesAndTheirLeasesEnd) {
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  AddNode(*s, "n2", 1, 3, 24, 0);
+  const std::string a = *s->Submit(Spec(1), 0);
+  s->RunRound(0);
+  const std::string node = s->GetJob(a)->lease().slices(0).node();
+  Beat(*s, node, 10);
+  ASSERT_TRUE(s->SetDrained(node, true, 20).ok());
+  s->RunRound(1000);
+  // The lease moves to the other node; it launches once the old process is gone.
+  auto moved = *s->GetJob(a);
+  ASSERT_TRUE(moved.has_lease());
+  const std::string other = node == "n1" ? "n2" : "n1";
+  EXPECT_EQ(moved.lease().slices(0).node(), other);
+  v1::RunningProcess old;
+  old.set_job_id(a);
+  old.set_epoch(moved.lease().epoch() - 1);
+  EXPECT_EQ(Beat(*s, other, 1010).launch_size(), 0);
+  v1::ProcessExit e = Exit(a, old.epoch(), -1);
+  e.set_stopped_by_node(true);
+  EXPECT_EQ(Beat(*s, node, 1020, {old}).stop_size(), 1);
+  Beat(*s, node, 1030, {}, {e});
+  EXPECT_EQ(Beat(*s, other, 1040).launch_size(), 1);
+  EXPECT_EQ(s->SetDrained("n9", true, 30).status().code(), absl::StatusCode::kNotFound);
+  // The drain is durable.
+  s.reset();
+  auto reopened = Open();
+  AddNode(*reopened, node, 1, 3, 24, 40);
+  ASSERT_EQ(reopened->ListNodes(50).size(), 1u);
+  for (const v1::Node& n : reopened->ListNodes(50)) {
+    if (n.name() == node) EXPECT_TRUE(n.drained());
+  }
+}
+
 // One core, two drivers: the daemon's round input and the simulator's, for
 // the same cluster and the same queue, give the identical plan.
 TEST_F(DaemonStateTest, PlansAsTheSimulatorDoes) {
