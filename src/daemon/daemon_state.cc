@@ -605,6 +605,34 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
   return absl::OkStatus();
 }
 
+absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int64_t now_ms) {
+  auto it = jobs_.find(profile.job_id());
+  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", profile.job_id(), ": no such job"));
+  v1::Job job = it->second;
+  if (!job.has_lease() || job.lease().epoch() != profile.epoch() || Terminal(job)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job.id(), ": lease ", profile.epoch(), " is not current; profile refused"));
+  }
+  if (profile.points_size() == 0) return absl::InvalidArgumentError("points: empty");
+  for (int i = 0; i < profile.points_size(); ++i) {
+    const v1::ProfilePoint& p = profile.points(i);
+    if (!(p.cpus() > 0) || !(p.mem_gb() > 0) || !(p.throughput() >= 0)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "points[%d]: cpus %g, mem_gb %g, throughput %g: cpus and mem_gb must be > 0, throughput >= 0", i,
+          p.cpus(), p.mem_gb(), p.throughput()));
+    }
+  }
+  *job.mutable_measured_profile() = profile;
+  Batch batch;
+  Record(batch, job,
+         absl::StrFormat("profile measured: %d points in %.1f s (lease %d)", profile.points_size(),
+                         profile.seconds(), profile.epoch()),
+         now_ms);
+  if (auto st = Persist(std::move(batch)); !st.ok()) return st;
+  it->second = job;
+  return absl::OkStatus();
+}
+
 // ------------------------------------------------------------------ time --
 
 DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {

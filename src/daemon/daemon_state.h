@@ -69,6 +69,10 @@ class DaemonState {
   absl::StatusOr<v1::AgentWelcome> RegisterAgent(const v1::AgentHello& hello, int64_t now_ms);
   absl::StatusOr<v1::ProgressReply> ReportProgress(const v1::ProgressReport& report, int64_t now_ms);
   absl::Status ConfirmCheckpoint(const v1::CheckpointDone& done, int64_t now_ms);
+  // Stores the matrix the agent measured (durable before it returns).
+  // Scheduling with it is the profiler's issue; until then the job keeps
+  // its zoo model's profile.
+  absl::Status SubmitProfile(const v1::MeasuredProfile& profile, int64_t now_ms);
 
   // ---- time
   // A scheduling round now.

@@ -139,9 +139,10 @@ grpc::Status AgentServiceImpl::ConfirmCheckpoint(grpc::ServerContext*, const v1:
   return ToGrpc(g_.state->ConfirmCheckpoint(*req, NowUnixMs()));
 }
 
-grpc::Status AgentServiceImpl::SubmitProfile(grpc::ServerContext*, const v1::MeasuredProfile*, v1::ProfileAck*) {
-  return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
-                      "SubmitProfile: optimistic profiling is not implemented yet (issue 5)");
+grpc::Status AgentServiceImpl::SubmitProfile(grpc::ServerContext*, const v1::MeasuredProfile* req,
+                                             v1::ProfileAck*) {
+  std::lock_guard lock(g_.mu);
+  return ToGrpc(g_.state->SubmitProfile(*req, NowUnixMs()));
 }
 
 }  // namespace synergy::daemon

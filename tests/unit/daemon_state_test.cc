@@ -179,6 +179,33 @@ TEST_F(DaemonStateTest, StaleEpochsAreRefused) {
   EXPECT_EQ(s->ConfirmCheckpoint(done, 400).code(), absl::StatusCode::kFailedPrecondition);
 }
 
+TEST_F(DaemonStateTest, MeasuredProfilesAreStoredUnderACurrentLease) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 6, 24, 0);
+  const std::string id = *s->Submit(Spec(1, "res18", 100), 0);
+  s->RunRound(100);
+  v1::MeasuredProfile profile;
+  profile.set_job_id(id);
+  profile.set_epoch(s->GetJob(id)->lease().epoch());
+  profile.set_seconds(12.5);
+  v1::ProfilePoint* p = profile.add_points();
+  p->set_cpus(3);
+  p->set_mem_gb(62.5);
+  p->set_throughput(10);
+  v1::MeasuredProfile bad = profile;
+  bad.mutable_points(0)->set_cpus(0);
+  EXPECT_NE(s->SubmitProfile(bad, 200).message().find("points[0]"), std::string::npos);
+  v1::MeasuredProfile stale = profile;
+  stale.set_epoch(profile.epoch() + 1);
+  EXPECT_EQ(s->SubmitProfile(stale, 200).code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(s->SubmitProfile(profile, 200).ok());
+  s.reset();
+  auto reopened = Open();
+  auto job = *reopened->GetJob(id);
+  ASSERT_EQ(job.measured_profile().points_size(), 1);
+  EXPECT_EQ(job.measured_profile().points(0).throughput(), 10);
+}
+
 TEST_F(DaemonStateTest, CrashesAreRetriedThenTheJobFails) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
