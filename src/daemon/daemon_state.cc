@@ -574,6 +574,11 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
   job.set_throughput(report.throughput());
   dirty_.insert(job.id());
   reply.set_lease_ending(!current || job.lease().ending());
+  if (!current) {
+    EndingLease& ending = rt.ending[report.epoch()];
+    if (report.rank() == 0 && report.stop_at_iteration() > 0) ending.stop_at = report.stop_at_iteration();
+    reply.set_stop_at_iteration(ending.stop_at);
+  }
   return reply;
 }
 

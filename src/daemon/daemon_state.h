@@ -106,6 +106,7 @@ class DaemonState {
     int64_t since_ms = 0;
     bool stop_sent = false;
     std::set<std::string> exited;  // nodes whose rank has exited
+    int64_t stop_at = 0;           // rank 0's choice of the last iteration
   };
   struct JobRuntime {
     std::set<std::string> launched_on;  // nodes the current lease's launch went to

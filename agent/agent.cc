@@ -1,0 +1,195 @@
+#include "synergy/agent.h"
+
+#include <chrono>
+#include <climits>
+#include <condition_variable>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "client.h"
+
+namespace synergy::agent {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+void Log(const LeaseInfo& lease, const std::string& what) {
+  std::cerr << "synergy-agent " << lease.job_id << " lease " << lease.epoch << " rank " << lease.rank << ": "
+            << what << std::endl;
+}
+
+}  // namespace
+
+struct Agent::Reporter {
+  std::thread thread;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::chrono::steady_clock::time_point window_start = std::chrono::steady_clock::now();
+  int64_t window_iteration = 0;
+  double throughput = 0;
+  bool stop_announced = false;
+};
+
+std::unique_ptr<Agent> Agent::FromEnvironment(AgentOptions options) {
+  LeaseInfo lease;
+  lease.job_id = Env("SYNERGY_JOB_ID");
+  lease.scheduler = Env("SYNERGY_SCHEDULER");
+  lease.epoch = std::atoll(Env("SYNERGY_LEASE_EPOCH").c_str());
+  lease.rank = std::atoi(Env("SYNERGY_RANK").c_str());
+  const int world = std::atoi(Env("SYNERGY_WORLD_SIZE").c_str());
+  lease.world_size = world > 0 ? world : 1;
+  lease.cpus = std::atoi(Env("SYNERGY_CPUS").c_str());
+  lease.mem_gb = std::atof(Env("SYNERGY_MEM_GB").c_str());
+  lease.total_iterations = std::atoll(Env("SYNERGY_ITERATIONS").c_str());
+  return Connect(lease, options);
+}
+
+std::unique_ptr<Agent> Agent::Connect(const LeaseInfo& lease, AgentOptions options) {
+  std::unique_ptr<Agent> agent(new Agent(lease, options));
+  if (lease.job_id.empty()) return agent;  // standalone
+  agent->client_ = std::make_unique<Client>(lease.scheduler.empty() ? "127.0.0.1:50051" : lease.scheduler);
+  v1::AgentHello hello;
+  hello.set_job_id(lease.job_id);
+  hello.set_epoch(lease.epoch);
+  hello.set_rank(lease.rank);
+  v1::AgentWelcome welcome;
+  const grpc::Status st = agent->client_->Register(hello, &welcome);
+  if (!st.ok()) {
+    Log(lease, "registration refused: " + st.error_message());
+    // A stale lease must not run beside the current one; an unreachable
+    // scheduler cannot tell us where to resume.
+    std::exit(3);
+  }
+  agent->start_iteration_ = welcome.resume_iteration();
+  agent->checkpoint_path_ = welcome.checkpoint_path();
+  agent->lease_.total_iterations = welcome.total_iterations();
+  if (welcome.cpu_ids_size() > 0) agent->lease_.cpus = welcome.cpu_ids_size();
+  if (welcome.mem_gb() > 0) agent->lease_.mem_gb = welcome.mem_gb();
+  agent->iteration_.store(agent->start_iteration_);
+  agent->StartReporter();
+  return agent;
+}
+
+Agent::Agent(LeaseInfo lease, AgentOptions options) : lease_(std::move(lease)), options_(options) {}
+
+Agent::~Agent() {
+  stop_reporter_ = true;
+  if (reporter_) {
+    reporter_->cv.notify_all();
+    if (reporter_->thread.joinable()) reporter_->thread.join();
+  }
+}
+
+void Agent::StartReporter() {
+  reporter_ = std::make_unique<Reporter>();
+  reporter_->window_iteration = start_iteration_;
+  reporter_->thread = std::thread([this] {
+    std::unique_lock lock(reporter_->mu);
+    while (!stop_reporter_) {
+      reporter_->cv.wait_for(lock, std::chrono::milliseconds(options_.report_interval_ms),
+                             [this] { return stop_reporter_.load(); });
+      if (stop_reporter_) break;
+      Report();
+    }
+  });
+}
+
+void Agent::Report() {
+  Reporter& r = *reporter_;
+  const auto now = std::chrono::steady_clock::now();
+  const int64_t done = iteration_.load(std::memory_order_relaxed);
+  const double secs = std::chrono::duration<double>(now - r.window_start).count();
+  if (secs > 0 && done > r.window_iteration) r.throughput = (done - r.window_iteration) / secs;
+  r.window_start = now;
+  r.window_iteration = done;
+  v1::ProgressReport report;
+  report.set_job_id(lease_.job_id);
+  report.set_epoch(lease_.epoch);
+  report.set_iterations_done(done);
+  report.set_throughput(r.throughput);
+  report.set_rank(lease_.rank);
+  const int64_t stop_at = stop_at_.load();
+  if (lease_.rank == 0 && stop_at != INT64_MAX) report.set_stop_at_iteration(stop_at);
+  v1::ProgressReply reply;
+  const grpc::Status st = client_->Report(report, &reply);
+  if (!st.ok()) {
+    if (st.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+      // Our lease is gone and another copy may run: stop at once, no
+      // checkpoint (it would race the current lease's).
+      Log(lease_, st.error_message());
+      std::_Exit(3);
+    }
+    return;  // unavailable: keep training, report again later
+  }
+  if (!reply.lease_ending() || stop_at != INT64_MAX) return;
+  if (lease_.rank == 0) {
+    // Rank 0 picks the stop iteration: here for one process; a little
+    // ahead for many, so that every rank hears of it before reaching it.
+    int64_t margin = 0;
+    if (lease_.world_size > 1) {
+      margin = std::max<int64_t>(1, static_cast<int64_t>(r.throughput * 3.0 * options_.report_interval_ms / 1000.0));
+    }
+    stop_at_.store(done + margin);
+    report.set_stop_at_iteration(done + margin);
+    if (lease_.world_size > 1) client_->Report(report, &reply);
+  } else if (reply.stop_at_iteration() > 0) {
+    stop_at_.store(reply.stop_at_iteration());
+  }
+}
+
+bool Agent::Step() {
+  const int64_t i = iteration_.load(std::memory_order_relaxed) + 1;
+  iteration_.store(i, std::memory_order_relaxed);
+  if (i >= stop_at_.load(std::memory_order_relaxed)) {
+    EndLease();
+    return false;
+  }
+  return lease_.total_iterations <= 0 || i < lease_.total_iterations;
+}
+
+void Agent::EndLease() {
+  if (lease_ended_) return;
+  lease_ended_ = true;
+  stop_reporter_ = true;
+  reporter_->cv.notify_all();
+  if (reporter_->thread.joinable()) reporter_->thread.join();
+  const int64_t i = iteration_.load();
+  if (lease_.rank == 0) {
+    const std::string path = save_ ? save_(i) : "";
+    v1::CheckpointDone done;
+    done.set_job_id(lease_.job_id);
+    done.set_epoch(lease_.epoch);
+    done.set_iteration(i);
+    done.set_path(path);
+    const grpc::Status st = client_->Confirm(done);
+    if (!st.ok()) Log(lease_, "checkpoint at " + std::to_string(i) + " not confirmed: " + st.error_message());
+    Log(lease_, "lease ended: checkpoint at iteration " + std::to_string(i) + (path.empty() ? "" : " in " + path));
+  }
+  if (options_.exit_on_lease_end) std::exit(0);
+}
+
+void Agent::Finish() {
+  if (!managed() || finished_ || lease_ended_) return;
+  finished_ = true;
+  stop_reporter_ = true;
+  reporter_->cv.notify_all();
+  if (reporter_->thread.joinable()) reporter_->thread.join();
+  if (lease_.rank != 0) return;
+  const int64_t i = iteration_.load();
+  const std::string path = save_ ? save_(i) : "";
+  v1::CheckpointDone done;
+  done.set_job_id(lease_.job_id);
+  done.set_epoch(lease_.epoch);
+  done.set_iteration(i);
+  done.set_path(path);
+  done.set_finished(true);
+  const grpc::Status st = client_->Confirm(done);
+  if (!st.ok()) Log(lease_, "final checkpoint not confirmed: " + st.error_message());
+}
+
+}  // namespace synergy::agent
