@@ -657,7 +657,14 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
     if (Terminal(job) || job.state() == v1::JOB_STATE_PROFILING) continue;
     if (job.spec().gpus() > snap.cluster.total().gpus) continue;
     const JobRuntime& rt = runtime_.at(id);
-    snap.views.push_back(ViewOf(job, zoo_, snap.cluster, now_ms / 1000.0, rt.priority));
+    const ModelSpec* measured = nullptr;
+    if (job.spec().uses_agent() && job.has_measured_profile()) {
+      if (auto m = ModelFromMeasured(job.measured_profile(), job.spec().gpus(), snap.cluster)) {
+        snap.measured.push_back(std::move(*m));
+        measured = &snap.measured.back();
+      }
+    }
+    snap.views.push_back(ViewOf(job, zoo_, snap.cluster, now_ms / 1000.0, rt.priority, measured));
   }
   return snap;
 }

@@ -14,6 +14,7 @@
 // once and two jobs never share a GPU. Nodes learn their orders in
 // heartbeat replies.
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -89,6 +90,7 @@ class DaemonState {
     std::vector<std::string> node_names;
     synergy::Cluster cluster;
     std::vector<JobView> views;  // queue order
+    std::deque<ModelSpec> measured;  // models built from measured profiles (views point here)
   };
   RoundSnapshot SnapshotForRound(int64_t now_ms) const;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 
 #include "absl/strings/str_format.h"
 
@@ -33,8 +34,53 @@ RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes) {
   return out;
 }
 
+std::optional<ModelSpec> ModelFromMeasured(const v1::MeasuredProfile& measured, int gpus,
+                                           const Cluster& cluster) {
+  if (gpus <= 0 || measured.points_size() == 0 || cluster.num_servers() == 0) return std::nullopt;
+  std::set<double> cpu_set, mem_set;
+  for (const v1::ProfilePoint& p : measured.points()) {
+    cpu_set.insert(p.cpus() / gpus);
+    mem_set.insert(p.mem_gb() / gpus);
+  }
+  std::vector<double> cpus(cpu_set.begin(), cpu_set.end()), mems(mem_set.begin(), mem_set.end());
+  std::vector<std::vector<double>> raw(cpus.size(), std::vector<double>(mems.size(), 0.0));
+  for (const v1::ProfilePoint& p : measured.points()) {
+    const size_t c = std::lower_bound(cpus.begin(), cpus.end(), p.cpus() / gpus) - cpus.begin();
+    const size_t m = std::lower_bound(mems.begin(), mems.end(), p.mem_gb() / gpus) - mems.begin();
+    raw[c][m] = p.throughput();
+  }
+  const Resources& share = cluster.share_per_gpu();
+  const SensitivityProfile unnormalised(cpus, mems, raw, Resources{}, 1.0);
+  const double at_share = unnormalised.ThroughputAt(share.cpus, share.mem_gb);
+  if (!(at_share > 0)) return std::nullopt;
+  double best = 0;
+  for (const auto& row : raw) {
+    for (double t : row) best = std::max(best, t);
+  }
+  Resources ideal{1, cpus.back(), mems.back(), share.storage_mbps};
+  bool found = false;
+  for (size_t c = 0; c < cpus.size() && !found; ++c) {
+    for (size_t m = 0; m < mems.size() && !found; ++m) {
+      if (raw[c][m] >= best * (1 - 1e-9)) {
+        ideal = Resources{1, cpus[c], mems[m], share.storage_mbps};
+        found = true;
+      }
+    }
+  }
+  std::vector<std::vector<double>> normalised = raw;
+  for (auto& row : normalised) {
+    for (double& t : row) t /= at_share;
+  }
+  ModelSpec spec;
+  spec.name = "measured";
+  // Seconds per iteration of the whole job at its proportional share.
+  spec.iteration_time_s = 1.0 / at_share;
+  spec.profile = SensitivityProfile(cpus, mems, normalised, ideal, best / at_share);
+  return spec;
+}
+
 JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, double now_s,
-               int priority) {
+               int priority, const ModelSpec* measured) {
   JobView v;
   v.id = NumericJobId(job.id());
   v.gpus = job.spec().gpus();
@@ -47,8 +93,8 @@ JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, 
   const int model = job.spec().uses_agent() && !job.spec().model().empty() && cluster.num_servers() > 0
                         ? zoo.Find(job.spec().model())
                         : -1;
-  if (model >= 0) {
-    const ModelSpec& m = zoo.model(model);
+  if (measured != nullptr || model >= 0) {
+    const ModelSpec& m = measured != nullptr ? *measured : zoo.model(model);
     const JobDemand d = IdealDemandFor(m, v.gpus, cluster);
     v.ideal_demand = d.ideal;
     v.ideal_speedup = d.speedup;

@@ -5,6 +5,7 @@
 // zoo model gets that model's profile and ideal demand; a job without one
 // (or a plain process without the agent) is scheduled at its proportional
 // share.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,18 @@ struct RoundCluster {
 };
 RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes);
 
-// The JobView of `job` at `now_s` (seconds on the wall clock).
+// The profile a job's agent measured, as the core's ModelSpec for this
+// cluster: per-GPU grid points (cpus / gpus, mem / gpus), throughput
+// normalised at the cluster's proportional share, the ideal demand the
+// fewest cores (then GB) reaching the best throughput, iteration time the
+// measured one at the share. nullopt when the measurements do not cover
+// the proportional share (nothing to compare with).
+std::optional<ModelSpec> ModelFromMeasured(const v1::MeasuredProfile& measured, int gpus,
+                                           const Cluster& cluster);
+
+// The JobView of `job` at `now_s` (seconds on the wall clock). `measured`,
+// when not null, is the job's measured model and wins over the zoo's.
 JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, double now_s,
-               int priority);
+               int priority, const ModelSpec* measured = nullptr);
 
 }  // namespace synergy::daemon

@@ -206,6 +206,42 @@ TEST_F(DaemonStateTest, MeasuredProfilesAreStoredUnderACurrentLease) {
   EXPECT_EQ(job.measured_profile().points(0).throughput(), 10);
 }
 
+TEST_F(DaemonStateTest, JobsAreScheduledWithTheirMeasuredProfile) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 12, 250, 0);  // share: 6 cores, 125 GB per GPU
+  v1::JobSpec spec = Spec(1, "", 1000);
+  spec.set_uses_agent(true);
+  const std::string id = *s->Submit(spec, 0);
+  s->RunRound(0);
+  // Before: no model, so the proportional share.
+  EXPECT_EQ(s->SnapshotForRound(10).views[0].ideal_speedup, 1.0);
+  v1::MeasuredProfile profile;
+  profile.set_job_id(id);
+  profile.set_epoch(s->GetJob(id)->lease().epoch());
+  for (double cpus : {3.0, 6.0, 9.0, 12.0}) {
+    for (double mem : {62.5, 125.0, 250.0}) {
+      v1::ProfilePoint* p = profile.add_points();
+      p->set_cpus(cpus);
+      p->set_mem_gb(mem);
+      p->set_throughput(std::min(cpus, 9.0) * (mem >= 125 ? 1.0 : 0.5));  // knee at 9 cores, 125 GB
+    }
+  }
+  ASSERT_TRUE(s->SubmitProfile(profile, 20).ok());
+  DaemonState::RoundSnapshot snap = s->SnapshotForRound(30);
+  ASSERT_EQ(snap.views.size(), 1u);
+  const JobView& v = snap.views[0];
+  ASSERT_NE(v.profile, nullptr);
+  EXPECT_DOUBLE_EQ(v.ideal_speedup, 9.0 / 6.0);  // 9 cores vs the 6-core share, both at 125 GB
+  EXPECT_EQ(v.ideal_demand.cpus, 9);
+  EXPECT_EQ(v.ideal_demand.mem_gb, 125);
+  EXPECT_DOUBLE_EQ(v.iteration_time_s, 1.0 / 6.0);
+  // The next round gives it its ideal demand.
+  s->RunRound(60000);
+  auto job = *s->GetJob(id);
+  ASSERT_TRUE(job.has_lease());
+  EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 9);
+}
+
 TEST_F(DaemonStateTest, CrashesAreRetriedThenTheJobFails) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
