@@ -1,6 +1,8 @@
 #include "synergy/agent.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <climits>
 #include <condition_variable>
 #include <cstdlib>
@@ -171,6 +173,35 @@ void Agent::EndLease() {
     Log(lease_, "lease ended: checkpoint at iteration " + std::to_string(i) + (path.empty() ? "" : " in " + path));
   }
   if (options_.exit_on_lease_end) std::exit(0);
+}
+
+CpuProfile Agent::Profile(const std::function<double(int, int)>& measure, const MemoryModel& memory,
+                          std::vector<double> mem_points_gb, const ProfilerOptions& options) {
+  const int max_cpus = std::max(1, lease_.cpus);
+  const auto start = std::chrono::steady_clock::now();
+  CpuProfile cpu = ProfileCpus(max_cpus, measure, options);
+  if (!managed()) return cpu;
+  if (mem_points_gb.empty()) {
+    for (double f : {0.25, 0.5, 0.75, 1.0}) mem_points_gb.push_back(f * lease_.mem_gb);
+  }
+  std::vector<double> cpu_points;
+  for (const CpuPoint& p : cpu.measured) cpu_points.push_back(p.cpus);
+  std::sort(cpu_points.begin(), cpu_points.end());
+  v1::MeasuredProfile profile;
+  profile.set_job_id(lease_.job_id);
+  profile.set_epoch(lease_.epoch);
+  profile.set_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  for (const MatrixPoint& m : Matrix(cpu, memory, cpu_points, mem_points_gb)) {
+    v1::ProfilePoint* p = profile.add_points();
+    p->set_cpus(m.cpus);
+    p->set_mem_gb(m.mem_gb);
+    p->set_throughput(std::isinf(m.throughput) ? 0 : m.throughput);
+  }
+  const grpc::Status st = client_->SubmitProfile(profile);
+  Log(lease_, st.ok() ? "profile sent: " + std::to_string(cpu.measured.size()) + " CPU points, knee " +
+                            std::to_string(cpu.knee)
+                      : "profile refused: " + st.error_message());
+  return cpu;
 }
 
 void Agent::Finish() {

@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "synergy/agent_profiler.h"
+
 namespace synergy::agent {
 
 struct AgentOptions {
@@ -80,6 +82,16 @@ class Agent {
 
   // The job is done: a final checkpoint (finished) is confirmed.
   void Finish();
+
+  // Optimistic profiling (docs/profiling.md): measures the CPU axis with
+  // `measure` (run `iterations` iterations with `cpus` data workers, return
+  // their throughput), models the memory axis with `memory`, and sends the
+  // matrix over the measured CPU counts x `mem_points_gb` (default: a
+  // quarter, half, three quarters and all of the lease's memory) to
+  // synergyd, which schedules the job with it. Returns the CPU profile;
+  // standalone it measures and sends nothing.
+  CpuProfile Profile(const std::function<double(int cpus, int iterations)>& measure, const MemoryModel& memory,
+                     std::vector<double> mem_points_gb = {}, const ProfilerOptions& options = {});
 
   template <typename Range>
   class Wrapped;

@@ -149,6 +149,12 @@ std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   if (j.throughput() > 0) line("Throughput", absl::StrFormat("%.2f it/s", j.throughput()));
   line("Checkpoint", j.checkpoint_path().empty() ? "-" : absl::StrFormat("iteration %d at %s", j.checkpoint_iteration(), j.checkpoint_path()));
   line("Attempts", std::to_string(j.attempts()));
+  if (j.has_measured_profile()) {
+    line("Profile", absl::StrFormat("measured: %d points in %.1f s (lease %d)", j.measured_profile().points_size(),
+                                    j.measured_profile().seconds(), j.measured_profile().epoch()));
+  } else {
+    line("Profile", j.spec().model().empty() ? "none (proportional share)" : "zoo model " + j.spec().model());
+  }
   line("Service", Duration(j.attained_service_ms()) + " holding its GPUs");
   if (j.has_lease()) {
     line("Lease", absl::StrFormat("epoch %d, granted %s, speedup %.2f", j.lease().epoch(), Time(j.lease().granted_unix_ms()), j.lease().speedup()));

@@ -156,5 +156,36 @@ TEST_F(AgentWithDaemon, StopsAtAnIterationBoundaryWhenTheLeaseEnds) {
   EXPECT_EQ(job.checkpoint_path(), (dir_ / ("ckpt." + std::to_string(seen))).string());
 }
 
+TEST_F(AgentWithDaemon, ProfileIsMeasuredAndStoredWithTheJob) {
+  const std::string a = Submit();
+  v1::Job job;
+  for (int i = 0; i < 50 && !job.has_lease(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    job = Get(a);
+  }
+  ASSERT_TRUE(job.has_lease());
+  LeaseInfo lease;
+  lease.scheduler = address_;
+  lease.job_id = a;
+  lease.epoch = job.lease().epoch();
+  AgentOptions options;
+  options.exit_on_lease_end = false;
+  auto agent = Agent::Connect(lease, options);
+  // The lease gives 3 CPU ids; throughput saturates at 2 workers.
+  int measured = 0;
+  CpuProfile cpu = agent->Profile(
+      [&](int cpus, int) {
+        ++measured;
+        return 10.0 * std::min(cpus, 2);
+      },
+      MemoryModel{});
+  EXPECT_EQ(cpu.knee, 2);
+  EXPECT_EQ(measured, static_cast<int>(cpu.measured.size()));
+  job = Get(a);
+  ASSERT_TRUE(job.has_measured_profile());
+  EXPECT_EQ(job.measured_profile().points_size(), 4 * measured);  // x 4 memory points
+  EXPECT_GT(job.measured_profile().seconds(), 0);
+}
+
 }  // namespace
 }  // namespace synergy::agent

@@ -1,4 +1,4 @@
-#include "profiler.h"
+#include "synergy/agent_profiler.h"
 
 #include <cmath>
 
