@@ -48,6 +48,7 @@ std::unique_ptr<Agent> Agent::FromEnvironment(AgentOptions options) {
   lease.cpus = std::atoi(Env("SYNERGY_CPUS").c_str());
   lease.mem_gb = std::atof(Env("SYNERGY_MEM_GB").c_str());
   lease.total_iterations = std::atoll(Env("SYNERGY_ITERATIONS").c_str());
+  lease.profiling = Env("SYNERGY_PROFILING") == "1";
   return Connect(lease, options);
 }
 

@@ -47,6 +47,7 @@ struct LeaseInfo {
   int cpus = 0;
   double mem_gb = 0;
   int64_t total_iterations = 0;
+  bool profiling = false;  // a profiling lease: call Profile()
 };
 
 class Client;  // the gRPC side (agent/client.h)

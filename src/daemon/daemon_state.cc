@@ -417,6 +417,7 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
       env["SYNERGY_RESUME_ITERATION"] = std::to_string(job.checkpoint_iteration());
       env["SYNERGY_CHECKPOINT"] = job.checkpoint_path();
       env["SYNERGY_RANK"] = std::to_string(s.rank());
+      env["SYNERGY_PROFILING"] = lease.profiling() ? "1" : "0";
       env["SYNERGY_WORLD_SIZE"] = std::to_string(lease.slices_size());
       const v1::LeaseSlice& master = lease.slices(0);
       auto m = nodes_.find(master.node());
@@ -431,7 +432,7 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
                                      std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())};
       busy_gpus.insert(s.gpu_ids().begin(), s.gpu_ids().end());
       busy_cpus.insert(s.cpu_ids().begin(), s.cpu_ids().end());
-      if (job.state() != v1::JOB_STATE_RUNNING) SetState(job, v1::JOB_STATE_RUNNING, "running", now_ms);
+      if (!lease.profiling() && job.state() != v1::JOB_STATE_RUNNING) SetState(job, v1::JOB_STATE_RUNNING, "running", now_ms);
       Record(batch, job, absl::StrFormat("lease %d launched on %s (attempt %d)", lease.epoch(),
                                          n.info.name(), job.attempts()),
              now_ms);
@@ -462,7 +463,7 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
     if (!job.has_lease() && !Terminal(job)) {
       if (e.exit_code() == 0 && rt.finished) {
         SetState(job, v1::JOB_STATE_SUCCEEDED, "finished its iterations", now_ms);
-      } else if (job.state() == v1::JOB_STATE_RUNNING) {
+      } else if (job.state() == v1::JOB_STATE_RUNNING || job.state() == v1::JOB_STATE_PROFILING) {
         SetState(job, v1::JOB_STATE_SUSPENDED,
                  job.spec().uses_agent() ? absl::StrFormat("checkpointed at iteration %d", job.checkpoint_iteration())
                                          : "stopped at lease end",
@@ -633,6 +634,9 @@ absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int6
          absl::StrFormat("profile measured: %d points in %.1f s (lease %d)", profile.points_size(),
                          profile.seconds(), profile.epoch()),
          now_ms);
+  // The profiling lease has done its work: the job checkpoints, exits and
+  // waits for a round that schedules it with what it measured.
+  if (job.lease().profiling()) EndLease(job, "profile measured", batch, now_ms);
   if (auto st = Persist(std::move(batch)); !st.ok()) return st;
   it->second = job;
   return absl::OkStatus();
@@ -642,10 +646,16 @@ absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int6
 
 DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
   RoundSnapshot snap;
+  // A node lent whole to a profiling lease sits out the round.
+  std::set<std::string> profiling_nodes;
+  for (const auto& [id, job] : jobs_) {
+    if (!job.has_lease() || !job.lease().profiling()) continue;
+    for (const v1::LeaseSlice& s : job.lease().slices()) profiling_nodes.insert(s.node());
+  }
   std::vector<const v1::Node*> usable;
   for (const auto& [name, n] : nodes_) {
     if (n.info.alive() && !n.info.drained() && n.info.capacity().gpu_ids_size() > 0 &&
-        n.info.capacity().cpu_ids_size() > 0 && n.info.capacity().mem_gb() > 0) {
+        n.info.capacity().cpu_ids_size() > 0 && n.info.capacity().mem_gb() > 0 && !profiling_nodes.count(name)) {
       usable.push_back(&n.info);
     }
   }
@@ -654,9 +664,10 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
   snap.node_names = std::move(rc.node_names);
   for (const std::string& id : queue_order_) {
     const v1::Job& job = jobs_.at(id);
-    if (Terminal(job) || job.state() == v1::JOB_STATE_PROFILING) continue;
+    if (Terminal(job) || job.state() == v1::JOB_STATE_PROFILING || WantsProfiling(job)) continue;
     if (job.spec().gpus() > snap.cluster.total().gpus) continue;
     const JobRuntime& rt = runtime_.at(id);
+    if (rt.finished) continue;  // its last checkpoint is confirmed: it is exiting
     const ModelSpec* measured = nullptr;
     if (job.spec().uses_agent() && job.has_measured_profile()) {
       if (auto m = ModelFromMeasured(job.measured_profile(), job.spec().gpus(), snap.cluster)) {
@@ -699,10 +710,12 @@ bool DaemonState::SameAllocation(const v1::Lease& lease, const Assignment& a,
 void DaemonState::RunRound(int64_t now_ms) {
   const auto start = std::chrono::steady_clock::now();
   AccountService(now_ms);
-  RoundSnapshot snap = SnapshotForRound(now_ms);
   Batch batch;
+  GrantProfilingLeases(batch, now_ms);
+  RoundSnapshot snap = SnapshotForRound(now_ms);
   ++round_;
   if (snap.cluster.num_servers() == 0) {
+    Persist(std::move(batch)).IgnoreError();
     counters_.rounds++;
     return;
   }
@@ -730,7 +743,7 @@ void DaemonState::RunRound(int64_t now_ms) {
 
   // Pass 1: keep or end the current leases, so their ids are known.
   for (auto& [id, job] : jobs_) {
-    if (!job.has_lease() || Terminal(job)) continue;
+    if (!job.has_lease() || Terminal(job) || job.lease().profiling()) continue;
     auto p = planned.find(id);
     if (p != planned.end() && !job.lease().ending() && SameAllocation(job.lease(), *p->second, snap.node_names)) {
       ++counters_.leases_kept;
@@ -763,6 +776,54 @@ void DaemonState::RunRound(int64_t now_ms) {
   counters_.last_round_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   spdlog::debug("round {}: {} placed, {:.3f} ms", round_, r.plan.assignments.size(), counters_.last_round_ms);
+}
+
+bool DaemonState::WantsProfiling(const v1::Job& job) const {
+  return job.spec().profile() && job.spec().uses_agent() && !job.has_measured_profile() && !job.has_lease() &&
+         !Terminal(job) && runtime_.at(job.id()).ending.empty();
+}
+
+void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
+  std::set<std::string> busy;
+  for (const auto& [id, job] : jobs_) {
+    for (const v1::LeaseSlice& s : job.lease().slices()) busy.insert(s.node());
+    for (const auto& [epoch, e] : runtime_.at(id).ending) {
+      for (const v1::LeaseSlice& s : e.lease.slices()) busy.insert(s.node());
+    }
+  }
+  for (const std::string& id : queue_order_) {
+    v1::Job& job = jobs_.at(id);
+    if (!WantsProfiling(job)) continue;
+    // A node with nothing on it and enough GPUs: the job gets all its CPUs
+    // and memory. Jobs larger than any node are scheduled unprofiled.
+    for (auto& [name, n] : nodes_) {
+      if (busy.count(name) || !n.info.alive() || n.info.drained() ||
+          n.info.capacity().gpu_ids_size() < job.spec().gpus() || n.info.capacity().cpu_ids_size() == 0) {
+        continue;
+      }
+      v1::Lease lease;
+      lease.set_job_id(id);
+      lease.set_epoch(next_epoch_++);
+      lease.set_speedup(1.0);
+      lease.set_granted_unix_ms(now_ms);
+      lease.set_profiling(true);
+      v1::LeaseSlice* s = lease.add_slices();
+      s->set_node(name);
+      for (int i = 0; i < job.spec().gpus(); ++i) s->add_gpu_ids(n.info.capacity().gpu_ids(i));
+      *s->mutable_cpu_ids() = n.info.capacity().cpu_ids();
+      s->set_mem_gb(n.info.capacity().mem_gb());
+      JobRuntime& rt = runtime_[id];
+      rt.launched_on.clear();
+      rt.exited_on.clear();
+      *job.mutable_lease() = lease;
+      ++counters_.leases_granted;
+      batch.counters[kNextEpoch] = next_epoch_;
+      SetState(job, v1::JOB_STATE_PROFILING, "profiling on a whole node", now_ms);
+      Record(batch, job, absl::StrFormat("profiling lease %d granted: %s", lease.epoch(), Describe(lease)), now_ms);
+      busy.insert(name);
+      break;
+    }
+  }
 }
 
 void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std::string>& node_names,

@@ -128,6 +128,8 @@ class DaemonState {
   void SetState(v1::Job& job, v1::JobState state, const std::string& reason, int64_t now_ms);
   bool Terminal(const v1::Job& job) const;
 
+  bool WantsProfiling(const v1::Job& job) const;
+  void GrantProfilingLeases(Batch& batch, int64_t now_ms);
   void Grant(v1::Job& job, const Assignment& assignment, const std::vector<std::string>& node_names,
              Batch& batch, int64_t now_ms);
   void EndLease(v1::Job& job, const std::string& why, Batch& batch, int64_t now_ms);

@@ -11,9 +11,9 @@ namespace synergy::service {
 namespace {
 
 const std::set<std::string>& KnownFields() {
-  static const std::set<std::string> fields = {"name",        "model",      "gpus",
-                                               "iterations",  "command",    "env",
-                                               "max_retries", "uses_agent", "tenant"};
+  static const std::set<std::string> fields = {"name",        "model",      "gpus",   "iterations",
+                                               "command",     "env",        "tenant", "max_retries",
+                                               "uses_agent",  "profile"};
   return fields;
 }
 
@@ -71,10 +71,11 @@ absl::StatusOr<v1::JobSpec> ParseJobSpecYaml(const std::string& text, const std:
       int64_t v = 0;
       st = Read(value, file, key, v);
       spec.set_iterations(v);
-    } else if (key == "uses_agent") {
+    } else if (key == "uses_agent" || key == "profile") {
       bool v = false;
       st = Read(value, file, key, v);
-      spec.set_uses_agent(v);
+      if (key == "uses_agent") spec.set_uses_agent(v);
+      if (key == "profile") spec.set_profile(v);
     } else if (key == "command") {
       if (value.IsScalar()) {
         for (absl::string_view part : absl::StrSplit(value.Scalar(), ' ', absl::SkipEmpty())) {
@@ -130,6 +131,9 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobLimits& limits) {
   }
   if (spec.uses_agent() && spec.iterations() == 0) {
     return absl::InvalidArgumentError("spec.iterations: required (> 0) for a job that uses the agent");
+  }
+  if (spec.profile() && !spec.uses_agent()) {
+    return absl::InvalidArgumentError("spec.profile: needs uses_agent (only the agent can measure)");
   }
   if (spec.max_retries() < -1) {
     return absl::InvalidArgumentError(

@@ -6,7 +6,11 @@
 // resumed run that skipped or repeated an iteration ends with a different
 // value than one that ran straight through; rank 0 writes it to
 // <checkpoint-dir>/<job>.result at the end.
-//   agent_job [--iteration-ms 20] [--checkpoint-dir DIR] [--crash-at K]
+//   agent_job [--iteration-ms 20] [--checkpoint-dir DIR] [--crash-at K] [--cpu-knee N]
+// --cpu-knee N makes it CPU-sensitive like an image model's data pipeline:
+// an iteration takes iteration-ms x N / min(cpus, N) with `cpus` its data
+// workers (its lease's CPUs). Under a profiling lease it first measures
+// itself with the agent's profiler (10 iterations per point).
 // --crash-at K exits with status 3 at iteration K, once (a marker file in
 // the checkpoint directory remembers it crashed). Standalone (no scheduler
 // in the environment) it runs --iterations N (default 100) and prints the
@@ -46,6 +50,7 @@ struct Batches {
 int main(int argc, char** argv) {
   int iteration_ms = 20;
   int64_t crash_at = -1, standalone_iterations = 100;
+  int cpu_knee = 0;
   std::string dir = ".";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -53,6 +58,7 @@ int main(int argc, char** argv) {
     else if (a == "--crash-at" && i + 1 < argc) crash_at = std::atoll(argv[++i]);
     else if (a == "--checkpoint-dir" && i + 1 < argc) dir = argv[++i];
     else if (a == "--iterations" && i + 1 < argc) standalone_iterations = std::atoll(argv[++i]);
+    else if (a == "--cpu-knee" && i + 1 < argc) cpu_knee = std::atoi(argv[++i]);
     else {
       std::cerr << "agent_job: unknown argument " << a << "\n";
       return 2;
@@ -85,6 +91,23 @@ int main(int argc, char** argv) {
     std::filesystem::rename(path + ".tmp", path);
     return path;
   });
+  // Time of one iteration with `cpus` data workers.
+  auto iteration_time = [&](int cpus) {
+    const double slowdown = cpu_knee > 0 ? double(cpu_knee) / std::max(1, std::min(cpus, cpu_knee)) : 1.0;
+    return std::chrono::duration<double, std::milli>(iteration_ms * slowdown);
+  };
+  if (agent->lease().profiling) {
+    synergy::agent::ProfilerOptions options;
+    options.iterations_per_point = 10;
+    agent->Profile(
+        [&](int cpus, int iterations) {
+          const auto start = std::chrono::steady_clock::now();
+          for (int k = 0; k < iterations; ++k) std::this_thread::sleep_for(iteration_time(cpus));
+          return iterations / std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        },
+        synergy::agent::MemoryModel{}, {}, options);
+  }
+  const auto my_iteration = iteration_time(agent->lease().cpus > 0 ? agent->lease().cpus : 1);
   std::cout << "agent_job " << job << " lease " << agent->lease().epoch << ": resuming at iteration " << iteration
             << " of " << total << " on " << agent->lease().cpus << " cpus" << std::endl;
 
@@ -96,7 +119,7 @@ int main(int argc, char** argv) {
       std::cerr << "agent_job: crashing at iteration " << batch << " as asked\n";
       return 3;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(iteration_ms));
+    std::this_thread::sleep_for(my_iteration);
     state = Step(state, batch);
     iteration = batch + 1;
   }

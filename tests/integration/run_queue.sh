@@ -25,6 +25,16 @@ ids+=("$(submit lang1 1 gnmt 150)")
 ids+=("$(submit lang2 1 transformer 100)")
 ids+=("$(submit img3 1 mobilenet 120)")
 ids+=("$(submit lang3 2 lstm 100)")
+# A job that profiles itself first: CPU-sensitive up to 4 workers.
+cat >"$work/profiled.yaml" <<JOB
+name: profiled
+gpus: 1
+iterations: 120
+uses_agent: true
+profile: true
+command: ["$BIN/tests/agent_job", "--iteration-ms", "10", "--cpu-knee", "4", "--checkpoint-dir", "$work/ckpt"]
+JOB
+ids+=("$(ctl submit -f "$work/profiled.yaml")")
 echo "submitted ${ids[*]}"
 wait_until_done 120 "${ids[@]}"
 ctl get jobs -o wide
@@ -46,6 +56,10 @@ echo "leases granted: $granted for ${#ids[@]} jobs; resumed from a checkpoint: $
 ((granted > ${#ids[@]})) || fail "no job got a second lease"
 ((resumed > 0)) || fail "no job resumed from a checkpoint"
 
+profiled=${ids[-1]}
+ctl describe job "$profiled" | grep -q "^Profile: *measured: [0-9]* points" || { ctl describe job "$profiled"; fail "$profiled has no measured profile"; }
+ctl describe job "$profiled" | grep -q "profiling lease .* granted" || fail "$profiled never had a profiling lease"
+echo "$profiled: $(ctl describe job "$profiled" | grep '^Profile:')"
 ctl cluster
 ctl cluster | grep -q "GPUs:      0 of 4 allocated" || fail "GPUs still allocated at the end"
 ctl get jobs -o json | python3 -c "
@@ -57,7 +71,7 @@ assert all('lease' not in j for j in jobs)
 " || fail "synergyctl -o json disagrees"
 # /metrics agrees.
 metrics=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$METRICS_PORT/metrics').read().decode())")
-grep -q '^synergy_jobs{state="succeeded"} 6$' <<<"$metrics" || fail "metrics: $metrics"
+grep -q '^synergy_jobs{state="succeeded"} 7$' <<<"$metrics" || fail "metrics: $metrics"
 grep -q '^synergy_gpus_allocated 0$' <<<"$metrics" || fail "metrics allocation"
 grep -q '^synergy_leases_granted_total '"$granted"'$' <<<"$metrics" || fail "metrics lease count ($granted)"
 grep -q '^synergy_round_decision_ms ' <<<"$metrics" || fail "metrics decision time"

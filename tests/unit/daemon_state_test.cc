@@ -242,6 +242,54 @@ TEST_F(DaemonStateTest, JobsAreScheduledWithTheirMeasuredProfile) {
   EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 9);
 }
 
+TEST_F(DaemonStateTest, ProfilingLeaseHoldsAWholeNodeThenTheProfileSchedules) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 12, 250, 0);
+  AddNode(*s, "n2", 2, 12, 250, 0);
+  v1::JobSpec spec = Spec(1, "", 1000);
+  spec.set_uses_agent(true);
+  spec.set_profile(true);
+  const std::string p = *s->Submit(spec, 0);
+  const std::string other = *s->Submit(Spec(1), 0);
+  s->RunRound(0);
+  auto job = *s->GetJob(p);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_PROFILING);
+  ASSERT_TRUE(job.lease().profiling());
+  const std::string node = job.lease().slices(0).node();
+  EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 12);  // all of the node's CPUs
+  EXPECT_EQ(job.lease().slices(0).mem_gb(), 250);
+  // The other job is placed on the other node only.
+  ASSERT_TRUE(s->GetJob(other)->has_lease());
+  EXPECT_NE(s->GetJob(other)->lease().slices(0).node(), node);
+  v1::HeartbeatResponse r = Beat(*s, node, 10);
+  ASSERT_EQ(r.launch_size(), 1);
+  EXPECT_EQ(r.launch(0).env().at("SYNERGY_PROFILING"), "1");
+  // The profile ends the profiling lease; the agent checkpoints and exits.
+  v1::MeasuredProfile profile;
+  profile.set_job_id(p);
+  profile.set_epoch(job.lease().epoch());
+  for (double cpus : {3.0, 6.0, 12.0}) {
+    for (double mem : {125.0, 250.0}) {
+      v1::ProfilePoint* pt = profile.add_points();
+      pt->set_cpus(cpus);
+      pt->set_mem_gb(mem);
+      pt->set_throughput(cpus);
+    }
+  }
+  ASSERT_TRUE(s->SubmitProfile(profile, 20).ok());
+  v1::ProgressReport report;
+  report.set_job_id(p);
+  report.set_epoch(job.lease().epoch());
+  EXPECT_TRUE(s->ReportProgress(report, 30)->lease_ending());
+  Beat(*s, node, 40, {}, {Exit(p, job.lease().epoch(), 0)});
+  EXPECT_EQ(s->GetJob(p)->state(), v1::JOB_STATE_SUSPENDED);
+  s->RunRound(1000);
+  job = *s->GetJob(p);
+  ASSERT_TRUE(job.has_lease());
+  EXPECT_FALSE(job.lease().profiling());
+  EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 12);  // its ideal: the most CPUs it measured
+}
+
 TEST_F(DaemonStateTest, CrashesAreRetriedThenTheJobFails) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
