@@ -5,8 +5,14 @@
 namespace synergy::agent {
 
 Client::Client(const std::string& scheduler, std::chrono::milliseconds patience)
-    : stub_(v1::AgentService::NewStub(grpc::CreateChannel(scheduler, grpc::InsecureChannelCredentials()))),
-      patience_(patience) {}
+    : patience_(patience) {
+  // Reconnect quickly when synergyd restarts; calls retry meanwhile.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  stub_ = v1::AgentService::NewStub(grpc::CreateCustomChannel(scheduler, grpc::InsecureChannelCredentials(), args));
+}
 
 template <typename F>
 grpc::Status Client::Retrying(F call) {

@@ -286,8 +286,9 @@ int64_t DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_
     n.processes.insert({p.job_id(), p.epoch()});
     auto it = jobs_.find(p.job_id());
     bool adopted = false;
-    if (it != jobs_.end() && it->second.has_lease() && it->second.lease().epoch() == p.epoch() &&
-        !Terminal(it->second)) {
+    // A finished or cancelled job's process is adopted too, so that its ids
+    // stay held until it exits.
+    if (it != jobs_.end() && it->second.has_lease() && it->second.lease().epoch() == p.epoch()) {
       for (const v1::LeaseSlice& s : it->second.lease().slices()) {
         if (s.node() != request.name()) continue;
         JobRuntime& rt = runtime_[p.job_id()];
@@ -605,6 +606,14 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
   Record(batch, job, absl::StrFormat("checkpoint at iteration %d (lease %d)%s", done.iteration(),
                                      done.epoch(), done.finished() ? ", finished" : ""),
          now_ms);
+  if (done.finished() && !Terminal(job)) {
+    // Done, durably, now: the lease stays until the process has exited (its
+    // ids are not handed on before), but nothing reschedules the job, even
+    // if the exit is never reported (a restart, a lost node).
+    SetState(job, v1::JOB_STATE_SUCCEEDED, "finished its iterations", now_ms);
+    batch.jobs.clear();
+    batch.jobs.push_back(job);
+  }
   if (auto st = Persist(std::move(batch)); !st.ok()) return st;
   if (done.finished()) rt.finished = true;
   it->second = job;

@@ -15,8 +15,14 @@ NodeAgent::NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<Process
       launcher_(std::move(launcher)),
       cgroups_(std::move(cgroups)),
       interval_ms_(config_.heartbeat_interval_ms) {
+  // Reconnect within a second of synergyd coming back: its leases wait
+  // only heartbeat_timeout_s to be re-adopted.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   stub_ = v1::NodeService::NewStub(
-      grpc::CreateChannel(config_.scheduler, grpc::InsecureChannelCredentials()));
+      grpc::CreateCustomChannel(config_.scheduler, grpc::InsecureChannelCredentials(), args));
   std::error_code ec;
   std::filesystem::create_directories(config_.log_dir, ec);
 }

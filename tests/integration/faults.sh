@@ -78,12 +78,13 @@ done
 grep -q "re-adopted" "$work/synergyd.log" || echo "note: no lease re-adopted (requeued instead)"
 echo "ok   kill -9 synergyd: nothing lost"
 
-# ---- 2. a node killed
-d=$(submit on-node 1 res18 400)
+# ---- 2. a node killed (on an otherwise idle cluster, so the job stays put)
+for _ in $(seq 100); do [[ $(ctl get jobs | awk 'NR > 1 && $3 == "running"' | wc -l) == 0 ]] && break; sleep 0.1; done
+d=$(submit on-node 1 res18 1000)
 for _ in $(seq 100); do [[ $(state_of "$d") == running ]] && break; sleep 0.1; done
+sleep 1
 node=$(ctl get jobs | awk -v id="$d" '$1 == id { print $7 }')
 [[ $node == n1 || $node == n2 ]] || fail "cannot tell $d's node ($node)"
-sleep 1
 eval "victim=\$node_pid_$node"
 kill -9 "$victim"
 echo "killed node $node (pid $victim); its job process keeps running as an orphan"

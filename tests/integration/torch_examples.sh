@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The libtorch example trainers, standalone and under synergyd: one node
+# with one GPU and two jobs under LAS with 1.5 s rounds, so they take turns,
+# each stopped at lease ends (checkpoint with torch::save) and resumed
+# (torch::load). Each must end with the very parameters of a straight
+# standalone run, and its loss must fall.
+# usage: torch_examples.sh BUILD_DIR
+BIN=$1
+TEST=torch_examples
+source "$(dirname "$0")/lib.sh"
+
+iters=400
+for ex in image_train language_train; do
+  out=$("$BIN/examples/$ex" --iterations $iters --checkpoint-dir "$work/straight" --result "$work/$ex.straight" 2>&1) ||
+    fail "$ex standalone: $out"
+  echo "$out" | tail -1
+  python3 - "$out" <<'PY' || fail "$ex: loss did not fall"
+import re, sys
+m = re.search(r"loss ([0-9.e+-]+) -> ([0-9.e+-]+)", sys.argv[1])
+assert m and float(m.group(2)) < float(m.group(1)), m
+PY
+done
+
+start_daemon
+start_node n1 1
+for _ in $(seq 100); do [[ $(ctl get nodes | grep -c ready) == 1 ]] && break; sleep 0.1; done
+ids=()
+for ex in image_train language_train; do
+  cat >"$work/$ex.yaml" <<JOB
+name: $ex
+gpus: 1
+iterations: $iters
+uses_agent: true
+command: ["$BIN/examples/$ex", "--checkpoint-dir", "$work/ckpt", "--result", "$work/$ex.leased"]
+JOB
+  ids+=("$(ctl submit -f "$work/$ex.yaml")")
+done
+wait_until_done 240 "${ids[@]}"
+ctl get jobs -o wide
+for i in 0 1; do
+  id=${ids[$i]}
+  [[ $(state_of "$id") == succeeded ]] || fail "$id is $(state_of "$id")"
+done
+leases=$(for id in "${ids[@]}"; do ctl describe job "$id" | grep -c "lease .* granted"; done | awk '{ s += $1 } END { print s }')
+echo "leases granted: $leases"
+((leases > 2)) || fail "the jobs never took turns"
+for ex in image_train language_train; do
+  [[ $(cat "$work/$ex.leased") == "$(cat "$work/$ex.straight")" ]] ||
+    fail "$ex: parameters after leases $(cat "$work/$ex.leased") differ from straight $(cat "$work/$ex.straight")"
+  echo "ok   $ex: checksum $(cat "$work/$ex.leased") straight and across leases"
+done
+echo "ok torch_examples"
