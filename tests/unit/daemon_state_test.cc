@@ -435,6 +435,38 @@ TEST_F(DaemonStateTest, MultiNodeJobsGetRanksAndTheMaster) {
   EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_SUCCEEDED);
 }
 
+TEST_F(DaemonStateTest, RankZerosStopIterationReachesTheOtherRanks) {
+  config_.policy = "las";
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  AddNode(*s, "n2", 1, 3, 24, 0);
+  const std::string a = *s->Submit(Spec(2, "res18", 1000), 0);
+  s->RunRound(0);
+  const int64_t epoch = s->GetJob(a)->lease().epoch();
+  Beat(*s, "n1", 10);
+  Beat(*s, "n2", 10);
+  *s->Submit(Spec(2, "res18", 1000), 20);
+  s->RunRound(60000);  // a's lease ends: b has had no service
+  v1::ProgressReport r1;
+  r1.set_job_id(a);
+  r1.set_epoch(epoch);
+  r1.set_rank(1);
+  r1.set_iterations_done(500);
+  auto reply = s->ReportProgress(r1, 60010);
+  ASSERT_TRUE(reply.ok());
+  EXPECT_TRUE(reply->lease_ending());
+  EXPECT_EQ(reply->stop_at_iteration(), 0);  // rank 0 has not chosen yet
+  v1::ProgressReport r0 = r1;
+  r0.set_rank(0);
+  r0.set_iterations_done(498);
+  r0.set_stop_at_iteration(520);
+  EXPECT_EQ(s->ReportProgress(r0, 60020)->stop_at_iteration(), 520);
+  EXPECT_EQ(s->ReportProgress(r1, 60030)->stop_at_iteration(), 520);
+  // Only rank 0 chooses.
+  r1.set_stop_at_iteration(999);
+  EXPECT_EQ(s->ReportProgress(r1, 60040)->stop_at_iteration(), 520);
+}
+
 TEST_F(DaemonStateTest, DrainedNodesGetNoLeasesAndTheirLeasesEnd) {
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
