@@ -611,6 +611,12 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
     // ids are not handed on before), but nothing reschedules the job, even
     // if the exit is never reported (a restart, a lost node).
     SetState(job, v1::JOB_STATE_SUCCEEDED, "finished its iterations", now_ms);
+    // A newer lease (the round moved the job while it finished) that has
+    // not launched is withdrawn: nothing will run under it.
+    if (job.has_lease() && job.lease().epoch() != done.epoch() && rt.launched_on.empty()) {
+      Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
+      DropLease(job, rt);
+    }
     batch.jobs.clear();
     batch.jobs.push_back(job);
   }
@@ -661,11 +667,31 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
     if (!job.has_lease() || !job.lease().profiling()) continue;
     for (const v1::LeaseSlice& s : job.lease().slices()) profiling_nodes.insert(s.node());
   }
+  // Leases the round does not manage (finished or cancelled jobs whose
+  // processes have not exited yet) keep their ids: the round plans without
+  // them.
+  std::map<std::string, v1::Node> adjusted;
+  for (const auto& [name, n] : nodes_) adjusted[name] = n.info;
+  for (const auto& [id, job] : jobs_) {
+    if (!job.has_lease() || !Terminal(job)) continue;
+    for (const v1::LeaseSlice& s : job.lease().slices()) {
+      auto it = adjusted.find(s.node());
+      if (it == adjusted.end()) continue;
+      v1::NodeResources* cap = it->second.mutable_capacity();
+      std::set<int> gpus(s.gpu_ids().begin(), s.gpu_ids().end()), cpus(s.cpu_ids().begin(), s.cpu_ids().end());
+      v1::NodeResources left;
+      for (int g : cap->gpu_ids()) if (!gpus.count(g)) left.add_gpu_ids(g);
+      for (int c : cap->cpu_ids()) if (!cpus.count(c)) left.add_cpu_ids(c);
+      left.set_mem_gb(std::max(0.0, cap->mem_gb() - s.mem_gb()));
+      *cap = left;
+    }
+  }
   std::vector<const v1::Node*> usable;
-  for (const auto& [name, n] : nodes_) {
-    if (n.info.alive() && !n.info.drained() && n.info.capacity().gpu_ids_size() > 0 &&
-        n.info.capacity().cpu_ids_size() > 0 && n.info.capacity().mem_gb() > 0 && !profiling_nodes.count(name)) {
-      usable.push_back(&n.info);
+  for (const auto& [name, node] : adjusted) {
+    const v1::Node& n = node;
+    if (n.alive() && !n.drained() && n.capacity().gpu_ids_size() > 0 && n.capacity().cpu_ids_size() > 0 &&
+        n.capacity().mem_gb() > 0 && !profiling_nodes.count(name)) {
+      usable.push_back(&n);
     }
   }
   RoundCluster rc = ClusterOf(usable);
