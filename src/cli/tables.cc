@@ -7,22 +7,14 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "google/protobuf/util/json_util.h"
+#include "service/names.h"
 
 namespace synergy::cli {
 namespace {
 
 std::string Ids(const google::protobuf::RepeatedField<int32_t>& ids) {
-  std::vector<int> v(ids.begin(), ids.end());
-  std::sort(v.begin(), v.end());
-  std::string out;
-  for (size_t i = 0; i < v.size();) {
-    size_t j = i;
-    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
-    absl::StrAppend(&out, out.empty() ? "" : ",", v[i]);
-    if (j > i) absl::StrAppend(&out, "-", v[j]);
-    i = j + 1;
-  }
-  return out.empty() ? "-" : out;
+  const std::string list = service::FormatIdList({ids.begin(), ids.end()});
+  return list.empty() ? "-" : list;
 }
 
 std::string Time(int64_t unix_ms) {
@@ -32,12 +24,7 @@ std::string Time(int64_t unix_ms) {
 
 }  // namespace
 
-std::string StateName(v1::JobState s) {
-  std::string n = v1::JobState_Name(s);
-  if (n.rfind("JOB_STATE_", 0) == 0) n = n.substr(10);
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
-  return n;
-}
+std::string StateName(v1::JobState s) { return service::JobStateName(s); }
 
 std::string Duration(int64_t ms) {
   if (ms < 0) ms = 0;
@@ -176,7 +163,8 @@ std::string ClusterSummary(const v1::ClusterState& c) {
   absl::StrAppendFormat(&out, "CPUs:      %.0f of %.0f allocated\n", c.allocated_cpus(), c.cpus());
   absl::StrAppendFormat(&out, "Memory:    %.1f of %.1f GB allocated\n", c.allocated_mem_gb(), c.mem_gb());
   std::vector<std::string> states;
-  for (const char* s : {"pending", "profiling", "queued", "running", "suspended", "succeeded", "failed", "cancelled"}) {
+  for (int state = v1::JOB_STATE_PENDING; state <= v1::JOB_STATE_CANCELLED; ++state) {
+    const std::string s = StateName(static_cast<v1::JobState>(state));
     auto it = c.jobs_by_state().find(s);
     if (it != c.jobs_by_state().end() && it->second > 0) states.push_back(absl::StrCat(it->second, " ", s));
   }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "daemon/round_input.h"
 #include "service/job_spec.h"
+#include "service/names.h"
 #include "spdlog/spdlog.h"
 
 namespace synergy::daemon {
@@ -17,26 +18,12 @@ namespace {
 constexpr const char* kNextJob = "next_job";
 constexpr const char* kNextEpoch = "next_epoch";
 
-std::string StateName(v1::JobState s) {
-  std::string n = v1::JobState_Name(s);
-  const std::string prefix = "JOB_STATE_";
-  if (n.rfind(prefix, 0) == 0) n = n.substr(prefix.size());
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
-  return n;
-}
+std::string StateName(v1::JobState s) { return service::JobStateName(s); }
 
 // "0-3,6" for the log.
 std::string IdList(const google::protobuf::RepeatedField<int32_t>& ids) {
-  std::vector<int> v(ids.begin(), ids.end());
-  std::string out;
-  for (size_t i = 0; i < v.size();) {
-    size_t j = i;
-    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
-    absl::StrAppend(&out, out.empty() ? "" : ",", v[i]);
-    if (j > i) absl::StrAppend(&out, "-", v[j]);
-    i = j + 1;
-  }
-  return out.empty() ? "-" : out;
+  const std::string list = service::FormatIdList({ids.begin(), ids.end()});
+  return list.empty() ? "-" : list;
 }
 
 std::string Describe(const v1::Lease& lease) {
@@ -94,6 +81,14 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
 
 DaemonState::DaemonState(const DaemonConfig& config, std::unique_ptr<Store> store, ModelZoo zoo)
     : config_(config), store_(std::move(store)), zoo_(std::move(zoo)) {}
+
+void DaemonState::AddDirtyJobs(Batch& batch) const {
+  for (const std::string& id : dirty_) {
+    bool in_batch = false;
+    for (const v1::Job& j : batch.jobs) in_batch = in_batch || j.id() == id;
+    if (!in_batch) batch.jobs.push_back(jobs_.at(id));
+  }
+}
 
 absl::Status DaemonState::Persist(Batch batch) {
   if (auto st = store_->Commit(batch); !st.ok()) {
@@ -801,11 +796,7 @@ void DaemonState::RunRound(int64_t now_ms) {
       Record(batch, job, "queued", now_ms);
     }
   }
-  for (const std::string& id : dirty_) {
-    bool in_batch = false;
-    for (const v1::Job& j : batch.jobs) in_batch = in_batch || j.id() == id;
-    if (!in_batch) batch.jobs.push_back(jobs_.at(id));
-  }
+  AddDirtyJobs(batch);
   Persist(std::move(batch)).IgnoreError();
   counters_.rounds++;
   counters_.last_round_ms =
@@ -1003,11 +994,7 @@ void DaemonState::Tick(int64_t now_ms) {
       }
     }
   }
-  for (const std::string& id : dirty_) {
-    bool in_batch = false;
-    for (const v1::Job& j : batch.jobs) in_batch = in_batch || j.id() == id;
-    if (!in_batch) batch.jobs.push_back(jobs_.at(id));
-  }
+  AddDirtyJobs(batch);
   Persist(std::move(batch)).IgnoreError();
 }
 

@@ -124,6 +124,8 @@ class DaemonState {
   DaemonState(const DaemonConfig& config, std::unique_ptr<Store> store, ModelZoo zoo);
 
   absl::Status Persist(Batch batch);
+  // Jobs whose progress changed since the last commit, added to `batch`.
+  void AddDirtyJobs(Batch& batch) const;
   void Record(Batch& batch, v1::Job& job, const std::string& text, int64_t now_ms);
   void SetState(v1::Job& job, v1::JobState state, const std::string& reason, int64_t now_ms);
   bool Terminal(const v1::Job& job) const;

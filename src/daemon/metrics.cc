@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "service/names.h"
 
 namespace synergy::daemon {
 
@@ -24,7 +25,8 @@ std::string RenderMetrics(const DaemonState& state) {
     absl::StrAppendFormat(&out, "# HELP %s %s\n# TYPE %s counter\n%s %g\n", name, help, name, name, v);
   };
   absl::StrAppend(&out, "# HELP synergy_jobs Jobs by state.\n# TYPE synergy_jobs gauge\n");
-  for (const char* s : {"pending", "profiling", "queued", "running", "suspended", "succeeded", "failed", "cancelled"}) {
+  for (int state = v1::JOB_STATE_PENDING; state <= v1::JOB_STATE_CANCELLED; ++state) {
+    const std::string s = service::JobStateName(static_cast<v1::JobState>(state));
     auto it = c.jobs_by_state().find(s);
     absl::StrAppendFormat(&out, "synergy_jobs{state=\"%s\"} %d\n", s, it == c.jobs_by_state().end() ? 0 : it->second);
   }

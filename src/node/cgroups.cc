@@ -219,20 +219,6 @@ bool ValidGroupName(const std::string& group) {
 
 }  // namespace
 
-std::string FormatCpuList(std::vector<int> cpu_ids) {
-  std::sort(cpu_ids.begin(), cpu_ids.end());
-  cpu_ids.erase(std::unique(cpu_ids.begin(), cpu_ids.end()), cpu_ids.end());
-  std::vector<std::string> ranges;
-  for (size_t i = 0; i < cpu_ids.size();) {
-    size_t j = i;
-    while (j + 1 < cpu_ids.size() && cpu_ids[j + 1] == cpu_ids[j] + 1) ++j;
-    ranges.push_back(j == i ? absl::StrCat(cpu_ids[i])
-                            : absl::StrCat(cpu_ids[i], "-", cpu_ids[j]));
-    i = j + 1;
-  }
-  return absl::StrJoin(ranges, ",");
-}
-
 Cgroups Cgroups::Detect(const std::string& v1_root, const std::string& v2_root,
                         const std::string& self_cgroup_file) {
   const SelfCgroups self = ReadSelfCgroups(self_cgroup_file);
@@ -279,7 +265,7 @@ std::string Cgroups::Describe() const {
 }
 
 absl::Status Cgroups::PlaceCpuset(const std::string& dir, const std::vector<int>& cpu_ids) {
-  absl::Status status = WriteFile(dir + "/cpuset.cpus", FormatCpuList(cpu_ids));
+  absl::Status status = WriteFile(dir + "/cpuset.cpus", service::FormatIdList(cpu_ids));
   if (!status.ok() || cpuset_.version != Version::kV1) return status;
   absl::StatusOr<std::string> mems = ReadTrimmed(cpuset_.base + "/cpuset.mems");
   if (!mems.ok()) return mems.status();

@@ -30,12 +30,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "service/names.h"  // FormatIdList: the kernel's cpu-list syntax
 
 namespace synergy::node {
-
-// "0-1,3" for {3, 0, 1}: the kernel's cpu-list syntax (cpuset.cpus, and
-// /proc/<pid>/status Cpus_allowed_list). Duplicates collapse; "" for none.
-std::string FormatCpuList(std::vector<int> cpu_ids);
 
 class Cgroups {
  public:

@@ -283,7 +283,7 @@ std::string SetAffinity(pid_t pid, const std::vector<int>& cpu_ids) {
     CPU_SET(cpu, &set);
   }
   if (::sched_setaffinity(pid, sizeof(set), &set) != 0) {
-    return absl::StrCat("sched_setaffinity(", FormatCpuList(cpu_ids), "): ", ErrnoText(errno));
+    return absl::StrCat("sched_setaffinity(", service::FormatIdList(cpu_ids), "): ", ErrnoText(errno));
   }
   return "";
 }

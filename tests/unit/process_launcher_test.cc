@@ -395,11 +395,11 @@ TEST(ProcessLauncher, StopAllEndsEverythingWithinGracePlusASecond) {
   }
 }
 
-TEST(FormatCpuList, CollapsesRunsIntoRanges) {
-  EXPECT_EQ(FormatCpuList({3, 0, 1}), "0-1,3");
-  EXPECT_EQ(FormatCpuList({0, 1, 2, 4, 5, 7}), "0-2,4-5,7");
-  EXPECT_EQ(FormatCpuList({5, 5}), "5");
-  EXPECT_EQ(FormatCpuList({}), "");
+TEST(FormatIdList, CollapsesRunsIntoRanges) {
+  EXPECT_EQ(service::FormatIdList({3, 0, 1}), "0-1,3");
+  EXPECT_EQ(service::FormatIdList({0, 1, 2, 4, 5, 7}), "0-2,4-5,7");
+  EXPECT_EQ(service::FormatIdList({5, 5}), "5");
+  EXPECT_EQ(service::FormatIdList({}), "");
 }
 
 // The lab machines' hybrid layout: v1 cpuset and memory hierarchies, and a v2

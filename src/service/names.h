@@ -1,0 +1,18 @@
+#pragma once
+// How the three programs write job states and id lists, so that logs,
+// tables and cgroup files agree.
+#include <string>
+#include <vector>
+
+#include "synergy/v1/synergy.pb.h"
+
+namespace synergy::service {
+
+// JOB_STATE_RUNNING -> "running".
+std::string JobStateName(v1::JobState state);
+
+// {3, 0, 1} -> "0-1,3" (sorted, duplicates dropped, runs as ranges; "" when
+// empty): the cpuset list format, also used in logs and tables.
+std::string FormatIdList(std::vector<int> ids);
+
+}  // namespace synergy::service
