@@ -178,7 +178,9 @@ void Agent::EndLease() {
 
 CpuProfile Agent::Profile(const std::function<double(int, int)>& measure, const MemoryModel& memory,
                           std::vector<double> mem_points_gb, const ProfilerOptions& options) {
-  const int max_cpus = std::max(1, lease_.cpus);
+  // Standalone: SYNERGY_CPUS if set, else the machine's CPUs.
+  const int max_cpus =
+      std::max(1, lease_.cpus > 0 ? lease_.cpus : static_cast<int>(std::thread::hardware_concurrency()));
   const auto start = std::chrono::steady_clock::now();
   CpuProfile cpu = ProfileCpus(max_cpus, measure, options);
   if (!managed()) return cpu;

@@ -3,7 +3,10 @@
 // and flip passes in the dataset's get(), so throughput grows with data
 // workers until the model's step is the bottleneck. A small CNN learns to
 // tell two classes of images apart; the loss falls.
-//   image_train [--iterations N] [--batch B] [--work K] [--checkpoint-dir D] [--result F]
+//   image_train [--iterations N] [--batch B] [--work K] [--gpu-ms MS] [--checkpoint-dir D]
+//               [--result F] [--profile] [--profile-iterations N]
+// --profile (standalone): measure throughput over this machine's CPU counts
+// with the agent's profiler, print it and exit.
 #include "train_common.h"
 
 namespace {
@@ -55,16 +58,29 @@ int main(int argc, char** argv) {
   if (agent->start_iteration() > 0) {
     start = synergy::agent::torch_adapter::LoadCheckpoint(agent->checkpoint_path(), *model, optimizer);
   }
-  const int64_t total = agent->managed() ? agent->lease().total_iterations : flags.iterations;
-  auto loader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
-      Images(start * flags.batch, (total - start) * flags.batch, flags.work).map(torch::data::transforms::Stack<>()),
-      torch::data::DataLoaderOptions().batch_size(flags.batch).workers(
-          synergy::agent::torch_adapter::DataWorkers(*agent)));
-  return synergy::examples::Run("image_train", *agent, flags, model, optimizer, start, loader, [&](auto& batch) {
+  const auto device = synergy::examples::TrainingDevice();
+  model->to(device);
+  auto make_loader = [&](int64_t first, int64_t samples, int workers) {
+    return torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+        Images(first, samples, flags.work).map(torch::data::transforms::Stack<>()),
+        torch::data::DataLoaderOptions().batch_size(flags.batch).workers(workers));
+  };
+  auto loss_of = [&](auto& batch) {
     optimizer.zero_grad();
-    torch::Tensor loss = torch::cross_entropy_loss(model->forward(batch.data), batch.target);
+    torch::Tensor loss = torch::cross_entropy_loss(model->forward(batch.data.to(device)), batch.target.to(device));
     loss.backward();
-    optimizer.step();
-    return loss.item<double>();
-  });
+    return loss;
+  };
+  return synergy::examples::Run(
+      "image_train", *agent, flags, model, optimizer, start, make_loader,
+      [&](auto& batch) {
+        const double loss = loss_of(batch).template item<double>();
+        optimizer.zero_grad();  // profiling: measured, not learned from
+        return loss;
+      },
+      [&](auto& batch) {
+        torch::Tensor loss = loss_of(batch);
+        optimizer.step();
+        return loss.template item<double>();
+      });
 }

@@ -1,7 +1,8 @@
 // A language-like training job with a light pipeline: token ids are cheap
 // to produce, the model (an embedding and a projection) learns to predict
 // the next token of a simple sequence; more data workers barely help.
-//   language_train [--iterations N] [--batch B] [--checkpoint-dir D] [--result F]
+//   language_train [--iterations N] [--batch B] [--gpu-ms MS] [--checkpoint-dir D] [--result F]
+//                  [--profile] [--profile-iterations N]
 #include "train_common.h"
 
 namespace {
@@ -43,16 +44,29 @@ int main(int argc, char** argv) {
   if (agent->start_iteration() > 0) {
     start = synergy::agent::torch_adapter::LoadCheckpoint(agent->checkpoint_path(), *model, optimizer);
   }
-  const int64_t total = agent->managed() ? agent->lease().total_iterations : flags.iterations;
-  auto loader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
-      Tokens(start * flags.batch, (total - start) * flags.batch).map(torch::data::transforms::Stack<>()),
-      torch::data::DataLoaderOptions().batch_size(flags.batch).workers(
-          std::min(1, synergy::agent::torch_adapter::DataWorkers(*agent))));
-  return synergy::examples::Run("language_train", *agent, flags, model, optimizer, start, loader, [&](auto& batch) {
+  const auto device = synergy::examples::TrainingDevice();
+  model->to(device);
+  auto make_loader = [&](int64_t first, int64_t samples, int workers) {
+    return torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+        Tokens(first, samples).map(torch::data::transforms::Stack<>()),
+        torch::data::DataLoaderOptions().batch_size(flags.batch).workers(std::min(1, workers)));
+  };
+  auto loss_of = [&](auto& batch) {
     optimizer.zero_grad();
-    torch::Tensor loss = torch::cross_entropy_loss(model->forward(batch.data), batch.target);
+    torch::Tensor loss = torch::cross_entropy_loss(model->forward(batch.data.to(device)), batch.target.to(device));
     loss.backward();
-    optimizer.step();
-    return loss.item<double>();
-  });
+    return loss;
+  };
+  return synergy::examples::Run(
+      "language_train", *agent, flags, model, optimizer, start, make_loader,
+      [&](auto& batch) {
+        const double loss = loss_of(batch).template item<double>();
+        optimizer.zero_grad();  // profiling: measured, not learned from
+        return loss;
+      },
+      [&](auto& batch) {
+        torch::Tensor loss = loss_of(batch);
+        optimizer.step();
+        return loss.template item<double>();
+      });
 }

@@ -33,10 +33,11 @@ int64_t LoadCheckpoint(const std::string& path, torch::nn::Module& model, torch:
   return iteration.item<int64_t>();
 }
 
+int WorkersFor(int cpus) { return std::max(0, cpus - 1); }
+
 int DataWorkers(const Agent& agent) {
-  const int cpus = agent.managed() && agent.lease().cpus > 0 ? agent.lease().cpus
-                                                             : static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(0, cpus - 1);
+  const int cpus = agent.lease().cpus > 0 ? agent.lease().cpus : static_cast<int>(std::thread::hardware_concurrency());
+  return WorkersFor(cpus);
 }
 
 }  // namespace synergy::agent::torch_adapter

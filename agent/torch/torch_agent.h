@@ -21,9 +21,15 @@ std::string SaveCheckpoint(const std::string& prefix, int64_t iteration, torch::
 // Restores what SaveCheckpoint wrote; returns the iteration stored.
 int64_t LoadCheckpoint(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer);
 
-// Data-loader workers for this lease: one CPU stays with the training
-// loop, the rest load data (0 = load in the loop's thread). Standalone: the
-// machine's CPUs.
+// Data-loader workers for `cpus` CPUs: one CPU stays with the training
+// loop, the rest load data (0 = load in the loop's thread).
+int WorkersFor(int cpus);
+
+// Data-loader workers for this lease's CPUs (standalone: SYNERGY_CPUS, else
+// the machine's).
+// A lease's allocation is fixed: when synergyd changes a job's CPUs it ends
+// the lease and the job resumes under a new one, so a loader built here at
+// start follows every allocation change (docs/profiling.md).
 int DataWorkers(const Agent& agent);
 
 }  // namespace synergy::agent::torch_adapter

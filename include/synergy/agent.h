@@ -90,7 +90,8 @@ class Agent {
   // matrix over the measured CPU counts x `mem_points_gb` (default: a
   // quarter, half, three quarters and all of the lease's memory) to
   // synergyd, which schedules the job with it. Returns the CPU profile;
-  // standalone it measures and sends nothing.
+  // standalone it measures over SYNERGY_CPUS (or the machine's CPUs) and
+  // sends nothing.
   CpuProfile Profile(const std::function<double(int cpus, int iterations)>& measure, const MemoryModel& memory,
                      std::vector<double> mem_points_gb = {}, const ProfilerOptions& options = {});
 

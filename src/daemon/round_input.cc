@@ -35,7 +35,7 @@ RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes) {
 }
 
 std::optional<ModelSpec> ModelFromMeasured(const v1::MeasuredProfile& measured, int gpus,
-                                           const Cluster& cluster) {
+                                           const Cluster& cluster, double knee_tolerance) {
   if (gpus <= 0 || measured.points_size() == 0 || cluster.num_servers() == 0) return std::nullopt;
   std::set<double> cpu_set, mem_set;
   for (const v1::ProfilePoint& p : measured.points()) {
@@ -57,12 +57,17 @@ std::optional<ModelSpec> ModelFromMeasured(const v1::MeasuredProfile& measured, 
   for (const auto& row : raw) {
     for (double t : row) best = std::max(best, t);
   }
+  // Measured throughputs are noisy: the ideal demand is the fewest cores
+  // (then GB) within the knee tolerance of the best, not the exact best,
+  // which a flat curve reaches at a random point.
   Resources ideal{1, cpus.back(), mems.back(), share.storage_mbps};
+  double at_ideal = best;
   bool found = false;
   for (size_t c = 0; c < cpus.size() && !found; ++c) {
     for (size_t m = 0; m < mems.size() && !found; ++m) {
-      if (raw[c][m] >= best * (1 - 1e-9)) {
+      if (raw[c][m] >= best * (1 - knee_tolerance) - 1e-12) {
         ideal = Resources{1, cpus[c], mems[m], share.storage_mbps};
+        at_ideal = raw[c][m];
         found = true;
       }
     }
@@ -75,7 +80,7 @@ std::optional<ModelSpec> ModelFromMeasured(const v1::MeasuredProfile& measured, 
   spec.name = "measured";
   // Seconds per iteration of the whole job at its proportional share.
   spec.iteration_time_s = 1.0 / at_share;
-  spec.profile = SensitivityProfile(cpus, mems, normalised, ideal, best / at_share);
+  spec.profile = SensitivityProfile(cpus, mems, normalised, ideal, at_ideal / at_share);
   return spec;
 }
 

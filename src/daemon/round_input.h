@@ -32,11 +32,12 @@ RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes);
 // The profile a job's agent measured, as the core's ModelSpec for this
 // cluster: per-GPU grid points (cpus / gpus, mem / gpus), throughput
 // normalised at the cluster's proportional share, the ideal demand the
-// fewest cores (then GB) reaching the best throughput, iteration time the
+// fewest cores (then GB) within `knee_tolerance` of the best throughput
+// (the profiler's threshold, so noise does not pick the ideal), iteration time the
 // measured one at the share. nullopt when the measurements do not cover
 // the proportional share (nothing to compare with).
 std::optional<ModelSpec> ModelFromMeasured(const v1::MeasuredProfile& measured, int gpus,
-                                           const Cluster& cluster);
+                                           const Cluster& cluster, double knee_tolerance = 0.10);
 
 // The JobView of `job` at `now_s` (seconds on the wall clock). `measured`,
 // when not null, is the job's measured model and wins over the zoo's.

@@ -192,7 +192,9 @@ absl::Status InheritCpuset(const std::string& parent, const std::string& base) {
 std::string TryV1(const std::string& controller, const std::string& v1_root,
                   const SelfCgroups& self, std::string* why) {
   const std::string mount = absl::StrCat(v1_root, "/", controller);
-  const char* marker = controller == "cpuset" ? "cpuset.cpus" : "memory.limit_in_bytes";
+  const char* marker = controller == "cpuset"   ? "cpuset.cpus"
+                       : controller == "memory" ? "memory.limit_in_bytes"
+                                                : "cpu.cfs_quota_us";
   if (!Exists(absl::StrCat(mount, "/", marker))) {
     *why = absl::StrCat("no v1 ", controller, " hierarchy at ", mount);
     return "";
@@ -220,7 +222,7 @@ bool ValidGroupName(const std::string& group) {
 }  // namespace
 
 Cgroups Cgroups::Detect(const std::string& v1_root, const std::string& v2_root,
-                        const std::string& self_cgroup_file) {
+                        const std::string& self_cgroup_file, bool cpu_bandwidth) {
   const SelfCgroups self = ReadSelfCgroups(self_cgroup_file);
   const std::string v2_mount = FindV2Mount(v2_root);
   Cgroups cgroups;
@@ -232,8 +234,10 @@ Cgroups Cgroups::Detect(const std::string& v1_root, const std::string& v2_root,
   const Wanted wanted[] = {
       {"cpuset", &cgroups.cpuset_, "CPU pinning is by affinity only, which a job can undo"},
       {"memory", &cgroups.memory_, "memory limits not enforced"},
+      {"cpu", &cgroups.cpu_, "CPU slots (cpu_slots) are not enforced: jobs share the cores freely"},
   };
   for (const Wanted& w : wanted) {
+    if (w.slot == &cgroups.cpu_ && !cpu_bandwidth) continue;
     std::string why_v2, why_v1;
     std::string base = TryV2(w.name, v2_root, v2_mount, self, &why_v2);
     if (!base.empty()) {
@@ -252,7 +256,7 @@ Cgroups Cgroups::Detect(const std::string& v1_root, const std::string& v2_root,
 }
 
 std::string Cgroups::Describe() const {
-  if (!cpuset() && !memory()) return "none";
+  if (!cpuset() && !memory() && !cpu()) return "none";
   auto describe = [](const Controller& c) -> std::string {
     switch (c.version) {
       case Version::kV1: return "v1 " + c.base;
@@ -261,7 +265,9 @@ std::string Cgroups::Describe() const {
     }
     return "none";
   };
-  return absl::StrCat("cpuset: ", describe(cpuset_), ", memory: ", describe(memory_));
+  std::string out = absl::StrCat("cpuset: ", describe(cpuset_), ", memory: ", describe(memory_));
+  if (cpu()) absl::StrAppend(&out, ", cpu: ", describe(cpu_));
+  return out;
 }
 
 absl::Status Cgroups::PlaceCpuset(const std::string& dir, const std::vector<int>& cpu_ids) {
@@ -277,8 +283,16 @@ absl::Status Cgroups::PlaceMemory(const std::string& dir, int64_t mem_bytes) {
   return WriteFile(dir + file, absl::StrCat(mem_bytes));
 }
 
+absl::Status Cgroups::PlaceCpu(const std::string& dir, double cpu_cores) {
+  const int64_t quota = std::max<int64_t>(1000, static_cast<int64_t>(cpu_cores * kCpuPeriodUs + 0.5));
+  if (cpu_.version == Version::kV2) return WriteFile(dir + "/cpu.max", absl::StrCat(quota, " ", kCpuPeriodUs));
+  absl::Status status = WriteFile(dir + "/cpu.cfs_period_us", absl::StrCat(kCpuPeriodUs));
+  if (status.ok()) status = WriteFile(dir + "/cpu.cfs_quota_us", absl::StrCat(quota));
+  return status;
+}
+
 absl::Status Cgroups::Place(pid_t pid, const std::string& group,
-                            const std::vector<int>& cpu_ids, int64_t mem_bytes) {
+                            const std::vector<int>& cpu_ids, int64_t mem_bytes, double cpu_cores) {
   if (!ValidGroupName(group)) {
     return absl::InvalidArgumentError(
         absl::StrCat("cgroup name '", group, "' is not a single path component"));
@@ -301,6 +315,12 @@ absl::Status Cgroups::Place(pid_t pid, const std::string& group,
   if (memory() && mem_bytes > 0) {
     prepare(memory_, [&](const std::string& dir) { return PlaceMemory(dir, mem_bytes); });
   }
+  if (cpu() && cpu_cores > 0) {
+    prepare(cpu_, [&](const std::string& dir) { return PlaceCpu(dir, cpu_cores); });
+  } else if (cpu_cores > 0) {
+    failures.push_back(absl::FailedPreconditionError(
+        absl::StrCat("no cpu cgroup: the limit of ", cpu_cores, " cores is not enforced")));
+  }
   for (const std::string& dir : ready) {
     absl::Status status = WriteFile(dir + "/cgroup.procs", absl::StrCat(pid));
     if (!status.ok()) failures.push_back(status);
@@ -314,7 +334,7 @@ absl::Status Cgroups::Place(pid_t pid, const std::string& group,
 void Cgroups::Remove(const std::string& group) {
   if (!ValidGroupName(group)) return;
   std::vector<std::string> bases;
-  for (const Controller* c : {&cpuset_, &memory_}) {
+  for (const Controller* c : {&cpuset_, &memory_, &cpu_}) {
     if (c->version == Version::kNone) continue;
     if (std::find(bases.begin(), bases.end(), c->base) == bases.end()) bases.push_back(c->base);
   }

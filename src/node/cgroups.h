@@ -48,12 +48,16 @@ class Cgroups {
   // from the parent, without which no task can join). Logs one warn line for
   // each controller it cannot use. The roots and the self-cgroup file are
   // parameters so tests can point them at a temporary directory.
+  // With `cpu_bandwidth` (a node with cpu_slots) the cpu controller is
+  // looked for too (v2 cpu.max, v1 cpu.cfs_quota_us): CPU-time limits.
   static Cgroups Detect(const std::string& v1_root = "/sys/fs/cgroup",
                         const std::string& v2_root = "/sys/fs/cgroup",
-                        const std::string& self_cgroup_file = "/proc/self/cgroup");
+                        const std::string& self_cgroup_file = "/proc/self/cgroup",
+                        bool cpu_bandwidth = false);
 
   bool cpuset() const { return cpuset_.version != Version::kNone; }
   bool memory() const { return memory_.version != Version::kNone; }
+  bool cpu() const { return cpu_.version != Version::kNone; }
 
   // One line for the start-up log, e.g. "cpuset: v1 /sys/fs/cgroup/cpuset/
   // synergy, memory: v2 /sys/fs/cgroup/synergy"; "none" when neither works.
@@ -64,11 +68,17 @@ class Cgroups {
   // on v1 cpuset.mems copied from synergy/; v2 inherits mems), memory when
   // mem_bytes > 0 (memory.max on v2, memory.limit_in_bytes on v1). Limits are
   // written before the pid so it never runs inside an unlimited group.
+  // cpu when cpu_cores > 0: a CFS quota of cpu_cores x the period
+  // (kCpuPeriodUs) per period.
   // Best effort across controllers: a failing one does not stop the other;
   // the error names each file and the errno text. `group` must be a single
   // path component (InvalidArgument otherwise).
   absl::Status Place(pid_t pid, const std::string& group,
-                     const std::vector<int>& cpu_ids, int64_t mem_bytes);
+                     const std::vector<int>& cpu_ids, int64_t mem_bytes, double cpu_cores = 0);
+
+  // The CFS period of CPU-time limits: short, so a limited job's data
+  // pipeline is throttled in small steps rather than stalled for 100 ms.
+  static constexpr int64_t kCpuPeriodUs = 20000;
 
   // rmdir <base>/<group>/ in each controller; a group that was never created
   // (ENOENT) is fine. A group still busy with exiting tasks is retried for
@@ -84,9 +94,11 @@ class Cgroups {
 
   absl::Status PlaceCpuset(const std::string& dir, const std::vector<int>& cpu_ids);
   absl::Status PlaceMemory(const std::string& dir, int64_t mem_bytes);
+  absl::Status PlaceCpu(const std::string& dir, double cpu_cores);
 
   Controller cpuset_;
   Controller memory_;
+  Controller cpu_;
 };
 
 }  // namespace synergy::node

@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  synergy::node::Cgroups cgroups = synergy::node::Cgroups::Detect();
+  synergy::node::Cgroups cgroups = synergy::node::Cgroups::Detect("/sys/fs/cgroup", "/sys/fs/cgroup", "/proc/self/cgroup",
+                                                                 offer->cores_per_cpu > 0);
   const std::string described = cgroups.Describe();
   auto launcher = std::make_unique<synergy::node::ProcessLauncher>(std::move(cgroups));
   synergy::node::NodeAgent agent(*config, *offer, std::move(launcher), described);

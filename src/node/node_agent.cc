@@ -59,9 +59,11 @@ bool NodeAgent::Register() {
   unreachable_ = false;
   registered_ = true;
   if (resp.heartbeat_interval_ms() > 0) interval_ms_ = static_cast<int>(resp.heartbeat_interval_ms());
-  spdlog::info("node {}: registered with {} ({} GPUs{}, {} CPUs, {:.1f} GB; {} running)", offer_.name,
+  spdlog::info("node {}: registered with {} ({} GPUs{}, {} CPUs{}, {:.1f} GB; {} running)", offer_.name,
                config_.scheduler, offer_.gpu_ids.size(), offer_.gpus_declared ? " declared" : "",
-               offer_.cpu_ids.size(), offer_.memory_gb, req.running_size());
+               offer_.cpu_ids.size(),
+               offer_.cores_per_cpu > 0 ? fmt::format(" as slots of {} cores", offer_.shared_cores.size()) : "",
+               offer_.memory_gb, req.running_size());
   return true;
 }
 
@@ -125,7 +127,14 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
     spec.argv.assign(l.command().begin(), l.command().end());
     for (const auto& [k, v] : l.env()) spec.env[k] = v;
     spec.gpu_ids.assign(l.gpu_ids().begin(), l.gpu_ids().end());
-    spec.cpu_ids.assign(l.cpu_ids().begin(), l.cpu_ids().end());
+    if (offer_.cores_per_cpu > 0) {
+      // CPU slots: the job may run on every shared core, for its share of
+      // their time.
+      spec.cpu_ids = offer_.shared_cores;
+      spec.cpu_cores = l.cpu_ids_size() * offer_.cores_per_cpu;
+    } else {
+      spec.cpu_ids.assign(l.cpu_ids().begin(), l.cpu_ids().end());
+    }
     spec.mem_bytes = static_cast<int64_t>(l.mem_gb() * 1024.0 * 1024.0 * 1024.0);
     spec.log_dir = config_.log_dir;
     spec.work_dir = config_.work_dir;

@@ -34,8 +34,8 @@ absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::s
   }
   if (root.IsNull()) return c;
   if (!root.IsMap()) return absl::InvalidArgumentError(absl::StrCat(source, ": not a map of settings"));
-  static const std::set<std::string> known = {"name", "scheduler", "address", "gpus", "cpus", "memory_gb",
-                                              "log_dir", "work_dir", "token", "log_level"};
+  static const std::set<std::string> known = {"name", "scheduler", "address", "gpus", "cpus", "cpu_slots",
+                                              "memory_gb", "log_dir", "work_dir", "token", "log_level"};
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
     const YAML::Node& v = kv.second;
@@ -53,6 +53,7 @@ absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::s
       if (key == "log_level") c.log_level = v.as<std::string>();
       if (key == "memory_gb") c.memory_gb = v.as<double>();
       if (key == "cpus") c.cpu_ids = v.as<std::vector<int>>();
+      if (key == "cpu_slots") c.cpu_slots = v.as<int>();
       if (key == "gpus") {
         if (v.IsSequence()) {
           c.gpu_ids = v.as<std::vector<int>>();
@@ -66,6 +67,7 @@ absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::s
       return FieldError(source, v, key, absl::StrCat("'", v.IsScalar() ? v.Scalar() : "...", "' is not valid"));
     }
     if (key == "gpus" && c.gpu_count < 0) return FieldError(source, v, key, "is negative");
+    if (key == "cpu_slots" && c.cpu_slots < 0) return FieldError(source, v, key, "is negative");
     if (key == "memory_gb" && c.memory_gb < 0) return FieldError(source, v, key, "is negative");
     if (key == "scheduler" && c.scheduler.empty()) return FieldError(source, v, key, "is empty");
     for (int id : key == "cpus" ? c.cpu_ids : std::vector<int>{}) {
@@ -133,6 +135,12 @@ absl::StatusOr<NodeOffer> Discover(const NodeConfig& config) {
     }
   }
   if (offer.cpu_ids.empty()) return absl::FailedPreconditionError("cpus: no CPU ids to offer");
+  if (config.cpu_slots > 0) {
+    offer.shared_cores = std::move(offer.cpu_ids);
+    offer.cores_per_cpu = static_cast<double>(offer.shared_cores.size()) / config.cpu_slots;
+    offer.cpu_ids.clear();
+    for (int i = 0; i < config.cpu_slots; ++i) offer.cpu_ids.push_back(i);
+  }
   return offer;
 }
 

@@ -17,6 +17,13 @@ struct NodeConfig {
   int gpu_count = 0;           // `gpus: N`
   std::vector<int> gpu_ids;    // `gpus: [0, 1]`
   std::vector<int> cpu_ids;    // [] = this process's affinity
+  // 0: jobs are pinned to the CPU ids they are granted. N > 0: the node
+  // offers N CPUs as equal shares of the CPUs above; a job granted k of
+  // them may run on all of those CPUs, limited by the cpu cgroup to
+  // k x (cores / N) cores of CPU time (CFS bandwidth, as Kubernetes CPU
+  // limits). For nodes whose cores are fewer than the CPUs the scheduler
+  // should weigh, e.g. a 2-core demo machine offering 4.
+  int cpu_slots = 0;
   double memory_gb = 0;        // 0 = MemTotal
   std::string log_dir = "synergy-node-logs";
   std::string work_dir;
@@ -33,7 +40,11 @@ absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::s
 struct NodeOffer {
   std::vector<int> gpu_ids;
   bool gpus_declared = false;  // no GPU devices seen: the configured ids stand as declared
-  std::vector<int> cpu_ids;
+  std::vector<int> cpu_ids;    // what the scheduler hands out (slot numbers with cpu_slots)
+  // cpu_slots > 0: the cores the slots share, and the cores one slot is
+  // worth; otherwise empty and 0.
+  std::vector<int> shared_cores;
+  double cores_per_cpu = 0;
   double memory_gb = 0;
   std::string name;
 };

@@ -392,7 +392,7 @@ absl::StatusOr<pid_t> ProcessLauncher::Launch(const LaunchSpec& spec) {
 // The child is parked on the go pipe: confine it before it runs job code.
 void ProcessLauncher::Confine(pid_t pid, const LaunchSpec& spec, const std::string& group) {
   std::vector<std::string> unconfined;
-  if (absl::Status placed = cgroups_.Place(pid, group, spec.cpu_ids, spec.mem_bytes); !placed.ok()) {
+  if (absl::Status placed = cgroups_.Place(pid, group, spec.cpu_ids, spec.mem_bytes, spec.cpu_cores); !placed.ok()) {
     unconfined.emplace_back(placed.message());
   }
   if (!spec.cpu_ids.empty()) {

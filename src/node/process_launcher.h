@@ -53,6 +53,7 @@ struct LaunchSpec {
   std::vector<int> gpu_ids;                // CUDA_VISIBLE_DEVICES=comma list ("" when none); wins over env
   std::vector<int> cpu_ids;                // affinity + cpuset cgroup; empty = unpinned
   int64_t mem_bytes = 0;                   // memory cgroup limit, 0 = none
+  double cpu_cores = 0;                    // CPU-time limit in cores (cpu cgroup), 0 = none
   std::string log_dir;                     // required; <log_dir>/<job_id>.<epoch>.out / .err, appended
   std::string work_dir;                    // chdir in the child ("" = inherit)
 };

@@ -53,14 +53,15 @@ start_daemon() {
   fail "synergyd did not start"
 }
 
-# start_node NAME GPUS
+# start_node NAME GPUS (NODE_CPUS: the cpus list, NODE_EXTRA: more yaml lines)
 start_node() {
   local name=$1 gpus=$2
   cat >"$work/node-$name.yaml" <<NODE
 name: $name
 scheduler: $server
 gpus: $gpus
-cpus: [0, 1, 2, 3, 4, 5]
+cpus: [${NODE_CPUS:-0, 1, 2, 3, 4, 5}]
+${NODE_EXTRA:-}
 memory_gb: 24
 log_dir: $work/logs-$name
 work_dir: $work

@@ -242,6 +242,36 @@ TEST_F(DaemonStateTest, JobsAreScheduledWithTheirMeasuredProfile) {
   EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 9);
 }
 
+TEST(ModelFromMeasured, TheIdealIsTheFewestCpusWithinTheToleranceOfTheBest) {
+  // One server, 2 GPUs, 4 CPUs: the share is 2 CPUs per GPU.
+  const Cluster cluster({ServerSpec{"n1", Resources{2, 4, 100, 0}}});
+  auto measure = [](std::vector<std::pair<double, double>> cpu_throughput) {
+    v1::MeasuredProfile m;
+    for (auto [cpus, t] : cpu_throughput) {
+      for (double mem : {25.0, 100.0}) {
+        v1::ProfilePoint* p = m.add_points();
+        p->set_cpus(cpus);
+        p->set_mem_gb(mem);
+        p->set_throughput(t);
+      }
+    }
+    return m;
+  };
+  // Flat but noisy (a language model): its best is at 4 CPUs by chance.
+  auto flat = ModelFromMeasured(measure({{1, 96.3}, {2, 98.4}, {4, 98.5}}), 1, cluster);
+  ASSERT_TRUE(flat.has_value());
+  EXPECT_EQ(flat->profile.ideal_per_gpu().cpus, 1);
+  EXPECT_EQ(flat->profile.ideal_per_gpu().mem_gb, 25);
+  EXPECT_NEAR(flat->profile.ideal_speedup(), 96.3 / 98.4, 1e-9);  // vs its 2-CPU share
+  // A knee at 3 CPUs, 4 a little (< 10%) better.
+  auto knee = ModelFromMeasured(measure({{2, 25}, {3, 45}, {4, 48}}), 1, cluster);
+  ASSERT_TRUE(knee.has_value());
+  EXPECT_EQ(knee->profile.ideal_per_gpu().cpus, 3);
+  EXPECT_NEAR(knee->profile.ideal_speedup(), 45.0 / 25, 1e-9);
+  // With no tolerance the exact best wins, so the test above can fail.
+  EXPECT_EQ(ModelFromMeasured(measure({{2, 25}, {3, 45}, {4, 48}}), 1, cluster, 0.0)->profile.ideal_per_gpu().cpus, 4);
+}
+
 TEST_F(DaemonStateTest, ProfilingLeaseHoldsAWholeNodeThenTheProfileSchedules) {
   auto s = Open();
   AddNode(*s, "n1", 2, 12, 250, 0);

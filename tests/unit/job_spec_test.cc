@@ -123,6 +123,24 @@ TEST(NodeConfig, EmbeddedDefaultGpuIdsAndErrors) {
   EXPECT_EQ(offer->memory_gb, 8);
   auto bad = node::ParseNodeConfig("gpus: -1\n", "n.yaml", *c);
   EXPECT_NE(bad.status().message().find("n.yaml:1: gpus: is negative"), std::string::npos) << bad.status();
+  auto bad_slots = node::ParseNodeConfig("gpus: 2\ncpu_slots: -4\n", "n.yaml", *c);
+  EXPECT_NE(bad_slots.status().message().find("n.yaml:2: cpu_slots: is negative"), std::string::npos)
+      << bad_slots.status();
+}
+
+TEST(NodeConfig, CpuSlotsAreSharesOfTheConfiguredCores) {
+  auto c = node::ParseNodeConfig("gpus: 2\ncpus: [0, 1]\ncpu_slots: 8\nmemory_gb: 8\n", "n.yaml",
+                                 *node::LoadNodeConfig(""));
+  ASSERT_TRUE(c.ok()) << c.status();
+  auto offer = node::Discover(*c);
+  ASSERT_TRUE(offer.ok());
+  EXPECT_EQ(offer->cpu_ids, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));  // what the scheduler hands out
+  EXPECT_EQ(offer->shared_cores, (std::vector<int>{0, 1}));
+  EXPECT_DOUBLE_EQ(offer->cores_per_cpu, 0.25);
+  auto pinned = node::Discover(*node::ParseNodeConfig("cpus: [0, 1]\n", "n.yaml", *node::LoadNodeConfig("")));
+  ASSERT_TRUE(pinned.ok());
+  EXPECT_TRUE(pinned->shared_cores.empty());
+  EXPECT_EQ(pinned->cores_per_cpu, 0);
 }
 
 }  // namespace

@@ -449,6 +449,26 @@ TEST_F(FakeHybridTree, PlaceSkipsControllersWithNothingToEnforce) {
   EXPECT_FALSE(fs::exists(root / "memory/agent/synergy/j-free.0"));
 }
 
+TEST_F(FakeHybridTree, CpuTimeLimitsOnlyWhenAskedFor) {
+  WriteAll(root / "cpu/cpu.cfs_quota_us", "-1\n");
+  Cgroups pinned = Detect();
+  EXPECT_FALSE(pinned.cpu()) << "nodes without cpu_slots do not look for the cpu controller";
+  Cgroups slots = Cgroups::Detect(root.path(), root.path(), root / "self_cgroup", true);
+  ASSERT_TRUE(slots.cpu());
+  ASSERT_TRUE(slots.Place(4242, "j-8.1", {0, 1, 2, 3}, 0, 1.5).ok());
+  const std::string cpu = root / "cpu/synergy/j-8.1/";
+  EXPECT_EQ(ReadAll(cpu + "cpu.cfs_period_us"), "20000");
+  EXPECT_EQ(ReadAll(cpu + "cpu.cfs_quota_us"), "30000");  // 1.5 cores of each period
+  EXPECT_EQ(ReadAll(cpu + "cgroup.procs"), "4242");
+  EXPECT_EQ(ReadAll(root / "cpuset/synergy/j-8.1/cpuset.cpus"), "0-3");
+  // Asked for a limit with no cpu controller: placed elsewhere, and the
+  // caller hears that the limit is not enforced.
+  absl::Status unenforced = pinned.Place(4243, "j-9.1", {0}, 0, 0.5);
+  EXPECT_FALSE(unenforced.ok());
+  EXPECT_THAT(std::string(unenforced.message()), HasSubstr("not enforced"));
+  EXPECT_EQ(ReadAll(root / "cpuset/synergy/j-9.1/cgroup.procs"), "4243");
+}
+
 TEST_F(FakeHybridTree, PlaceErrorsNameTheFileAndKeepTheOtherController) {
   Cgroups cgroups = Detect();
   fs::create_directories(root / "cpuset/synergy/j-bad.0/cgroup.procs");  // unwritable
