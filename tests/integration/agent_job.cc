@@ -12,10 +12,15 @@
 // workers (its lease's CPUs). Under a profiling lease it first measures
 // itself with the agent's profiler (10 iterations per point).
 // --crash-at K exits with status 3 at iteration K, once (a marker file in
-// the checkpoint directory remembers it crashed). Standalone (no scheduler
+// the checkpoint directory remembers it crashed).
+// --crash-in-checkpoint N dies by SIGKILL halfway through writing its N-th
+// checkpoint (counted over the job's life by the complete checkpoint files
+// there), once: the half-written .tmp stays behind, never renamed or
+// confirmed. Standalone (no scheduler
 // in the environment) it runs --iterations N (default 100) and prints the
 // result.
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -51,6 +56,7 @@ int main(int argc, char** argv) {
   int iteration_ms = 20;
   int64_t crash_at = -1, standalone_iterations = 100;
   int cpu_knee = 0;
+  int crash_in_checkpoint = 0;
   std::string dir = ".";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -59,6 +65,7 @@ int main(int argc, char** argv) {
     else if (a == "--checkpoint-dir" && i + 1 < argc) dir = argv[++i];
     else if (a == "--iterations" && i + 1 < argc) standalone_iterations = std::atoll(argv[++i]);
     else if (a == "--cpu-knee" && i + 1 < argc) cpu_knee = std::atoi(argv[++i]);
+    else if (a == "--crash-in-checkpoint" && i + 1 < argc) crash_in_checkpoint = std::atoi(argv[++i]);
     else {
       std::cerr << "agent_job: unknown argument " << a << "\n";
       return 2;
@@ -82,8 +89,29 @@ int main(int argc, char** argv) {
       return 5;
     }
   }
+  // Complete checkpoints of this job so far: <prefix>.<iteration> files.
+  auto checkpoints_written = [&] {
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      const std::string name = e.path().string();
+      if (name.rfind(prefix + ".", 0) == 0 &&
+          name.find_first_not_of("0123456789", prefix.size() + 1) == std::string::npos) {
+        ++n;
+      }
+    }
+    return n;
+  };
   agent->OnCheckpoint([&](int64_t at) {
     const std::string path = prefix + "." + std::to_string(at);
+    if (crash_in_checkpoint > 0 && !std::filesystem::exists(prefix + ".torn") &&
+        checkpoints_written() == crash_in_checkpoint - 1) {
+      std::ofstream(prefix + ".torn") << at << "\n";
+      std::ofstream out(path + ".tmp", std::ios::trunc);
+      out << at << " " << std::flush;  // the iteration, not yet the state
+      std::cerr << "agent_job: dying halfway through checkpoint " << crash_in_checkpoint << " at iteration " << at
+                << " as asked\n";
+      std::raise(SIGKILL);
+    }
     {
       std::ofstream out(path + ".tmp", std::ios::trunc);
       out << at << " " << state << "\n";

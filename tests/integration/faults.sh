@@ -6,7 +6,8 @@
 #     finish on the other node; its orphaned job processes, acting on a
 #     stale lease, are refused;
 #  3. a job that crashes once is retried and succeeds; one that always
-#     crashes fails with its exit reason after max_retries;
+#     crashes fails with its exit reason after max_retries; one killed
+#     halfway through writing a checkpoint resumes from its last good one;
 #  4. bad job specs and calls without the token are refused and store
 #     nothing.
 # usage: faults.sh BUILD_DIR
@@ -58,6 +59,30 @@ wait_until_done 60 "$flaky" "$always"
 ctl describe job "$always" | grep -q "Reason: *crashed 2 times; last on n[12]: exited with status 3" ||
   { ctl describe job "$always"; fail "always-crashing job's reason"; }
 echo "ok   crash retried, then failed with its reason"
+
+# A lease ended by draining its node gives checkpoint 1; the final
+# checkpoint (2) is torn by SIGKILL mid-write; the retry resumes from 1.
+torn=$(submit torn 1 res18 200 --crash-in-checkpoint 2)
+for _ in $(seq 100); do [[ $(state_of "$torn") == running ]] && break; sleep 0.1; done
+sleep 1
+torn_node=$(ctl get jobs | awk -v id="$torn" '$1 == id { print $7 }')
+ctl drain "$torn_node" >/dev/null || fail "drain $torn_node"
+for _ in $(seq 100); do ctl describe job "$torn" | grep -q "^Checkpoint: *iteration [1-9]" && break; sleep 0.1; done
+ctl undrain "$torn_node" >/dev/null || fail "undrain $torn_node"
+good=$(ctl describe job "$torn" | sed -n 's/^Checkpoint: *iteration \([0-9]*\) .*/\1/p')
+[[ -n $good ]] || fail "$torn: no checkpoint after its node was drained"
+wait_until_done 60 "$torn"
+[[ $(state_of "$torn") == succeeded ]] || fail "torn job is $(state_of "$torn")"
+[[ -f $work/ckpt/$torn.ckpt.torn ]] || fail "$torn was never killed mid-checkpoint"
+torn_at=$(cat "$work/ckpt/$torn.ckpt.torn")
+ctl describe job "$torn" | grep -q "killed by signal 9" || { ctl describe job "$torn"; fail "$torn's crash is not in its events"; }
+# The retry wrote the checkpoint at $torn_at again, whole, over the torn .tmp.
+[[ ! -f $work/ckpt/$torn.ckpt.$torn_at.tmp && $(cat "$work/ckpt/$torn.ckpt.$torn_at") == "$torn_at "* ]] ||
+  fail "the checkpoint at $torn_at was not rewritten whole"
+grep -qh "resuming at iteration $good of 200" "$work"/logs-*/"$torn".*.out || fail "$torn did not resume from its checkpoint at $good"
+[[ $(cat "$work/ckpt/$torn.ckpt.$good") == "$good "* ]] || fail "the good checkpoint at $good was changed"
+[[ $(cat "$work/ckpt/$torn.result") == "$(expected_state 200)" ]] || fail "torn job's result is wrong"
+echo "ok   killed mid-checkpoint at $torn_at: resumed from the good one at $good, result intact"
 
 # ---- 1. kill -9 synergyd mid-round
 a=$(submit long-a 1 res18 300)
