@@ -35,6 +35,9 @@ struct Agent::Reporter {
   int64_t window_iteration = 0;
   double throughput = 0;
   bool stop_announced = false;
+  // A rank > 0 that heard "lease ending" before rank 0's stop iteration
+  // reached synergyd asks again soon, not a whole interval later.
+  bool awaiting_stop = false;
 };
 
 std::unique_ptr<Agent> Agent::FromEnvironment(AgentOptions options) {
@@ -94,8 +97,9 @@ void Agent::StartReporter() {
   reporter_->thread = std::thread([this] {
     std::unique_lock lock(reporter_->mu);
     while (!stop_reporter_) {
-      reporter_->cv.wait_for(lock, std::chrono::milliseconds(options_.report_interval_ms),
-                             [this] { return stop_reporter_.load(); });
+      const int wait_ms = reporter_->awaiting_stop ? std::min(100, options_.report_interval_ms)
+                                                   : options_.report_interval_ms;
+      reporter_->cv.wait_for(lock, std::chrono::milliseconds(wait_ms), [this] { return stop_reporter_.load(); });
       if (stop_reporter_) break;
       Report();
     }
@@ -131,17 +135,22 @@ void Agent::Report() {
   }
   if (!reply.lease_ending() || stop_at != INT64_MAX) return;
   if (lease_.rank == 0) {
-    // Rank 0 picks the stop iteration: here for one process; a little
-    // ahead for many, so that every rank hears of it before reaching it.
+    // Rank 0 picks the stop iteration: here for one process; for many, a
+    // little over one report interval ahead, so that every rank hears of
+    // it (at its next report) before reaching it, and well inside the
+    // daemon's grace before it stops the processes.
     int64_t margin = 0;
     if (lease_.world_size > 1) {
-      margin = std::max<int64_t>(1, static_cast<int64_t>(r.throughput * 3.0 * options_.report_interval_ms / 1000.0));
+      margin = 1 + static_cast<int64_t>(r.throughput * 1.25 * options_.report_interval_ms / 1000.0);
     }
     stop_at_.store(done + margin);
     report.set_stop_at_iteration(done + margin);
     if (lease_.world_size > 1) client_->Report(report, &reply);
   } else if (reply.stop_at_iteration() > 0) {
     stop_at_.store(reply.stop_at_iteration());
+    r.awaiting_stop = false;
+  } else {
+    r.awaiting_stop = true;
   }
 }
 
@@ -172,6 +181,8 @@ void Agent::EndLease() {
     const grpc::Status st = client_->Confirm(done);
     if (!st.ok()) Log(lease_, "checkpoint at " + std::to_string(i) + " not confirmed: " + st.error_message());
     Log(lease_, "lease ended: checkpoint at iteration " + std::to_string(i) + (path.empty() ? "" : " in " + path));
+  } else {
+    Log(lease_, "lease ended: stopped at iteration " + std::to_string(i) + " (rank 0 checkpoints)");
   }
   if (options_.exit_on_lease_end) std::exit(0);
 }

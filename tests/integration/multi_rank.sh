@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# A 2-GPU agent job across two 1-GPU nodes (rank 0 on one, rank 1 on the
+# other): draining one node ends its lease, and both ranks stop at the same
+# iteration, the one rank 0 chose and announced through synergyd; after the
+# undrain both ranks resume there, and the job ends with the value of an
+# uninterrupted run.
+# usage: multi_rank.sh BUILD_DIR
+BIN=$1
+TEST=multi_rank
+source "$(dirname "$0")/lib.sh"
+POLICY=fifo
+start_daemon
+start_node n1 1
+start_node n2 1
+for _ in $(seq 100); do [[ $(ctl get nodes | grep -c ready) == 2 ]] && break; sleep 0.1; done
+[[ $(ctl get nodes | grep -c ready) == 2 ]] || fail "nodes did not register"
+
+id=$(submit wide 2 res18 400)
+for _ in $(seq 100); do [[ $(state_of "$id") == running ]] && break; sleep 0.1; done
+sleep 1.5
+ctl get jobs -o wide
+ctl drain n2 >/dev/null || fail "drain n2"
+for _ in $(seq 100); do [[ $(state_of "$id") == suspended ]] && break; sleep 0.1; done
+[[ $(state_of "$id") == suspended ]] || fail "$id is $(state_of "$id") after the drain, not suspended"
+ctl undrain n2 >/dev/null || fail "undrain n2"
+wait_until_done 60 "$id"
+[[ $(state_of "$id") == succeeded ]] || fail "$id is $(state_of "$id")"
+
+# Where each rank of the first lease stopped.
+stop0=$(grep -h "rank 0: lease ended: checkpoint at iteration" "$work"/logs-n*/"$id".*.err | sed 's/.*iteration \([0-9]*\).*/\1/' | head -1)
+stop1=$(grep -h "rank 1: lease ended: stopped at iteration" "$work"/logs-n*/"$id".*.err | sed 's/.*iteration \([0-9]*\).*/\1/' | head -1)
+echo "rank 0 stopped at ${stop0:-?}, rank 1 at ${stop1:-?}"
+[[ -n $stop0 && -n $stop1 ]] || fail "a rank did not log where it stopped"
+[[ $stop0 == "$stop1" ]] || fail "ranks stopped at different iterations: $stop0 and $stop1"
+((stop0 > 0 && stop0 < 400)) || fail "stop iteration $stop0 is not inside the run"
+resumed=$(grep -lh "resuming at iteration $stop0 of 400" "$work"/logs-n*/"$id".*.out | wc -l)
+((resumed == 2)) || fail "$resumed ranks resumed at $stop0, want 2"
+[[ $(cat "$work/ckpt/$id.result") == "$(expected_state 400)" ]] || fail "$id's result is wrong"
+echo "ok multi_rank"
