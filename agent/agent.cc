@@ -1,5 +1,7 @@
 #include "synergy/agent.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -187,13 +189,55 @@ void Agent::EndLease() {
   if (options_.exit_on_lease_end) std::exit(0);
 }
 
+namespace {
+
+// The CPUs this thread may run on, in order.
+std::vector<int> AllowedCpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (int i = 0; i < CPU_SETSIZE; ++i) {
+    if (CPU_ISSET(i, &set)) cpus.push_back(i);
+  }
+  return cpus;
+}
+
+bool Pin(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) CPU_SET(c, &set);
+  return sched_setaffinity(0, sizeof(set), &set) == 0;
+}
+
+}  // namespace
+
 CpuProfile Agent::Profile(const std::function<double(int, int)>& measure, const MemoryModel& memory,
                           std::vector<double> mem_points_gb, const ProfilerOptions& options) {
+  // A point of k CPUs is measured on k CPUs: the calling thread (and the
+  // data workers `measure` starts, which inherit it) is pinned to the first
+  // ceil(k x cores per CPU) of the CPUs it may use. A node with CPU slots
+  // says what one CPU is worth (SYNERGY_CORES_PER_CPU); else it is a core.
+  const std::vector<int> allowed = AllowedCpus();
+  double cores_per_cpu = std::atof(Env("SYNERGY_CORES_PER_CPU").c_str());
+  if (!(cores_per_cpu > 0)) cores_per_cpu = 1;
+  bool pinning = !allowed.empty();
+  auto measure_pinned = [&](int cpus, int iterations) {
+    const size_t cores = std::clamp<size_t>(static_cast<size_t>(std::ceil(cpus * cores_per_cpu - 1e-9)), 1,
+                                            std::max<size_t>(1, allowed.size()));
+    if (pinning && !Pin(std::vector<int>(allowed.begin(), allowed.begin() + cores))) {
+      Log(lease_, "profiling unpinned: sched_setaffinity failed");
+      pinning = false;
+    }
+    const double t = measure(cpus, iterations);
+    if (pinning) Pin(allowed);
+    return t;
+  };
   // Standalone: SYNERGY_CPUS if set, else the machine's CPUs.
   const int max_cpus =
       std::max(1, lease_.cpus > 0 ? lease_.cpus : static_cast<int>(std::thread::hardware_concurrency()));
   const auto start = std::chrono::steady_clock::now();
-  CpuProfile cpu = ProfileCpus(max_cpus, measure, options);
+  CpuProfile cpu = ProfileCpus(max_cpus, measure_pinned, options);
   if (!managed()) return cpu;
   if (mem_points_gb.empty()) {
     for (double f : {0.25, 0.5, 0.75, 1.0}) mem_points_gb.push_back(f * lease_.mem_gb);

@@ -1,13 +1,45 @@
 #!/usr/bin/env python3
-"""The table of scripts/demo-examples: per job and mechanism, the CPUs of its
-training leases, its throughput (median of the agent's 1-second reports while
-it trained), its JCT and its profiling cost, from `synergyctl get jobs -o
-json` samples (one JSON object per line, with the sample time in "t")."""
+"""scripts/demo-examples' poller and table.
+
+  watch SYNERGYCTL SAMPLES   samples `synergyctl get jobs -o json` every
+                             second into SAMPLES (one JSON object per line,
+                             the sample time in "t"), shows the wide table
+                             every 5 s, returns when every job has ended
+                             (exit 1 after 10 minutes)
+  report PROP TUNE           per job and mechanism: the CPUs of its training
+                             leases, its throughput (median of the agent's
+                             1-second reports while it trained), its training
+                             time (first training lease to the end), its JCT
+                             and its profiling cost
+"""
 import json
 import statistics
+import subprocess
 import sys
+import time
 
 DONE = ("JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED")
+
+
+def watch(ctl, path):
+    start = time.time()
+    with open(path, "a") as out:
+        n = 0
+        while time.time() - start < 600:
+            sample = json.loads(subprocess.run([ctl, "get", "jobs", "-o", "json"], check=True,
+                                               capture_output=True, text=True).stdout or "{}")
+            sample["t"] = time.time()
+            out.write(json.dumps(sample) + "\n")
+            jobs = sample.get("jobs", [])
+            done = bool(jobs) and all(j["state"] in DONE for j in jobs)
+            if done or n % 5 == 0:
+                table = subprocess.run([ctl, "get", "jobs", "-o", "wide"], capture_output=True, text=True).stdout
+                print("".join("   " + line + "\n" for line in table.splitlines()), end="", flush=True)
+            if done:
+                return 0
+            n += 1
+            time.sleep(1)
+    return 1
 
 
 def summarise(path):
@@ -20,6 +52,7 @@ def summarise(path):
             s["job"] = j
             lease = j.get("lease")
             if j["state"] == "JOB_STATE_RUNNING" and lease and not lease.get("profiling"):
+                s.setdefault("train_start", sample["t"])
                 cpus = sum(len(sl.get("cpu_ids", [])) for sl in lease.get("slices", []))
                 if cpus not in s["cpus"]:
                     s["cpus"].append(cpus)
@@ -35,15 +68,18 @@ def summarise(path):
             "throughput": statistics.median(s["throughput"]) if s["throughput"] else 0.0,
             "jct": (int(j.get("finished_unix_ms", 0)) - int(j["submitted_unix_ms"])) / 1000.0
             if int(j.get("finished_unix_ms", 0)) > 0 else float("nan"),
+            "train": int(j.get("finished_unix_ms", 0)) / 1000.0 - s["train_start"]
+            if int(j.get("finished_unix_ms", 0)) > 0 and "train_start" in s else float("nan"),
             "profile": profile,
         }
     return out
 
 
-def main():
-    runs = {"proportional": summarise(sys.argv[1]), "tune": summarise(sys.argv[2])}
+def report(proportional, tune):
+    runs = {"proportional": summarise(proportional), "tune": summarise(tune)}
     print()
-    print(f"{'JOB':<10} {'MECHANISM':<13} {'STATE':<10} {'CPUS':>5} {'IT/S':>7} {'JCT S':>7}  PROFILE (CPU points, it/s)")
+    print(f"{'JOB':<10} {'MECHANISM':<13} {'STATE':<10} {'CPUS':>5} {'IT/S':>7} {'TRAIN S':>8} {'JCT S':>7}  "
+          "PROFILE (CPUs:it/s, seconds)")
     names = sorted(set(runs["proportional"]) | set(runs["tune"]))
     for name in names:
         for mechanism, run in runs.items():
@@ -56,7 +92,8 @@ def main():
                 points[p.get("cpus", 0)] = max(points.get(p.get("cpus", 0), 0), p.get("throughput", 0))
             prof = " ".join(f"{c:g}:{t:.0f}" for c, t in sorted(points.items()))
             prof += f" ({r['profile'].get('seconds', 0):.1f} s)" if points else "-"
-            print(f"{name:<10} {mechanism:<13} {r['state']:<10} {cpus:>5} {r['throughput']:>7.1f} {r['jct']:>7.1f}  {prof}")
+            print(f"{name:<10} {mechanism:<13} {r['state']:<10} {cpus:>5} {r['throughput']:>7.1f} {r['train']:>8.1f} "
+                  f"{r['jct']:>7.1f}  {prof}")
     print()
     worst = 0.0
     for name in names:
@@ -67,10 +104,17 @@ def main():
         speed = t["throughput"] / p["throughput"] if p["throughput"] > 0 else float("nan")
         change = (t["jct"] - p["jct"]) / p["jct"] * 100
         worst = max(worst, change)
-        print(f"{name}: TUNE {speed:.2f}x the throughput of PROPORTIONAL, JCT {p['jct']:.1f} s -> {t['jct']:.1f} s ({change:+.1f}%)")
-    print(f"slowest change under TUNE: {worst:+.1f}% JCT" +
-          (" (no job slower)" if worst <= 0 else " (within measurement noise?)" if worst < 5 else " (a job is slower)"))
+        print(f"{name}: TUNE {speed:.2f}x the throughput of PROPORTIONAL; training {p['train']:.1f} s -> "
+              f"{t['train']:.1f} s, JCT {p['jct']:.1f} s -> {t['jct']:.1f} s ({change:+.1f}%)")
+    verdict = "no job slower" if worst <= 0 else (
+        "within this machine's run-to-run noise of a few %" if worst < 5 else "a job is slower")
+    print(f"largest JCT change under TUNE: {worst:+.1f}% ({verdict})")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == "watch":
+        sys.exit(watch(sys.argv[2], sys.argv[3]))
+    if len(sys.argv) == 4 and sys.argv[1] == "report":
+        sys.exit(report(sys.argv[2], sys.argv[3]))
+    sys.exit("usage: demo_examples_report.py watch SYNERGYCTL SAMPLES | report PROP_SAMPLES TUNE_SAMPLES")

@@ -16,6 +16,7 @@ struct Images : torch::data::datasets::Dataset<Images> {
   int work;
   Images(int64_t offset, int64_t count, int work) : offset(offset), count(count), work(work) {}
   torch::data::Example<> get(size_t index) override {
+    synergy::examples::OneIntraOpThreadHere();
     const int64_t i = offset + static_cast<int64_t>(index);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(i));
     const int64_t label = i % 2;

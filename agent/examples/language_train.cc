@@ -13,6 +13,7 @@ struct Tokens : torch::data::datasets::Dataset<Tokens> {
   int64_t offset, count;
   Tokens(int64_t offset, int64_t count) : offset(offset), count(count) {}
   torch::data::Example<> get(size_t index) override {
+    synergy::examples::OneIntraOpThreadHere();
     const int64_t i = offset + static_cast<int64_t>(index);
     const int64_t token = (i * 7919) % kVocab;
     return {torch::tensor(token), torch::tensor((token + 1) % kVocab)};

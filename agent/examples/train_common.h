@@ -73,6 +73,17 @@ inline double Checksum(torch::nn::Module& model) {
   return sum;
 }
 
+// Data-loader workers are new threads, and OpenMP's thread count is per
+// thread: without this each worker's ops would start a team of one thread
+// per core, oversubscribing the job's CPUs (a data worker is one CPU).
+inline void OneIntraOpThreadHere() {
+  thread_local bool set = false;
+  if (!set) {
+    torch::set_num_threads(1);
+    set = true;
+  }
+}
+
 // Asked once: torch::cuda::is_available() is not free.
 inline bool HasCuda() {
   static const bool has = torch::cuda::is_available();

@@ -86,7 +86,8 @@ class Agent {
 
   // Optimistic profiling (docs/profiling.md): measures the CPU axis with
   // `measure` (run `iterations` iterations with `cpus` data workers, return
-  // their throughput), models the memory axis with `memory`, and sends the
+  // their throughput), called with the calling thread pinned to that many
+  // CPUs' worth of the cores it may use (threads it starts inherit it), models the memory axis with `memory`, and sends the
   // matrix over the measured CPU counts x `mem_points_gb` (default: a
   // quarter, half, three quarters and all of the lease's memory) to
   // synergyd, which schedules the job with it. Returns the CPU profile;
