@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "daemon/round_input.h"
+#include "daemon/sticky_servers.h"
 #include "service/job_spec.h"
 #include "service/names.h"
 #include "spdlog/spdlog.h"
@@ -490,13 +491,16 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
       Record(batch, job, absl::StrFormat("exited on %s: %s", node, how), now_ms);
       return;
     }
-    if (job.attempts() <= retries) {
+    // Crashes, not launches: a job preempted or moved many times has not
+    // used up its retries.
+    job.set_crashes(job.crashes() + 1);
+    if (job.crashes() <= retries) {
       SetState(job, v1::JOB_STATE_QUEUED,
-               absl::StrFormat("crashed on %s (%s); retry %d of %d", node, how, job.attempts(), retries), now_ms);
+               absl::StrFormat("crashed on %s (%s); retry %d of %d", node, how, job.crashes(), retries), now_ms);
       ++counters_.jobs_requeued;
     } else {
       SetState(job, v1::JOB_STATE_FAILED,
-               absl::StrFormat("crashed %d times; last on %s: %s", job.attempts(), node, how), now_ms);
+               absl::StrFormat("crashed %d times; last on %s: %s", job.crashes(), node, how), now_ms);
     }
     Record(batch, job, job.reason(), now_ms);
     return;
@@ -768,6 +772,15 @@ void DaemonState::RunRound(int64_t now_ms) {
     queue_order_ = std::move(order);
   }
   for (const JobView* v : r.bumped) runtime_[JobIdString(v->id)].priority = 1;
+  {
+    std::map<std::string, const v1::Lease*> current;
+    for (const auto& [id, job] : jobs_) {
+      if (job.has_lease() && !Terminal(job) && !job.lease().profiling() && !job.lease().ending()) {
+        current[id] = &job.lease();
+      }
+    }
+    StickToCurrentNodes(r.plan, snap.cluster, snap.node_names, current);
+  }
   std::map<std::string, const Assignment*> planned;
   for (const Assignment& a : r.plan.assignments) planned[JobIdString(a.job)] = &a;
 

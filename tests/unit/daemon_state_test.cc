@@ -242,6 +242,43 @@ TEST_F(DaemonStateTest, JobsAreScheduledWithTheirMeasuredProfile) {
   EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 9);
 }
 
+// The core plans from an empty cluster each round; a job must not be moved
+// to an identical node that has just become free (here: undrained), which
+// would cost a checkpoint and a restart for nothing.
+TEST_F(DaemonStateTest, AJobStaysOnItsNodeWhenAnIdenticalOneFreesUp) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 6, 24, 0);
+  AddNode(*s, "n2", 2, 6, 24, 0);
+  ASSERT_TRUE(s->SetDrained("n1", true, 0).ok());
+  const std::string id = *s->Submit(Spec(2), 0);
+  s->RunRound(1000);
+  auto job = *s->GetJob(id);
+  ASSERT_TRUE(job.has_lease());
+  ASSERT_EQ(job.lease().slices(0).node(), "n2");
+  const int64_t epoch = job.lease().epoch();
+  v1::RunningProcess running;
+  running.set_job_id(id);
+  running.set_epoch(epoch);
+  running.set_pid(4242);
+  ASSERT_EQ(Beat(*s, "n2", 1100).launch_size(), 1);
+  Beat(*s, "n2", 1150, {running});
+  Beat(*s, "n1", 1150);
+  ASSERT_TRUE(s->SetDrained("n1", false, 1200).ok());
+  // n1 is server 0 again, where an empty-cluster plan puts the job first.
+  s->RunRound(2000);
+  job = *s->GetJob(id);
+  ASSERT_TRUE(job.has_lease());
+  EXPECT_EQ(job.lease().epoch(), epoch) << "the lease was replaced";
+  EXPECT_FALSE(job.lease().ending());
+  EXPECT_EQ(job.lease().slices(0).node(), "n2");
+  // A second job takes the other node.
+  const std::string other = *s->Submit(Spec(2), 2100);
+  s->RunRound(3000);
+  EXPECT_EQ(s->GetJob(id)->lease().epoch(), epoch);
+  ASSERT_TRUE(s->GetJob(other)->has_lease());
+  EXPECT_EQ(s->GetJob(other)->lease().slices(0).node(), "n1");
+}
+
 TEST(ModelFromMeasured, TheIdealIsTheFewestCpusWithinTheToleranceOfTheBest) {
   // One server, 2 GPUs, 4 CPUs: the share is 2 CPUs per GPU.
   const Cluster cluster({ServerSpec{"n1", Resources{2, 4, 100, 0}}});
@@ -334,6 +371,38 @@ TEST_F(DaemonStateTest, CrashesAreRetriedThenTheJobFails) {
   EXPECT_EQ(job.state(), v1::JOB_STATE_FAILED);
   EXPECT_NE(job.reason().find("crashed 2 times; last on n1: exited with status 3"), std::string::npos)
       << job.reason();
+}
+
+TEST_F(DaemonStateTest, RetriesCountCrashesNotLaunches) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 6, 24, 0);
+  AddNode(*s, "n2", 2, 6, 24, 0);
+  v1::JobSpec spec = Spec(2);
+  spec.set_max_retries(1);
+  const std::string id = *s->Submit(spec, 0);
+  s->RunRound(1000);
+  const std::string first = s->GetJob(id)->lease().slices(0).node();
+  const int64_t epoch = s->GetJob(id)->lease().epoch();
+  ASSERT_EQ(Beat(*s, first, 1100).launch_size(), 1);
+  // Moved off its node by a drain: a second launch, no crash.
+  ASSERT_TRUE(s->SetDrained(first, true, 1200).ok());
+  s->RunRound(2000);
+  v1::ProcessExit stopped = Exit(id, epoch, -1);
+  stopped.set_signal(15);
+  stopped.set_stopped_by_node(true);
+  Beat(*s, first, 2100, {}, {stopped});
+  s->RunRound(3000);
+  auto job = *s->GetJob(id);
+  ASSERT_TRUE(job.has_lease());
+  const std::string second = job.lease().slices(0).node();
+  ASSERT_NE(second, first);
+  ASSERT_EQ(Beat(*s, second, 3100).launch_size(), 1);
+  Beat(*s, second, 3200, {}, {Exit(id, job.lease().epoch(), 3)});
+  job = *s->GetJob(id);
+  EXPECT_EQ(job.attempts(), 2);
+  EXPECT_EQ(job.crashes(), 1);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED) << job.reason();  // its one retry is left
+  EXPECT_NE(job.reason().find("retry 1 of 1"), std::string::npos) << job.reason();
 }
 
 TEST_F(DaemonStateTest, ALostNodesJobsAreRequeued) {
