@@ -41,33 +41,10 @@ int main(int argc, char** argv) {
   torch::manual_seed(0);
   Lm model;
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(0.01));
-  int64_t start = 0;
-  if (agent->start_iteration() > 0) {
-    start = synergy::agent::torch_adapter::LoadCheckpoint(agent->checkpoint_path(), *model, optimizer);
-  }
-  const auto device = synergy::examples::TrainingDevice();
-  model->to(device);
   auto make_loader = [&](int64_t first, int64_t samples, int workers) {
     return torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
         Tokens(first, samples).map(torch::data::transforms::Stack<>()),
         torch::data::DataLoaderOptions().batch_size(flags.batch).workers(std::min(1, workers)));
   };
-  auto loss_of = [&](auto& batch) {
-    optimizer.zero_grad();
-    torch::Tensor loss = torch::cross_entropy_loss(model->forward(batch.data.to(device)), batch.target.to(device));
-    loss.backward();
-    return loss;
-  };
-  return synergy::examples::Run(
-      "language_train", *agent, flags, model, optimizer, start, make_loader,
-      [&](auto& batch) {
-        const double loss = loss_of(batch).template item<double>();
-        optimizer.zero_grad();  // profiling: measured, not learned from
-        return loss;
-      },
-      [&](auto& batch) {
-        torch::Tensor loss = loss_of(batch);
-        optimizer.step();
-        return loss.template item<double>();
-      });
+  return synergy::examples::Run("language_train", *agent, flags, model, optimizer, make_loader);
 }

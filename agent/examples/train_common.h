@@ -110,18 +110,39 @@ double PaddedStep(const Flags& flags, StepFn& step, Batch& batch) {
   return loss;
 }
 
-// Runs the job under the agent: under a profiling lease first measures the
-// CPU axis (a data loader with each CPU count's workers, `measure` = a step
-// without the optimizer's update, so profiling leaves the model as it was),
-// then trains `step(batch) -> loss` from the last confirmed checkpoint with
-// as many data workers as the lease's CPUs allow, checkpoints at lease end
-// and prints the loss. `make_loader(first_sample, samples, workers)` builds
-// a loader over samples [first, first + samples) in order.
-template <typename Model, typename MakeLoader, typename MeasureFn, typename StepFn>
+// Runs a classifier job under the agent (cross-entropy of
+// `model->forward(data)` against the targets): resumes from the last
+// confirmed checkpoint, moves the model to the training device, under a
+// profiling lease first measures the CPU axis (a data loader with each CPU
+// count's workers; a measured step is forward and backward without the
+// optimizer's update, so profiling leaves the model as it was), then trains
+// with as many data workers as the lease's CPUs allow, checkpoints at lease
+// end and prints the loss. `make_loader(first_sample, samples, workers)`
+// builds a loader over samples [first, first + samples) in order.
+template <typename Model, typename MakeLoader>
 int Run(const std::string& name, synergy::agent::Agent& agent, const Flags& flags, Model& model,
-        torch::optim::Optimizer& optimizer, int64_t start, MakeLoader make_loader, MeasureFn measure,
-        StepFn step) {
+        torch::optim::Optimizer& optimizer, MakeLoader make_loader) {
   namespace ta = synergy::agent::torch_adapter;
+  int64_t start = 0;
+  if (agent.start_iteration() > 0) start = ta::LoadCheckpoint(agent.checkpoint_path(), *model, optimizer);
+  const torch::Device device = TrainingDevice();
+  model->to(device);
+  auto backward = [&](auto& batch) {
+    optimizer.zero_grad();
+    torch::Tensor loss = torch::cross_entropy_loss(model->forward(batch.data.to(device)), batch.target.to(device));
+    loss.backward();
+    return loss;
+  };
+  auto measure = [&](auto& batch) {
+    const double loss = backward(batch).template item<double>();
+    optimizer.zero_grad();  // profiling: measured, not learned from
+    return loss;
+  };
+  auto step = [&](auto& batch) {
+    torch::Tensor loss = backward(batch);
+    optimizer.step();
+    return loss.template item<double>();
+  };
   const std::string job = agent.managed() ? agent.lease().job_id : name;
   agent.OnCheckpoint([&](int64_t it) { return ta::SaveCheckpoint(flags.checkpoint_dir + "/" + job, it, *model, optimizer); });
   if (agent.lease().profiling || (flags.profile && !agent.managed())) {

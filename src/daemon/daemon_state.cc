@@ -730,13 +730,7 @@ bool DaemonState::SameAllocation(const v1::Lease& lease, const Assignment& a,
                                  const std::vector<std::string>& node_names) {
   if (lease.slices_size() != a.num_servers()) return false;
   for (int i = 0; i < lease.slices_size(); ++i) {
-    const v1::LeaseSlice& s = lease.slices(i);
-    const Slice& p = a.slices[i];
-    if (s.node() != node_names[p.server] || s.gpu_ids_size() != p.resources.gpus ||
-        s.cpu_ids_size() != std::max(1, static_cast<int>(std::floor(p.resources.cpus + 1e-9))) ||
-        std::abs(s.mem_gb() - p.resources.mem_gb) > 1e-6) {
-      return false;
-    }
+    if (!SliceHolds(lease.slices(i), node_names[a.slices[i].server], a.slices[i])) return false;
   }
   return true;
 }
@@ -891,7 +885,7 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
     v1::LeaseSlice* slice = lease.add_slices();
     slice->set_node(node);
     slice->set_rank(rank++);
-    const int want_cpus = std::max(1, static_cast<int>(std::floor(s.resources.cpus + 1e-9)));
+    const int want_cpus = WholeCpus(s.resources.cpus);
     auto g = gpus.begin();
     for (int i = 0; i < s.resources.gpus && g != gpus.end(); ++i, ++g) slice->add_gpu_ids(*g);
     auto c = cpus.begin();

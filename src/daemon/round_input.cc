@@ -1,6 +1,7 @@
 #include "daemon/round_input.h"
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <set>
 
@@ -82,6 +83,14 @@ std::optional<ModelSpec> ModelFromMeasured(const v1::MeasuredProfile& measured, 
   spec.iteration_time_s = 1.0 / at_share;
   spec.profile = SensitivityProfile(cpus, mems, normalised, ideal, at_ideal / at_share);
   return spec;
+}
+
+int WholeCpus(double cpus) { return std::max(1, static_cast<int>(std::floor(cpus + 1e-9))); }
+
+bool SliceHolds(const v1::LeaseSlice& held, const std::string& node, const Slice& planned) {
+  return held.node() == node && held.gpu_ids_size() == planned.resources.gpus &&
+         held.cpu_ids_size() == WholeCpus(planned.resources.cpus) &&
+         std::abs(held.mem_gb() - planned.resources.mem_gb) <= 1e-6;
 }
 
 JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, double now_s,

@@ -39,6 +39,14 @@ RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes);
 std::optional<ModelSpec> ModelFromMeasured(const v1::MeasuredProfile& measured, int gpus,
                                            const Cluster& cluster, double knee_tolerance = 0.10);
 
+// CPU ids for a planned slice of `cpus` cores: whole ids, at least one
+// (the core plans fractional cores).
+int WholeCpus(double cpus);
+
+// Whether `held`, a lease's slice, is what `planned` asks of `node`: the
+// same node, GPU count, whole CPUs and memory.
+bool SliceHolds(const v1::LeaseSlice& held, const std::string& node, const Slice& planned);
+
 // The JobView of `job` at `now_s` (seconds on the wall clock). `measured`,
 // when not null, is the job's measured model and wins over the zoo's.
 JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, double now_s,

@@ -13,15 +13,10 @@ bool SameCapacity(const Resources& a, const Resources& b) {
   return a.gpus == b.gpus && std::abs(a.cpus - b.cpus) < 1e-9 && std::abs(a.mem_gb - b.mem_gb) < 1e-9;
 }
 
-// A planned slice the lease already holds on `node` (same GPUs, whole CPUs
-// and memory).
+// A planned slice the lease already holds on `node`.
 bool Holds(const v1::Lease& lease, const std::string& node, const Slice& s) {
   for (const v1::LeaseSlice& held : lease.slices()) {
-    if (held.node() == node && held.gpu_ids_size() == s.resources.gpus &&
-        held.cpu_ids_size() == std::max(1, static_cast<int>(std::floor(s.resources.cpus + 1e-9))) &&
-        std::abs(held.mem_gb() - s.resources.mem_gb) < 1e-6) {
-      return true;
-    }
+    if (SliceHolds(held, node, s)) return true;
   }
   return false;
 }
