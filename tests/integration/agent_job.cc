@@ -10,7 +10,8 @@
 // --cpu-knee N makes it CPU-sensitive like an image model's data pipeline:
 // an iteration takes iteration-ms x N / min(cpus, N) with `cpus` its data
 // workers (its lease's CPUs). Under a profiling lease it first measures
-// itself with the agent's profiler (10 iterations per point).
+// itself with the agent's profiler (10 iterations per point, the median
+// iteration's rate).
 // --crash-at K exits with status 3 at iteration K, once (a marker file in
 // the checkpoint directory remembers it crashed).
 // --crash-in-checkpoint N dies by SIGKILL halfway through writing its N-th
@@ -19,6 +20,7 @@
 // confirmed. Standalone (no scheduler
 // in the environment) it runs --iterations N (default 100) and prints the
 // result.
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -26,6 +28,7 @@
 #include <fstream>
 #include <iostream>
 #include <thread>
+#include <vector>
 
 #include "synergy/agent.h"
 
@@ -129,9 +132,17 @@ int main(int argc, char** argv) {
     options.iterations_per_point = 10;
     agent->Profile(
         [&](int cpus, int iterations) {
-          const auto start = std::chrono::steady_clock::now();
-          for (int k = 0; k < iterations; ++k) std::this_thread::sleep_for(iteration_time(cpus));
-          return iterations / std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          // The median iteration, not the mean: on a loaded machine one late
+          // wakeup would otherwise move a point by more than the profiler's
+          // 10% threshold and put a flat job's knee above 1 CPU.
+          std::vector<double> seconds;
+          for (int k = 0; k < iterations; ++k) {
+            const auto start = std::chrono::steady_clock::now();
+            std::this_thread::sleep_for(iteration_time(cpus));
+            seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          }
+          std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+          return 1.0 / seconds[seconds.size() / 2];
         },
         synergy::agent::MemoryModel{}, {}, options);
   }
