@@ -48,7 +48,7 @@ absl::StatusOr<DaemonConfig> ParseDaemonConfig(const std::string& text, const st
   static const std::set<std::string> known = {
       "listen",        "metrics_listen",        "state_db",           "round_s",
       "policy",        "mechanism",             "models",             "lease_grace_s",
-      "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries", "tokens", "log_level"};
+      "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries", "profile_wait_s", "tokens", "log_level"};
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
     const YAML::Node& v = kv.second;
@@ -70,6 +70,7 @@ absl::StatusOr<DaemonConfig> ParseDaemonConfig(const std::string& text, const st
     if (key == "heartbeat_timeout_s") st = Get(source, v, key, c.heartbeat_timeout_s);
     if (key == "heartbeat_interval_ms") st = Get(source, v, key, c.heartbeat_interval_ms);
     if (key == "max_retries") st = Get(source, v, key, c.max_retries);
+    if (key == "profile_wait_s") st = Get(source, v, key, c.profile_wait_s);
     if (key == "tokens") st = Get(source, v, key, c.tokens);
     if (!st.ok()) return st;
     if (key == "round_s" && !(c.round_s > 0)) return FieldError(source, v, key, "is not > 0");
@@ -81,6 +82,7 @@ absl::StatusOr<DaemonConfig> ParseDaemonConfig(const std::string& text, const st
       return FieldError(source, v, key, "is not > 0");
     }
     if (key == "max_retries" && c.max_retries < 0) return FieldError(source, v, key, "is negative");
+    if (key == "profile_wait_s" && !(c.profile_wait_s >= 0)) return FieldError(source, v, key, "is negative");
     if (key == "state_db" && c.state_db.empty()) return FieldError(source, v, key, "is empty");
     if (key == "listen" && c.listen.empty()) return FieldError(source, v, key, "is empty");
     if (key == "policy" && !MakePolicy(c.policy).ok()) {

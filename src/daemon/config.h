@@ -20,6 +20,10 @@ struct DaemonConfig {
   int heartbeat_interval_ms = 1000;
   double heartbeat_timeout_s = 30;
   int max_retries = 2;
+  // How long a job that asks for a profile waits for a whole free node to
+  // profile on; after that it is scheduled unprofiled until a round finds
+  // it without a lease and a node free.
+  double profile_wait_s = 600;
   std::vector<std::string> tokens;
   std::string log_level = "info";
 };

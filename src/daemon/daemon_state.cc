@@ -698,7 +698,8 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
   snap.node_names = std::move(rc.node_names);
   for (const std::string& id : queue_order_) {
     const v1::Job& job = jobs_.at(id);
-    if (Terminal(job) || job.state() == v1::JOB_STATE_PROFILING || WantsProfiling(job)) continue;
+    if (Terminal(job) || job.state() == v1::JOB_STATE_PROFILING) continue;
+    if (WantsProfiling(job) && !ProfileWaitOver(job, now_ms)) continue;
     if (job.spec().gpus() > snap.cluster.total().gpus) continue;
     const JobRuntime& rt = runtime_.at(id);
     if (rt.finished) continue;  // its last checkpoint is confirmed: it is exiting
@@ -740,6 +741,18 @@ void DaemonState::RunRound(int64_t now_ms) {
   AccountService(now_ms);
   Batch batch;
   GrantProfilingLeases(batch, now_ms);
+  for (const std::string& id : queue_order_) {
+    v1::Job& job = jobs_.at(id);
+    JobRuntime& rt = runtime_.at(id);
+    if (rt.profile_wait_told || !ProfileWaitOver(job, now_ms)) continue;
+    rt.profile_wait_told = true;
+    if (job.state() == v1::JOB_STATE_QUEUED) SetState(job, job.state(), "waiting for resources (unprofiled)", now_ms);
+    Record(batch, job,
+           absl::StrFormat("no node was free to profile on for %.0f s (profile_wait_s): scheduled unprofiled "
+                           "until a round finds one free while the job holds no lease",
+                           config_.profile_wait_s),
+           now_ms);
+  }
   RoundSnapshot snap = SnapshotForRound(now_ms);
   ++round_;
   if (snap.cluster.num_servers() == 0) {
@@ -799,7 +812,9 @@ void DaemonState::RunRound(int64_t now_ms) {
   // Jobs left waiting.
   for (auto& [id, job] : jobs_) {
     if (job.state() == v1::JOB_STATE_PENDING) {
-      SetState(job, v1::JOB_STATE_QUEUED, "waiting for resources", now_ms);
+      const bool for_profile = WantsProfiling(job) && !ProfileWaitOver(job, now_ms);
+      SetState(job, v1::JOB_STATE_QUEUED, for_profile ? "waiting for a free node to profile on" : "waiting for resources",
+               now_ms);
       Record(batch, job, "queued", now_ms);
     }
   }
@@ -812,8 +827,21 @@ void DaemonState::RunRound(int64_t now_ms) {
 }
 
 bool DaemonState::WantsProfiling(const v1::Job& job) const {
-  return job.spec().profile() && job.spec().uses_agent() && !job.has_measured_profile() && !job.has_lease() &&
-         !Terminal(job) && runtime_.at(job.id()).ending.empty();
+  if (!job.spec().profile() || !job.spec().uses_agent() || job.has_measured_profile() || job.has_lease() ||
+      Terminal(job) || !runtime_.at(job.id()).ending.empty()) {
+    return false;
+  }
+  // The profile is measured on one whole node; a job wider than every node
+  // is scheduled unprofiled.
+  for (const auto& [name, n] : nodes_) {
+    if (n.info.capacity().gpu_ids_size() >= job.spec().gpus()) return true;
+  }
+  return false;
+}
+
+bool DaemonState::ProfileWaitOver(const v1::Job& job, int64_t now_ms) const {
+  return WantsProfiling(job) &&
+         now_ms - job.submitted_unix_ms() >= static_cast<int64_t>(config_.profile_wait_s * 1000);
 }
 
 void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {

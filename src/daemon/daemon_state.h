@@ -119,6 +119,7 @@ class DaemonState {
     std::map<int64_t, EndingLease> ending;  // by epoch
     int64_t last_accounted_ms = 0;
     bool stopping = false;              // cancelled or failed: stop orders out
+    bool profile_wait_told = false;     // its event says it runs unprofiled for now
   };
 
   DaemonState(const DaemonConfig& config, std::unique_ptr<Store> store, ModelZoo zoo);
@@ -130,7 +131,12 @@ class DaemonState {
   void SetState(v1::Job& job, v1::JobState state, const std::string& reason, int64_t now_ms);
   bool Terminal(const v1::Job& job) const;
 
+  // A job to lend a whole node to before it is scheduled: it asks for a
+  // profile, has none, holds no lease, and fits on one registered node.
   bool WantsProfiling(const v1::Job& job) const;
+  // It wants a profile and has waited profile_wait_s for a free node: the
+  // round schedules it unprofiled meanwhile.
+  bool ProfileWaitOver(const v1::Job& job, int64_t now_ms) const;
   void GrantProfilingLeases(Batch& batch, int64_t now_ms);
   void Grant(v1::Job& job, const Assignment& assignment, const std::vector<std::string>& node_names,
              Batch& batch, int64_t now_ms);

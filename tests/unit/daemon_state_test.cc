@@ -357,6 +357,65 @@ TEST_F(DaemonStateTest, ProfilingLeaseHoldsAWholeNodeThenTheProfileSchedules) {
   EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 12);  // its ideal: the most CPUs it measured
 }
 
+TEST_F(DaemonStateTest, AJobThatFindsNoFreeNodeToProfileOnRunsUnprofiledAfterTheWait) {
+  config_.profile_wait_s = 60;
+  auto s = Open();
+  AddNode(*s, "n1", 4, 8, 64, 0);
+  const std::string busy = *s->Submit(Spec(1), 0);
+  s->RunRound(0);
+  ASSERT_TRUE(s->GetJob(busy)->has_lease());
+  v1::JobSpec spec = Spec(1, "", 1000);
+  spec.set_uses_agent(true);
+  spec.set_profile(true);
+  const std::string p = *s->Submit(spec, 1000);
+  // n1 has room, but not a whole free node: the job waits for one...
+  for (int64_t t : {2000, 60000}) {
+    Beat(*s, "n1", t);
+    s->RunRound(t);
+    auto job = *s->GetJob(p);
+    EXPECT_FALSE(job.has_lease()) << "at " << t;
+    EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED);
+    EXPECT_EQ(job.reason(), "waiting for a free node to profile on");
+  }
+  // ...for profile_wait_s after its submission, then it is scheduled as it is.
+  Beat(*s, "n1", 61000);
+  s->RunRound(61000);
+  auto job = *s->GetJob(p);
+  ASSERT_TRUE(job.has_lease());
+  EXPECT_FALSE(job.lease().profiling());
+  EXPECT_EQ(job.lease().slices(0).node(), "n1");
+  bool told = false;
+  for (const auto& e : job.events()) told |= e.text().find("no node was free to profile on for 60 s") != std::string::npos;
+  EXPECT_TRUE(told);
+  // It still wants its profile: once it holds no lease and a node is free,
+  // a round profiles it there.
+  AddNode(*s, "n2", 4, 8, 64, 61000);
+  Beat(*s, "n2", 64000);
+  s->Tick(64100);  // n1 silent for 3.1 s: lost, both jobs requeued
+  ASSERT_FALSE(s->GetJob(p)->has_lease());
+  s->RunRound(64200);
+  job = *s->GetJob(p);
+  ASSERT_TRUE(job.has_lease());
+  EXPECT_TRUE(job.lease().profiling());
+  EXPECT_EQ(job.lease().slices(0).node(), "n2");
+  EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 8);
+}
+
+TEST_F(DaemonStateTest, AJobWiderThanEveryNodeIsScheduledUnprofiled) {
+  auto s = Open();
+  AddNode(*s, "n1", 1, 4, 32, 0);
+  AddNode(*s, "n2", 1, 4, 32, 0);
+  v1::JobSpec spec = Spec(2, "", 1000);
+  spec.set_uses_agent(true);
+  spec.set_profile(true);
+  const std::string p = *s->Submit(spec, 0);
+  s->RunRound(0);
+  auto job = *s->GetJob(p);
+  ASSERT_TRUE(job.has_lease());
+  EXPECT_FALSE(job.lease().profiling());
+  EXPECT_EQ(job.lease().slices_size(), 2);
+}
+
 TEST_F(DaemonStateTest, CrashesAreRetriedThenTheJobFails) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
@@ -597,7 +656,9 @@ TEST_F(DaemonStateTest, DrainedNodesGetNoLeasesAndTheirLeasesEnd) {
   AddNode(*reopened, node, 1, 3, 24, 40);
   ASSERT_EQ(reopened->ListNodes(50).size(), 1u);
   for (const v1::Node& n : reopened->ListNodes(50)) {
-    if (n.name() == node) EXPECT_TRUE(n.drained());
+    if (n.name() == node) {
+      EXPECT_TRUE(n.drained());
+    }
   }
 }
 

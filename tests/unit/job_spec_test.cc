@@ -101,6 +101,10 @@ TEST(DaemonConfig, EmbeddedDefaultAndErrors) {
   EXPECT_EQ(c->listen, "127.0.0.1:50051");
   EXPECT_EQ(c->mechanism, "tune");
   EXPECT_EQ(c->round_s, 300);
+  EXPECT_EQ(c->profile_wait_s, 600);
+  auto wait = daemon::ParseDaemonConfig("profile_wait_s: -1\n", "d.yaml", *c);
+  EXPECT_NE(wait.status().message().find("d.yaml:1: profile_wait_s: '-1' is negative"), std::string::npos)
+      << wait.status();
   auto bad = daemon::ParseDaemonConfig("policy: fifo\nround_s: -3\n", "d.yaml", *c);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("d.yaml:2: round_s: '-3' is not > 0"), std::string::npos) << bad.status();
