@@ -13,6 +13,10 @@
 // reports that no process still holds them, so a job never runs twice at
 // once and two jobs never share a GPU. Nodes learn their orders in
 // heartbeat replies.
+//
+// The implementation is split by concern: daemon_state.cc (open, persist,
+// client API), daemon_nodes.cc, daemon_agents.cc, daemon_round.cc,
+// daemon_leases.cc and daemon_profiling.cc.
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -121,6 +125,10 @@ class DaemonState {
     bool stopping = false;              // cancelled or failed: stop orders out
     bool profile_wait_told = false;     // its event says it runs unprofiled for now
   };
+
+  // The store's counters that survive a restart.
+  static constexpr const char* kNextJobCounter = "next_job";
+  static constexpr const char* kNextEpochCounter = "next_epoch";
 
   DaemonState(const DaemonConfig& config, std::unique_ptr<Store> store, ModelZoo zoo);
 

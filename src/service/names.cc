@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
 namespace synergy::service {
@@ -27,6 +28,24 @@ std::string FormatIdList(std::vector<int> ids) {
     i = j + 1;
   }
   return absl::StrJoin(ranges, ",");
+}
+
+namespace {
+
+std::string IdListOrDash(const google::protobuf::RepeatedField<int32_t>& ids) {
+  const std::string list = FormatIdList({ids.begin(), ids.end()});
+  return list.empty() ? "-" : list;
+}
+
+}  // namespace
+
+std::string DescribeLease(const v1::Lease& lease) {
+  std::vector<std::string> parts;
+  for (const v1::LeaseSlice& s : lease.slices()) {
+    parts.push_back(absl::StrFormat("%s gpus %s cpus %s (%d) mem %.1f GB", s.node(), IdListOrDash(s.gpu_ids()),
+                                    IdListOrDash(s.cpu_ids()), s.cpu_ids_size(), s.mem_gb()));
+  }
+  return absl::StrCat(absl::StrJoin(parts, "; "), absl::StrFormat(" (speedup %.2f)", lease.speedup()));
 }
 
 }  // namespace synergy::service

@@ -15,4 +15,8 @@ std::string JobStateName(v1::JobState state);
 // empty): the cpuset list format, also used in logs and tables.
 std::string FormatIdList(std::vector<int> ids);
 
+// "n1 gpus 0 cpus 0-1 (2) mem 12.0 GB; n2 ... (speedup 1.00)": a lease in
+// synergyd's events and log.
+std::string DescribeLease(const v1::Lease& lease);
+
 }  // namespace synergy::service

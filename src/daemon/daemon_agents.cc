@@ -1,0 +1,131 @@
+// DaemonState, the agent side: a job's agent registers under its lease,
+// reports progress (and learns of the lease's end), confirms checkpoints
+// and sends its measured profile.
+#include "daemon/daemon_state.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace synergy::daemon {
+
+absl::StatusOr<v1::AgentWelcome> DaemonState::RegisterAgent(const v1::AgentHello& hello, int64_t) {
+  auto it = jobs_.find(hello.job_id());
+  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", hello.job_id(), ": no such job"));
+  const v1::Job& job = it->second;
+  if (!job.has_lease() || job.lease().epoch() != hello.epoch() || Terminal(job)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job ", job.id(), ": lease ", hello.epoch(), " is not current (current: ",
+        job.has_lease() ? std::to_string(job.lease().epoch()) : "none", "); stop"));
+  }
+  v1::AgentWelcome w;
+  w.set_resume_iteration(job.checkpoint_iteration());
+  w.set_checkpoint_path(job.checkpoint_path());
+  w.set_total_iterations(job.spec().iterations());
+  for (const v1::LeaseSlice& s : job.lease().slices()) {
+    if (s.rank() != hello.rank()) continue;
+    *w.mutable_cpu_ids() = s.cpu_ids();
+    w.set_mem_gb(s.mem_gb());
+  }
+  return w;
+}
+
+absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::ProgressReport& report,
+                                                              int64_t) {
+  auto it = jobs_.find(report.job_id());
+  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", report.job_id(), ": no such job"));
+  v1::Job& job = it->second;
+  JobRuntime& rt = runtime_[job.id()];
+  v1::ProgressReply reply;
+  const bool current = job.has_lease() && job.lease().epoch() == report.epoch() && !Terminal(job);
+  if (!current && !rt.ending.count(report.epoch())) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job.id(), ": lease ", report.epoch(), " is not current; stop"));
+  }
+  if (report.iterations_done() > job.iterations_done()) job.set_iterations_done(report.iterations_done());
+  job.set_throughput(report.throughput());
+  dirty_.insert(job.id());
+  reply.set_lease_ending(!current || job.lease().ending());
+  if (!current) {
+    EndingLease& ending = rt.ending[report.epoch()];
+    if (report.rank() == 0 && report.stop_at_iteration() > 0) ending.stop_at = report.stop_at_iteration();
+    reply.set_stop_at_iteration(ending.stop_at);
+  }
+  return reply;
+}
+
+absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int64_t now_ms) {
+  auto it = jobs_.find(done.job_id());
+  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", done.job_id(), ": no such job"));
+  v1::Job job = it->second;
+  JobRuntime& rt = runtime_[job.id()];
+  const bool current = job.has_lease() && job.lease().epoch() == done.epoch();
+  if (!current && !rt.ending.count(done.epoch())) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job.id(), ": lease ", done.epoch(), " is not current; checkpoint refused"));
+  }
+  if (done.iteration() < job.checkpoint_iteration()) {
+    return absl::FailedPreconditionError(absl::StrCat("job ", job.id(), ": checkpoint at iteration ",
+                                                      done.iteration(), " is older than ",
+                                                      job.checkpoint_iteration()));
+  }
+  job.set_checkpoint_iteration(done.iteration());
+  job.set_checkpoint_path(done.path());
+  job.set_iterations_done(std::max(job.iterations_done(), done.iteration()));
+  Batch batch;
+  Record(batch, job, absl::StrFormat("checkpoint at iteration %d (lease %d)%s", done.iteration(),
+                                     done.epoch(), done.finished() ? ", finished" : ""),
+         now_ms);
+  if (done.finished() && !Terminal(job)) {
+    // Done, durably, now: the lease stays until the process has exited (its
+    // ids are not handed on before), but nothing reschedules the job, even
+    // if the exit is never reported (a restart, a lost node).
+    SetState(job, v1::JOB_STATE_SUCCEEDED, "finished its iterations", now_ms);
+    // A newer lease (the round moved the job while it finished) that has
+    // not launched is withdrawn: nothing will run under it.
+    if (job.has_lease() && job.lease().epoch() != done.epoch() && rt.launched_on.empty()) {
+      Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
+      DropLease(job, rt);
+    }
+    batch.jobs.clear();
+    batch.jobs.push_back(job);
+  }
+  if (auto st = Persist(std::move(batch)); !st.ok()) return st;
+  if (done.finished()) rt.finished = true;
+  it->second = job;
+  return absl::OkStatus();
+}
+
+absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int64_t now_ms) {
+  auto it = jobs_.find(profile.job_id());
+  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", profile.job_id(), ": no such job"));
+  v1::Job job = it->second;
+  if (!job.has_lease() || job.lease().epoch() != profile.epoch() || Terminal(job)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job.id(), ": lease ", profile.epoch(), " is not current; profile refused"));
+  }
+  if (profile.points_size() == 0) return absl::InvalidArgumentError("points: empty");
+  for (int i = 0; i < profile.points_size(); ++i) {
+    const v1::ProfilePoint& p = profile.points(i);
+    if (!(p.cpus() > 0) || !(p.mem_gb() > 0) || !(p.throughput() >= 0)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "points[%d]: cpus %g, mem_gb %g, throughput %g: cpus and mem_gb must be > 0, throughput >= 0", i,
+          p.cpus(), p.mem_gb(), p.throughput()));
+    }
+  }
+  *job.mutable_measured_profile() = profile;
+  Batch batch;
+  Record(batch, job,
+         absl::StrFormat("profile measured: %d points in %.1f s (lease %d)", profile.points_size(),
+                         profile.seconds(), profile.epoch()),
+         now_ms);
+  // The profiling lease has done its work: the job checkpoints, exits and
+  // waits for a round that schedules it with what it measured.
+  if (job.lease().profiling()) EndLease(job, "profile measured", batch, now_ms);
+  if (auto st = Persist(std::move(batch)); !st.ok()) return st;
+  it->second = job;
+  return absl::OkStatus();
+}
+
+}  // namespace synergy::daemon

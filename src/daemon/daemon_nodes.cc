@@ -1,0 +1,327 @@
+// DaemonState, the node side: registration, heartbeats (reports in, launch
+// and stop orders out), process exits and what they mean for a job, lost
+// nodes, and the housekeeping between rounds.
+#include "daemon/daemon_state.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "service/names.h"
+#include "spdlog/spdlog.h"
+
+namespace synergy::daemon {
+
+int64_t DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms) {
+  NodeRecord& n = nodes_[request.name()];
+  const bool known = n.info.name() == request.name();
+  n.info.set_name(request.name());
+  n.info.set_address(request.address());
+  *n.info.mutable_capacity() = request.resources();
+  n.info.set_alive(true);
+  n.info.set_drained(drained_.count(request.name()) ? drained_[request.name()] : false);
+  n.info.set_last_heartbeat_unix_ms(now_ms);
+  n.info.set_cgroups(request.cgroups());
+  n.processes.clear();
+  n.held.clear();
+  n.unknown_processes = false;
+  Batch batch;
+  for (const v1::RunningProcess& p : request.running()) {
+    n.processes.insert({p.job_id(), p.epoch()});
+    auto it = jobs_.find(p.job_id());
+    bool adopted = false;
+    // A finished or cancelled job's process is adopted too, so that its ids
+    // stay held until it exits.
+    if (it != jobs_.end() && it->second.has_lease() && it->second.lease().epoch() == p.epoch()) {
+      for (const v1::LeaseSlice& s : it->second.lease().slices()) {
+        if (s.node() != request.name()) continue;
+        JobRuntime& rt = runtime_[p.job_id()];
+        rt.launched_on.insert(request.name());
+        rt.adopt_deadline_ms = 0;
+        n.held[{p.job_id(), p.epoch()}] = {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
+                                           std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())};
+        Record(batch, it->second, absl::StrFormat("lease %d re-adopted on %s", p.epoch(), request.name()),
+               now_ms);
+        adopted = true;
+      }
+    }
+    if (!adopted) {
+      n.unknown_processes = true;
+      SendStop(request.name(), p.job_id(), p.epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
+      spdlog::warn("node {}: process of {} lease {} is not current: stopping it", request.name(),
+                   p.job_id(), p.epoch());
+    }
+  }
+  Persist(std::move(batch)).IgnoreError();
+  spdlog::info("node {} {}: {} GPUs{}, {} CPUs, {:.1f} GB, cgroups: {}", request.name(),
+               known ? "re-registered" : "registered", request.resources().gpu_ids_size(),
+               request.resources().gpus_declared() ? " (declared)" : "",
+               request.resources().cpu_ids_size(), request.resources().mem_gb(), request.cgroups());
+  return config_.heartbeat_interval_ms;
+}
+
+v1::HeartbeatResponse DaemonState::Heartbeat(const v1::HeartbeatRequest& request, int64_t now_ms) {
+  v1::HeartbeatResponse response;
+  auto it = nodes_.find(request.name());
+  if (it == nodes_.end() || !it->second.info.alive()) {
+    response.set_reregister(true);
+    return response;
+  }
+  NodeRecord& n = it->second;
+  n.info.set_last_heartbeat_unix_ms(now_ms);
+  Batch batch;
+  for (const v1::ProcessExit& e : request.exits()) HandleExit(request.name(), e, batch, now_ms);
+  n.processes.clear();
+  bool unknown = false;
+  for (const v1::RunningProcess& p : request.running()) {
+    n.processes.insert({p.job_id(), p.epoch()});
+    if (!n.held.count({p.job_id(), p.epoch()})) unknown = true;
+  }
+  n.unknown_processes = unknown;
+  // Ids of processes that are gone (exit lost with a node restart) are free.
+  for (auto h = n.held.begin(); h != n.held.end();) {
+    if (!n.processes.count(h->first) && runtime_[h->first.first].launched_on.count(request.name()) == 0) {
+      h = n.held.erase(h);
+    } else {
+      ++h;
+    }
+  }
+  // An ended lease whose process this node no longer has (and never
+  // reported leaving) is over here.
+  for (auto& [id, rt] : runtime_) {
+    std::vector<int64_t> gone;
+    for (const auto& [epoch, e] : rt.ending) {
+      for (const v1::LeaseSlice& s : e.lease.slices()) {
+        if (s.node() == request.name() && !e.exited.count(s.node()) && !n.processes.count({id, epoch}) &&
+            !n.held.count({id, epoch})) {
+          gone.push_back(epoch);
+        }
+      }
+    }
+    for (int64_t epoch : gone) {
+      v1::ProcessExit e;
+      e.set_job_id(id);
+      e.set_epoch(epoch);
+      e.set_exit_code(-1);
+      e.set_stopped_by_node(true);
+      e.set_reason("gone from the node (no exit reported)");
+      HandleExit(request.name(), e, batch, now_ms);
+    }
+  }
+  for (v1::StopOrder& s : n.stops) *response.add_stop() = std::move(s);
+  n.stops.clear();
+  for (v1::LaunchOrder& l : LaunchesFor(n, batch, now_ms)) *response.add_launch() = std::move(l);
+  Persist(std::move(batch)).IgnoreError();
+  return response;
+}
+
+std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batch, int64_t now_ms) {
+  std::vector<v1::LaunchOrder> out;
+  if (n.unknown_processes) return out;  // their ids are unknown: wait for them to stop
+  std::set<int> busy_gpus, busy_cpus;
+  for (const auto& [key, ids] : n.held) {
+    busy_gpus.insert(ids.first.begin(), ids.first.end());
+    busy_cpus.insert(ids.second.begin(), ids.second.end());
+  }
+  for (auto& [id, job] : jobs_) {
+    if (!job.has_lease() || Terminal(job)) continue;
+    JobRuntime& rt = runtime_[id];
+    if (rt.launched_on.count(n.info.name())) continue;
+    if (!rt.ending.empty()) continue;  // its previous lease's processes still run
+    const v1::Lease& lease = job.lease();
+    for (const v1::LeaseSlice& s : lease.slices()) {
+      if (s.node() != n.info.name()) continue;
+      bool free = true;
+      for (int g : s.gpu_ids()) free = free && !busy_gpus.count(g);
+      for (int c : s.cpu_ids()) free = free && !busy_cpus.count(c);
+      if (!free) continue;  // an ending lease still holds them
+      v1::LaunchOrder order;
+      order.set_job_id(id);
+      order.set_epoch(lease.epoch());
+      *order.mutable_command() = job.spec().command();
+      *order.mutable_env() = job.spec().env();
+      auto& env = *order.mutable_env();
+      env["SYNERGY_SCHEDULER"] = config_.listen;
+      env["SYNERGY_JOB_ID"] = id;
+      env["SYNERGY_LEASE_EPOCH"] = std::to_string(lease.epoch());
+      env["SYNERGY_GPUS"] = std::to_string(s.gpu_ids_size());
+      env["SYNERGY_CPUS"] = std::to_string(s.cpu_ids_size());
+      env["SYNERGY_MEM_GB"] = absl::StrFormat("%.3f", s.mem_gb());
+      env["SYNERGY_ITERATIONS"] = std::to_string(job.spec().iterations());
+      env["SYNERGY_RESUME_ITERATION"] = std::to_string(job.checkpoint_iteration());
+      env["SYNERGY_CHECKPOINT"] = job.checkpoint_path();
+      env["SYNERGY_RANK"] = std::to_string(s.rank());
+      env["SYNERGY_PROFILING"] = lease.profiling() ? "1" : "0";
+      env["SYNERGY_WORLD_SIZE"] = std::to_string(lease.slices_size());
+      const v1::LeaseSlice& master = lease.slices(0);
+      auto m = nodes_.find(master.node());
+      env["SYNERGY_MASTER_ADDR"] = m != nodes_.end() ? m->second.info.address() : "127.0.0.1";
+      env["SYNERGY_MASTER_PORT"] = std::to_string(29500 + (lease.epoch() % 1000));
+      *order.mutable_gpu_ids() = s.gpu_ids();
+      *order.mutable_cpu_ids() = s.cpu_ids();
+      order.set_mem_gb(s.mem_gb());
+      if (rt.launched_on.empty()) job.set_attempts(job.attempts() + 1);
+      rt.launched_on.insert(n.info.name());
+      n.held[{id, lease.epoch()}] = {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
+                                     std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())};
+      busy_gpus.insert(s.gpu_ids().begin(), s.gpu_ids().end());
+      busy_cpus.insert(s.cpu_ids().begin(), s.cpu_ids().end());
+      if (!lease.profiling() && job.state() != v1::JOB_STATE_RUNNING) SetState(job, v1::JOB_STATE_RUNNING, "running", now_ms);
+      Record(batch, job, absl::StrFormat("lease %d launched on %s (attempt %d)", lease.epoch(),
+                                         n.info.name(), job.attempts()),
+             now_ms);
+      out.push_back(std::move(order));
+    }
+  }
+  return out;
+}
+
+void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, Batch& batch,
+                             int64_t now_ms) {
+  NodeRecord& n = nodes_[node];
+  n.held.erase({e.job_id(), e.epoch()});
+  n.processes.erase({e.job_id(), e.epoch()});
+  auto it = jobs_.find(e.job_id());
+  if (it == jobs_.end()) return;
+  v1::Job& job = it->second;
+  JobRuntime& rt = runtime_[job.id()];
+  const std::string how = e.reason().empty() ? absl::StrCat("exit ", e.exit_code()) : e.reason();
+  if (auto end = rt.ending.find(e.epoch()); end != rt.ending.end()) {
+    // An ended lease's process is gone: its resources are free now; the
+    // lease is over when every rank is.
+    end->second.exited.insert(node);
+    for (const v1::LeaseSlice& s : end->second.lease.slices()) {
+      if (!end->second.exited.count(s.node())) return;
+    }
+    rt.ending.erase(end);
+    if (!job.has_lease() && !Terminal(job)) {
+      if (e.exit_code() == 0 && rt.finished) {
+        SetState(job, v1::JOB_STATE_SUCCEEDED, "finished its iterations", now_ms);
+      } else if (job.state() == v1::JOB_STATE_RUNNING || job.state() == v1::JOB_STATE_PROFILING) {
+        SetState(job, v1::JOB_STATE_SUSPENDED,
+                 job.spec().uses_agent() ? absl::StrFormat("checkpointed at iteration %d", job.checkpoint_iteration())
+                                         : "stopped at lease end",
+                 now_ms);
+      }
+    }
+    Record(batch, job, absl::StrFormat("lease %d ended on %s: %s", e.epoch(), node, how), now_ms);
+    return;
+  }
+  if (!job.has_lease() || job.lease().epoch() != e.epoch()) return;  // stale: ignore
+  rt.exited_on.insert(node);
+  const bool crashed = e.exit_code() != 0 && !e.stopped_by_node();
+  if (crashed) {
+    const int retries = MaxRetries(job);
+    // Other ranks of the job are stopped.
+    for (const v1::LeaseSlice& s : job.lease().slices()) {
+      if (!rt.exited_on.count(s.node())) {
+        SendStop(s.node(), job.id(), job.lease().epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
+        auto& ending = rt.ending[job.lease().epoch()];
+        ending.lease = job.lease();
+        ending.since_ms = now_ms;
+        ending.stop_sent = true;
+        ending.exited = rt.exited_on;
+      }
+    }
+    DropLease(job, rt);
+    if (Terminal(job)) {
+      Record(batch, job, absl::StrFormat("exited on %s: %s", node, how), now_ms);
+      return;
+    }
+    // Crashes, not launches: a job preempted or moved many times has not
+    // used up its retries.
+    job.set_crashes(job.crashes() + 1);
+    if (job.crashes() <= retries) {
+      SetState(job, v1::JOB_STATE_QUEUED,
+               absl::StrFormat("crashed on %s (%s); retry %d of %d", node, how, job.crashes(), retries), now_ms);
+      ++counters_.jobs_requeued;
+    } else {
+      SetState(job, v1::JOB_STATE_FAILED,
+               absl::StrFormat("crashed %d times; last on %s: %s", job.crashes(), node, how), now_ms);
+    }
+    Record(batch, job, job.reason(), now_ms);
+    return;
+  }
+  // Every slice must exit before the job is done.
+  for (const v1::LeaseSlice& s : job.lease().slices()) {
+    if (!rt.exited_on.count(s.node())) {
+      Record(batch, job, absl::StrFormat("rank on %s exited: %s", node, how), now_ms);
+      return;
+    }
+  }
+  const int64_t epoch = job.lease().epoch();
+  DropLease(job, rt);
+  if (!Terminal(job)) {
+    if (e.stopped_by_node()) {
+      SetState(job, v1::JOB_STATE_SUSPENDED, "stopped by the node", now_ms);
+    } else {
+      SetState(job, v1::JOB_STATE_SUCCEEDED,
+               rt.finished || !job.spec().uses_agent() ? "exited with status 0"
+                                                       : "exited with status 0 before its last iteration",
+               now_ms);
+    }
+  }
+  Record(batch, job, absl::StrFormat("lease %d: process on %s %s; job %s", epoch, node, how,
+                                     service::JobStateName(job.state())),
+         now_ms);
+}
+
+void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
+  node.info.set_alive(false);
+  node.held.clear();
+  node.processes.clear();
+  node.stops.clear();
+  spdlog::warn("node {} lost: no heartbeat for {:.0f} s", node.info.name(), config_.heartbeat_timeout_s);
+  for (auto& [id, job] : jobs_) {
+    JobRuntime& rt = runtime_[id];
+    for (auto e = rt.ending.begin(); e != rt.ending.end();) {
+      bool on = false;
+      for (const v1::LeaseSlice& s : e->second.lease.slices()) on = on || s.node() == node.info.name();
+      e = on ? rt.ending.erase(e) : std::next(e);
+    }
+    if (!job.has_lease()) continue;
+    bool on_node = false;
+    for (const v1::LeaseSlice& s : job.lease().slices()) on_node = on_node || s.node() == node.info.name();
+    if (!on_node) continue;
+    const int64_t epoch = job.lease().epoch();
+    for (const v1::LeaseSlice& s : job.lease().slices()) {
+      if (s.node() != node.info.name()) SendStop(s.node(), id, epoch, static_cast<int64_t>(config_.lease_grace_s * 1000));
+    }
+    DropLease(job, rt);
+    if (!Terminal(job)) {
+      SetState(job, v1::JOB_STATE_QUEUED, absl::StrFormat("node %s lost; requeued", node.info.name()), now_ms);
+      ++counters_.jobs_requeued;
+    }
+    Record(batch, job, absl::StrFormat("lease %d lost with node %s", epoch, node.info.name()), now_ms);
+  }
+}
+
+void DaemonState::Tick(int64_t now_ms) {
+  Batch batch;
+  const int64_t timeout_ms = static_cast<int64_t>(config_.heartbeat_timeout_s * 1000);
+  for (auto& [name, n] : nodes_) {
+    if (n.info.alive() && now_ms - n.info.last_heartbeat_unix_ms() > timeout_ms) LoseNode(n, batch, now_ms);
+  }
+  const int64_t grace_ms = static_cast<int64_t>(config_.lease_grace_s * 1000);
+  for (auto& [id, job] : jobs_) {
+    JobRuntime& rt = runtime_[id];
+    if (job.has_lease() && rt.adopt_deadline_ms > 0 && now_ms > rt.adopt_deadline_ms) {
+      const int64_t epoch = job.lease().epoch();
+      DropLease(job, rt);
+      if (!Terminal(job)) {
+        SetState(job, v1::JOB_STATE_QUEUED, "not re-adopted after a daemon restart; requeued", now_ms);
+        ++counters_.jobs_requeued;
+      }
+      Record(batch, job, absl::StrFormat("lease %d not reported by its node after the restart", epoch), now_ms);
+    }
+    for (auto& [epoch, e] : rt.ending) {
+      if (!e.stop_sent && now_ms - e.since_ms >= grace_ms) {
+        for (const v1::LeaseSlice& s : e.lease.slices()) SendStop(s.node(), id, epoch, grace_ms);
+        e.stop_sent = true;
+        spdlog::info("{} lease {}: no exit {} s after lease end; stopping", id, epoch, config_.lease_grace_s);
+      }
+    }
+  }
+  AddDirtyJobs(batch);
+  Persist(std::move(batch)).IgnoreError();
+}
+
+}  // namespace synergy::daemon

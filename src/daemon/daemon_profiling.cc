@@ -1,0 +1,71 @@
+// DaemonState, the profiling state: which jobs wait for a whole node to
+// profile on, for how long, and the profiling leases lent before a round.
+#include "daemon/daemon_state.h"
+
+#include "absl/strings/str_format.h"
+#include "service/names.h"
+
+namespace synergy::daemon {
+
+bool DaemonState::WantsProfiling(const v1::Job& job) const {
+  if (!job.spec().profile() || !job.spec().uses_agent() || job.has_measured_profile() || job.has_lease() ||
+      Terminal(job) || !runtime_.at(job.id()).ending.empty()) {
+    return false;
+  }
+  // The profile is measured on one whole node; a job wider than every node
+  // is scheduled unprofiled.
+  for (const auto& [name, n] : nodes_) {
+    if (n.info.capacity().gpu_ids_size() >= job.spec().gpus()) return true;
+  }
+  return false;
+}
+
+bool DaemonState::ProfileWaitOver(const v1::Job& job, int64_t now_ms) const {
+  return WantsProfiling(job) &&
+         now_ms - job.submitted_unix_ms() >= static_cast<int64_t>(config_.profile_wait_s * 1000);
+}
+
+void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
+  std::set<std::string> busy;
+  for (const auto& [id, job] : jobs_) {
+    for (const v1::LeaseSlice& s : job.lease().slices()) busy.insert(s.node());
+    for (const auto& [epoch, e] : runtime_.at(id).ending) {
+      for (const v1::LeaseSlice& s : e.lease.slices()) busy.insert(s.node());
+    }
+  }
+  for (const std::string& id : queue_order_) {
+    v1::Job& job = jobs_.at(id);
+    if (!WantsProfiling(job)) continue;
+    // A node with nothing on it and enough GPUs: the job gets all its CPUs
+    // and memory. Jobs larger than any node are scheduled unprofiled.
+    for (auto& [name, n] : nodes_) {
+      if (busy.count(name) || !n.info.alive() || n.info.drained() ||
+          n.info.capacity().gpu_ids_size() < job.spec().gpus() || n.info.capacity().cpu_ids_size() == 0) {
+        continue;
+      }
+      v1::Lease lease;
+      lease.set_job_id(id);
+      lease.set_epoch(next_epoch_++);
+      lease.set_speedup(1.0);
+      lease.set_granted_unix_ms(now_ms);
+      lease.set_profiling(true);
+      v1::LeaseSlice* s = lease.add_slices();
+      s->set_node(name);
+      for (int i = 0; i < job.spec().gpus(); ++i) s->add_gpu_ids(n.info.capacity().gpu_ids(i));
+      *s->mutable_cpu_ids() = n.info.capacity().cpu_ids();
+      s->set_mem_gb(n.info.capacity().mem_gb());
+      JobRuntime& rt = runtime_[id];
+      rt.launched_on.clear();
+      rt.exited_on.clear();
+      *job.mutable_lease() = lease;
+      ++counters_.leases_granted;
+      batch.counters[kNextEpochCounter] = next_epoch_;
+      SetState(job, v1::JOB_STATE_PROFILING, "profiling on a whole node", now_ms);
+      Record(batch, job, absl::StrFormat("profiling lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
+      busy.insert(name);
+      break;
+    }
+  }
+}
+
+}  // namespace synergy::daemon
