@@ -24,6 +24,9 @@ struct JobView {
   double remaining_iterations = 0;
   double attained_service_s = 0;  // seconds the job has held its GPUs
   int priority = 0;               // higher runs first (the 1000-hour bump sets 1)
+  // The user's priority class (daemon job specs; the simulator's jobs are
+  // all 0). It ranks above the policy's whole order, bump included.
+  int priority_class = 0;
   // Speedup the job ran at in its last round (1 when it was given the
   // proportional share). The reference orders SRTF and FTF on this value,
   // which is a round stale; reference-compatible mode does the same.

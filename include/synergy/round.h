@@ -1,6 +1,7 @@
 #pragma once
 // One scheduling round, in named phases:
-//   1. order     the policy sorts the queue (stable; the queue keeps it)
+//   1. order     the policy sorts the queue (stable; the queue keeps it),
+//                then higher priority classes go first (stable)
 //   2. bump      jobs not run for over 1000 hours get priority 1 for good
 //   3. select    the runnable set, as the policy's Selection says
 //   4. place     the mechanism turns it into a Plan

@@ -56,7 +56,7 @@ std::string Table(const std::vector<std::vector<std::string>>& rows) {
 std::string JobsTable(const std::vector<v1::Job>& jobs, bool wide, int64_t now_ms) {
   std::vector<std::vector<std::string>> rows;
   if (wide) {
-    rows.push_back({"ID", "NAME", "STATE", "GPUS", "MODEL", "PROGRESS", "IT/S", "AGE", "LEASE", "NODES", "CPUS", "MEM GB", "ATTEMPTS", "REASON"});
+    rows.push_back({"ID", "NAME", "STATE", "GPUS", "MODEL", "PROGRESS", "IT/S", "AGE", "LEASE", "NODES", "CPUS", "MEM GB", "ATTEMPTS", "PRIO", "REASON"});
   } else {
     rows.push_back({"ID", "NAME", "STATE", "GPUS", "PROGRESS", "AGE", "NODES", "REASON"});
   }
@@ -80,7 +80,7 @@ std::string JobsTable(const std::vector<v1::Job>& jobs, bool wide, int64_t now_m
                       j.throughput() > 0 ? absl::StrFormat("%.1f", j.throughput()) : "-", age,
                       j.has_lease() ? std::to_string(j.lease().epoch()) : "-", node_list,
                       j.has_lease() ? std::to_string(cpus) : "-", j.has_lease() ? absl::StrFormat("%.1f", mem) : "-",
-                      std::to_string(j.attempts()), j.reason()});
+                      std::to_string(j.attempts()), std::to_string(j.spec().priority()), j.reason()});
     } else {
       rows.push_back({j.id(), name, StateName(j.state()), std::to_string(j.spec().gpus()), progress, age, node_list,
                       j.reason()});
@@ -127,6 +127,8 @@ std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   line("Model", j.spec().model().empty() ? "-" : j.spec().model());
   line("Command", absl::StrJoin(j.spec().command(), " "));
   line("Agent", j.spec().uses_agent() ? "yes" : "no (plain process)");
+  line("Priority", j.spec().priority() == 0 ? "0 (default class)" : std::to_string(j.spec().priority()));
+  if (!j.spec().tenant().empty()) line("Tenant", j.spec().tenant());
   line("Submitted", absl::StrCat(Time(j.submitted_unix_ms()), " (", Duration(now_ms - j.submitted_unix_ms()), " ago)"));
   if (j.finished_unix_ms() > 0) line("Finished", absl::StrCat(Time(j.finished_unix_ms()), " (JCT ", Duration(j.finished_unix_ms() - j.submitted_unix_ms()), ")"));
   if (j.spec().iterations() > 0) {

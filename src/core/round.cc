@@ -44,6 +44,8 @@ RoundResult ScheduleRound(const RoundInput& input, const Policy& policy,
   context.mechanism_uses_speedup = mechanism.uses_speedup();
   context.reference_compatible = input.reference_compatible;
   policy.Order(queue, context);
+  std::stable_sort(queue.begin(), queue.end(),
+                   [](const JobView* a, const JobView* b) { return a->priority_class > b->priority_class; });
 
   for (const JobView* job : queue) {
     if (job->priority != 1 && Starved(*job, input.now_s)) result.bumped.push_back(job);

@@ -101,6 +101,7 @@ JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, 
   v.arrival_s = job.submitted_unix_ms() / 1000.0;
   v.attained_service_s = job.attained_service_ms() / 1000.0;
   v.priority = priority;
+  v.priority_class = job.spec().priority();
   v.total_iterations = static_cast<double>(job.spec().iterations());
   v.remaining_iterations =
       std::max(0.0, static_cast<double>(job.spec().iterations() - job.iterations_done()));

@@ -13,7 +13,7 @@ namespace {
 const std::set<std::string>& KnownFields() {
   static const std::set<std::string> fields = {"name",        "model",      "gpus",   "iterations",
                                                "command",     "env",        "tenant", "max_retries",
-                                               "uses_agent",  "profile"};
+                                               "uses_agent",  "profile",    "priority"};
   return fields;
 }
 
@@ -62,11 +62,12 @@ absl::StatusOr<v1::JobSpec> ParseJobSpecYaml(const std::string& text, const std:
       if (key == "name") spec.set_name(v);
       if (key == "model") spec.set_model(v);
       if (key == "tenant") spec.set_tenant(v);
-    } else if (key == "gpus" || key == "max_retries") {
+    } else if (key == "gpus" || key == "max_retries" || key == "priority") {
       int v = 0;
       st = Read(value, file, key, v);
       if (key == "gpus") spec.set_gpus(v);
       if (key == "max_retries") spec.set_max_retries(v);
+      if (key == "priority") spec.set_priority(v);
     } else if (key == "iterations") {
       int64_t v = 0;
       st = Read(value, file, key, v);
@@ -134,6 +135,10 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobLimits& limits) {
   }
   if (spec.profile() && !spec.uses_agent()) {
     return absl::InvalidArgumentError("spec.profile: needs uses_agent (only the agent can measure)");
+  }
+  if (spec.priority() < 0 || spec.priority() > kMaxPriorityClass) {
+    return absl::InvalidArgumentError(absl::StrCat("spec.priority: ", spec.priority(), " is not a priority class (0 to ",
+                                                   kMaxPriorityClass, ")"));
   }
   if (spec.max_retries() < -1) {
     return absl::InvalidArgumentError(

@@ -12,8 +12,11 @@ namespace synergy::service {
 
 // Parses a job spec file. Fields: name, model, gpus, iterations, command
 // (a list, or a string split on spaces), env (a map), max_retries,
-// uses_agent, tenant. An unknown field is an error.
+// uses_agent, profile, priority, tenant. An unknown field is an error.
 absl::StatusOr<v1::JobSpec> ParseJobSpecYaml(const std::string& text, const std::string& file);
+
+// Priority classes run from 0 (the default) to this.
+inline constexpr int kMaxPriorityClass = 1000;
 
 struct JobLimits {
   // GPUs the largest job may ask for: the cluster's GPUs (0 = no node has
@@ -23,7 +26,8 @@ struct JobLimits {
 };
 
 // The checks behind SubmitJob: gpus > 0 and within the cluster, a command,
-// iterations >= 0, max_retries >= -1, a known model, env names valid.
+// iterations >= 0, max_retries >= -1, a priority class, a known model, env
+// names valid.
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobLimits& limits);
 
 }  // namespace synergy::service

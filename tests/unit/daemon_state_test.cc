@@ -480,6 +480,32 @@ TEST_F(DaemonStateTest, ALostNodesJobsAreRequeued) {
   EXPECT_TRUE(Beat(*s, "n1", 3400).reregister());
 }
 
+TEST_F(DaemonStateTest, AHigherPriorityClassPreemptsAtTheNextRound) {
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string low = *s->Submit(Spec(1, "res18", 1000), 0);
+  s->RunRound(0);
+  ASSERT_TRUE(s->GetJob(low)->has_lease());
+  v1::JobSpec urgent = Spec(1, "res18", 1000);
+  urgent.set_priority(10);
+  const std::string high = *s->Submit(urgent, 10);
+  s->RunRound(1000);
+  EXPECT_FALSE(s->GetJob(low)->has_lease());
+  ASSERT_TRUE(s->GetJob(high)->has_lease());
+  // Within a class FIFO still decides: a later class-0 job waits behind.
+  const std::string later = *s->Submit(Spec(1, "res18", 1000), 20);
+  s->RunRound(2000);
+  EXPECT_TRUE(s->GetJob(high)->has_lease());
+  EXPECT_FALSE(s->GetJob(later)->has_lease());
+  v1::JobSpec bad = Spec(1);
+  bad.set_priority(1001);
+  auto refused = s->Submit(bad, 30);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("spec.priority: 1001 is not a priority class (0 to 1000)"),
+            std::string::npos)
+      << refused.status();
+}
+
 TEST_F(DaemonStateTest, ALeaseMovesOnlyAfterItsProcessExits) {
   // LAS: the running job accumulates service; a new one of the same size
   // takes its place, and the new launch waits for the old process.

@@ -9,7 +9,7 @@ namespace {
 TEST(JobSpecYaml, ParsesEveryField) {
   auto spec = ParseJobSpecYaml(
       "name: train\nmodel: res18\ngpus: 2\niterations: 500\ncommand: [./train, --lr, '0.1']\n"
-      "env: {A: b}\nmax_retries: 3\nuses_agent: true\ntenant: vision\n",
+      "env: {A: b}\nmax_retries: 3\nuses_agent: true\ntenant: vision\npriority: 7\n",
       "job.yaml");
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->name(), "train");
@@ -21,6 +21,7 @@ TEST(JobSpecYaml, ParsesEveryField) {
   EXPECT_EQ(spec->max_retries(), 3);
   EXPECT_TRUE(spec->uses_agent());
   EXPECT_EQ(spec->tenant(), "vision");
+  EXPECT_EQ(spec->priority(), 7);
 }
 
 TEST(JobSpecYaml, CommandStringIsSplitOnSpaces) {
@@ -44,6 +45,10 @@ TEST(JobSpecYaml, ErrorsNameFileLineAndField) {
   auto none = ParseJobSpecYaml("gpus: 1\n", "j.yaml");
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("spec.command: required"), std::string::npos);
+  auto prio = ParseJobSpecYaml("gpus: 1\npriority: -2\ncommand: [x]\n", "j.yaml");
+  ASSERT_FALSE(prio.ok());
+  EXPECT_NE(prio.status().message().find("spec.priority: -2 is not a priority class (0 to 1000)"), std::string::npos)
+      << prio.status();
   auto yaml = ParseJobSpecYaml("gpus: [1\n", "j.yaml");
   ASSERT_FALSE(yaml.ok());
   EXPECT_NE(yaml.status().message().find("j.yaml:"), std::string::npos);

@@ -1,5 +1,7 @@
 #include "synergy/mechanism.h"
 
+#include <set>
+
 #include "gtest/gtest.h"
 #include "synergy/placement_state.h"
 #include "synergy/round.h"
@@ -117,6 +119,30 @@ TEST_F(MechanismTest, RoundSelectsCountFitPrefixForLasAndLargestFirstUnderTune) 
   EXPECT_EQ(r.plan.assignments[0].job, 2);  // largest first
   EXPECT_EQ(r.plan.assignments[1].job, 1);
   EXPECT_EQ(r.plan.assignments[2].job, 4);
+}
+
+TEST_F(MechanismTest, AHigherPriorityClassIsPlacedFirstUnderEveryPolicy) {
+  // 16 GPUs, three 8-GPU jobs: the last to arrive is of a higher class and
+  // the least served, yet it runs, and the first arrival takes the rest.
+  for (const std::string policy : {"fifo", "srtf", "las", "ftf"}) {
+    std::vector<JobView> jobs = {testing::MakeJob(zoo_, cluster_, 1, "gnmt", 8, 0),
+                                 testing::MakeJob(zoo_, cluster_, 2, "gnmt", 8, 1),
+                                 testing::MakeJob(zoo_, cluster_, 3, "gnmt", 8, 2, 100000)};
+    jobs[2].priority_class = 5;
+    jobs[0].attained_service_s = jobs[1].attained_service_s = 0;
+    jobs[2].attained_service_s = 3600;
+    RoundInput in;
+    in.now_s = 10;
+    in.cluster = &cluster_;
+    in.queue = testing::Pointers(jobs);
+    RoundResult r = ScheduleRound(in, **MakePolicy(policy), **MakeMechanism("proportional"));
+    ASSERT_EQ(r.order.size(), 3u);
+    EXPECT_EQ(r.order[0]->id, 3) << policy;
+    std::set<JobId> placed;
+    for (const Assignment& a : r.plan.assignments) placed.insert(a.job);
+    EXPECT_TRUE(placed.count(3)) << policy;
+    EXPECT_EQ(placed.size(), 2u) << policy;
+  }
 }
 
 TEST_F(MechanismTest, StarvedJobsAreBumped) {
