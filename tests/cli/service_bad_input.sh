@@ -26,9 +26,12 @@ printf 'listen: 127.0.0.1:0\npolicy: lifo\n' >"$work/policy.yaml"
 printf 'rounds: 3\n' >"$work/unknown.yaml"
 printf 'gpus: [0, 1\n' >"$work/node.yaml"
 printf 'gpus: 1\ncpu: [0]\n' >"$work/node_unknown.yaml"
+printf 'profile_wait_s: -5\n' >"$work/wait.yaml"
+printf 'gpus: 1\npriority: 5000\ncommand: [x]\n' >"$work/priority.yaml"
 expect daemon_round "round.yaml:1: round_s: '0' is not > 0" "$bin/synergyd" --config "$work/round.yaml"
 expect daemon_policy "policy.yaml:2: policy: 'lifo' is not one of" "$bin/synergyd" --config "$work/policy.yaml"
 expect daemon_unknown "unknown.yaml:1: unknown setting 'rounds'" "$bin/synergyd" --config "$work/unknown.yaml"
+expect daemon_profile_wait "wait.yaml:1: profile_wait_s: '-5' is negative" "$bin/synergyd" --config "$work/wait.yaml"
 expect daemon_missing "nope.yaml: cannot open" "$bin/synergyd" --config "$work/nope.yaml"
 expect daemon_flag "unknown flag '--bogus'" "$bin/synergyd" --bogus
 expect node_yaml "node.yaml:" "$bin/synergy-node" --config "$work/node.yaml"
@@ -37,4 +40,6 @@ expect node_flag "unknown flag '--gpus'" "$bin/synergy-node" --gpus 2
 expect ctl_command "unknown command 'launch'" "$bin/synergyctl" launch
 expect ctl_output "-o: 'yaml' is not wide or json" "$bin/synergyctl" get jobs -o yaml
 expect ctl_file "nope.yaml: cannot open" "$bin/synergyctl" submit -f "$work/nope.yaml"
+expect ctl_priority "priority.yaml: spec.priority: 5000 is not a priority class (0 to 1000)" \
+  "$bin/synergyctl" submit -f "$work/priority.yaml"
 exit $failed
