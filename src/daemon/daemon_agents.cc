@@ -86,7 +86,7 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
     // not launched is withdrawn: nothing will run under it.
     if (job.has_lease() && job.lease().epoch() != done.epoch() && rt.launched_on.empty()) {
       Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
-      DropLease(job, rt);
+      DropLease(job, rt, now_ms);
     }
     batch.jobs.clear();
     batch.jobs.push_back(job);

@@ -71,7 +71,7 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
   ++counters_.leases_ended;
   if (rt.launched_on.empty()) {
     // Never launched: nothing to stop.
-    DropLease(job, rt);
+    DropLease(job, rt, now_ms);
     if (!Terminal(job)) SetState(job, v1::JOB_STATE_QUEUED, absl::StrCat("lease ended before launch: ", why), now_ms);
     Record(batch, job, absl::StrFormat("lease %d withdrawn before launch (%s)", lease.epoch(), why), now_ms);
     return;
@@ -89,7 +89,7 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
     ending.stop_sent = true;
   }
   rt.ending[lease.epoch()] = ending;
-  DropLease(job, rt);
+  DropLease(job, rt, now_ms);
   if (!Terminal(job)) job.set_reason(absl::StrFormat("lease %d ending: %s", lease.epoch(), why));
   Record(batch, job,
          absl::StrFormat("lease %d ending (%s): %s", lease.epoch(), why,
@@ -97,7 +97,8 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
          now_ms);
 }
 
-void DaemonState::DropLease(v1::Job& job, JobRuntime& rt) {
+void DaemonState::DropLease(v1::Job& job, JobRuntime& rt, int64_t now_ms) {
+  if (job.has_lease() && !rt.launched_on.empty()) job.set_last_lease_end_unix_ms(now_ms);
   job.clear_lease();
   rt.launched_on.clear();
   rt.exited_on.clear();

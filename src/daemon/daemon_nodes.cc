@@ -221,7 +221,7 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
         ending.exited = rt.exited_on;
       }
     }
-    DropLease(job, rt);
+    DropLease(job, rt, now_ms);
     if (Terminal(job)) {
       Record(batch, job, absl::StrFormat("exited on %s: %s", node, how), now_ms);
       return;
@@ -248,7 +248,7 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
     }
   }
   const int64_t epoch = job.lease().epoch();
-  DropLease(job, rt);
+  DropLease(job, rt, now_ms);
   if (!Terminal(job)) {
     if (e.stopped_by_node()) {
       SetState(job, v1::JOB_STATE_SUSPENDED, "stopped by the node", now_ms);
@@ -285,7 +285,7 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
     for (const v1::LeaseSlice& s : job.lease().slices()) {
       if (s.node() != node.info.name()) SendStop(s.node(), id, epoch, static_cast<int64_t>(config_.lease_grace_s * 1000));
     }
-    DropLease(job, rt);
+    DropLease(job, rt, now_ms);
     if (!Terminal(job)) {
       SetState(job, v1::JOB_STATE_QUEUED, absl::StrFormat("node %s lost; requeued", node.info.name()), now_ms);
       ++counters_.jobs_requeued;
@@ -305,7 +305,7 @@ void DaemonState::Tick(int64_t now_ms) {
     JobRuntime& rt = runtime_[id];
     if (job.has_lease() && rt.adopt_deadline_ms > 0 && now_ms > rt.adopt_deadline_ms) {
       const int64_t epoch = job.lease().epoch();
-      DropLease(job, rt);
+      DropLease(job, rt, now_ms);
       if (!Terminal(job)) {
         SetState(job, v1::JOB_STATE_QUEUED, "not re-adopted after a daemon restart; requeued", now_ms);
         ++counters_.jobs_requeued;

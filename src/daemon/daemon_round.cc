@@ -64,7 +64,7 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
         measured = &snap.measured.back();
       }
     }
-    snap.views.push_back(ViewOf(job, zoo_, snap.cluster, now_ms / 1000.0, rt.priority, measured));
+    snap.views.push_back(ViewOf(job, zoo_, snap.cluster, measured));
   }
   return snap;
 }
@@ -132,7 +132,11 @@ void DaemonState::RunRound(int64_t now_ms) {
     }
     queue_order_ = std::move(order);
   }
-  for (const JobView* v : r.bumped) runtime_[JobIdString(v->id)].priority = 1;
+  for (const JobView* v : r.bumped) {
+    v1::Job& job = jobs_.at(JobIdString(v->id));
+    job.set_starvation_priority(1);
+    Record(batch, job, "waited over 1000 hours: first in its class from now on", now_ms);
+  }
   {
     std::map<std::string, const v1::Lease*> current;
     for (const auto& [id, job] : jobs_) {

@@ -119,7 +119,6 @@ class DaemonState {
     std::set<std::string> exited_on;
     int64_t adopt_deadline_ms = 0;      // after a restart: 0 = adopted or new
     bool finished = false;              // the agent confirmed its last iteration
-    int priority = 0;
     std::map<int64_t, EndingLease> ending;  // by epoch
     int64_t last_accounted_ms = 0;
     bool stopping = false;              // cancelled or failed: stop orders out
@@ -149,7 +148,9 @@ class DaemonState {
   void Grant(v1::Job& job, const Assignment& assignment, const std::vector<std::string>& node_names,
              Batch& batch, int64_t now_ms);
   void EndLease(v1::Job& job, const std::string& why, Batch& batch, int64_t now_ms);
-  void DropLease(v1::Job& job, JobRuntime& rt);
+  // Forgets the current lease (its processes are gone or never started);
+  // a launched one counts as the job's last run.
+  void DropLease(v1::Job& job, JobRuntime& rt, int64_t now_ms);
   void SendStop(const std::string& node, const std::string& job, int64_t epoch, int64_t grace_ms);
   void HandleExit(const std::string& node, const v1::ProcessExit& exit, Batch& batch, int64_t now_ms);
   void LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms);

@@ -93,14 +93,14 @@ bool SliceHolds(const v1::LeaseSlice& held, const std::string& node, const Slice
          std::abs(held.mem_gb() - planned.resources.mem_gb) <= 1e-6;
 }
 
-JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, double now_s,
-               int priority, const ModelSpec* measured) {
+JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, const ModelSpec* measured) {
   JobView v;
   v.id = NumericJobId(job.id());
   v.gpus = job.spec().gpus();
   v.arrival_s = job.submitted_unix_ms() / 1000.0;
   v.attained_service_s = job.attained_service_ms() / 1000.0;
-  v.priority = priority;
+  v.priority = job.starvation_priority();
+  v.last_execution_end_s = job.last_lease_end_unix_ms() > 0 ? job.last_lease_end_unix_ms() / 1000.0 : -1;
   v.priority_class = job.spec().priority();
   v.total_iterations = static_cast<double>(job.spec().iterations());
   v.remaining_iterations =
@@ -124,7 +124,6 @@ JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, 
     v.iteration_time_s = job.throughput() > 0 ? 1.0 / job.throughput() : 1.0;
   }
   v.last_round_speedup = job.has_lease() && job.lease().speedup() > 0 ? job.lease().speedup() : v.ideal_speedup;
-  (void)now_s;
   return v;
 }
 

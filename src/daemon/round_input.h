@@ -47,9 +47,9 @@ int WholeCpus(double cpus);
 // same node, GPU count, whole CPUs and memory.
 bool SliceHolds(const v1::LeaseSlice& held, const std::string& node, const Slice& planned);
 
-// The JobView of `job` at `now_s` (seconds on the wall clock). `measured`,
+// The JobView of `job` (times in seconds on the wall clock). `measured`,
 // when not null, is the job's measured model and wins over the zoo's.
-JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, double now_s,
-               int priority, const ModelSpec* measured = nullptr);
+JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster,
+               const ModelSpec* measured = nullptr);
 
 }  // namespace synergy::daemon

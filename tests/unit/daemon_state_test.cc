@@ -506,6 +506,37 @@ TEST_F(DaemonStateTest, AHigherPriorityClassPreemptsAtTheNextRound) {
       << refused.status();
 }
 
+TEST_F(DaemonStateTest, TheStarvationGuardCountsFromTheLastRunAndSurvivesARestart) {
+  constexpr int64_t kHour = 3600 * 1000;
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string runs = *s->Submit(Spec(1), 0);
+  const std::string waits = *s->Submit(Spec(1), 0);
+  s->RunRound(0);
+  const int64_t epoch = s->GetJob(runs)->lease().epoch();
+  ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
+  // The plain process exits: the end of its last run is recorded.
+  Beat(*s, "n1", 5 * kHour, {}, {Exit(runs, epoch, 0)});
+  EXPECT_EQ(s->GetJob(runs)->last_lease_end_unix_ms(), 5 * kHour);
+  // The other job never ran: after 1000 hours from its arrival it is
+  // bumped, for good.
+  for (int64_t t = 0; t <= 1000 * kHour; t += 100 * kHour) Beat(*s, "n1", t);
+  s->RunRound(1000 * kHour + 1);
+  auto job = *s->GetJob(waits);
+  EXPECT_EQ(job.starvation_priority(), 1);
+  bool told = false;
+  for (const auto& e : job.events()) told |= e.text() == "waited over 1000 hours: first in its class from now on";
+  EXPECT_TRUE(told);
+  s.reset();
+  auto reopened = Open(1000 * kHour + 2);
+  EXPECT_EQ(reopened->GetJob(waits)->starvation_priority(), 1);
+  EXPECT_EQ(reopened->GetJob(runs)->last_lease_end_unix_ms(), 5 * kHour);
+  AddNode(*reopened, "n1", 1, 3, 24, 1000 * kHour + 3);
+  for (const JobView& v : reopened->SnapshotForRound(1000 * kHour + 4).views) {
+    if (v.id == NumericJobId(waits)) EXPECT_EQ(v.priority, 1);
+  }
+}
+
 TEST_F(DaemonStateTest, ALeaseMovesOnlyAfterItsProcessExits) {
   // LAS: the running job accumulates service; a new one of the same size
   // takes its place, and the new launch waits for the old process.
