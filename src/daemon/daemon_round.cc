@@ -81,15 +81,6 @@ void DaemonState::AccountService(int64_t now_ms) {
   }
 }
 
-bool DaemonState::SameAllocation(const v1::Lease& lease, const Assignment& a,
-                                 const std::vector<std::string>& node_names) {
-  if (lease.slices_size() != a.num_servers()) return false;
-  for (int i = 0; i < lease.slices_size(); ++i) {
-    if (!SliceHolds(lease.slices(i), node_names[a.slices[i].server], a.slices[i])) return false;
-  }
-  return true;
-}
-
 void DaemonState::RunRound(int64_t now_ms) {
   const auto start = std::chrono::steady_clock::now();
   AccountService(now_ms);
@@ -153,7 +144,7 @@ void DaemonState::RunRound(int64_t now_ms) {
   for (auto& [id, job] : jobs_) {
     if (!job.has_lease() || Terminal(job) || job.lease().profiling()) continue;
     auto p = planned.find(id);
-    if (p != planned.end() && !job.lease().ending() && SameAllocation(job.lease(), *p->second, snap.node_names)) {
+    if (p != planned.end() && !job.lease().ending() && LeaseHolds(job.lease(), *p->second, snap.node_names)) {
       ++counters_.leases_kept;
       planned.erase(p);
       continue;

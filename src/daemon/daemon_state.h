@@ -158,8 +158,6 @@ class DaemonState {
   std::vector<v1::LaunchOrder> LaunchesFor(NodeRecord& node, Batch& batch, int64_t now_ms);
   int MaxJobGpus() const;
   int MaxRetries(const v1::Job& job) const;
-  static bool SameAllocation(const v1::Lease& lease, const Assignment& a,
-                             const std::vector<std::string>& node_names);
 
   DaemonConfig config_;
   std::unique_ptr<Store> store_;

@@ -93,6 +93,19 @@ bool SliceHolds(const v1::LeaseSlice& held, const std::string& node, const Slice
          std::abs(held.mem_gb() - planned.resources.mem_gb) <= 1e-6;
 }
 
+bool LeaseHolds(const v1::Lease& lease, const Assignment& planned, const std::vector<std::string>& node_names) {
+  if (lease.slices_size() != planned.num_servers()) return false;
+  std::vector<bool> matched(lease.slices_size(), false);
+  for (const Slice& s : planned.slices) {
+    bool found = false;
+    for (int i = 0; i < lease.slices_size() && !found; ++i) {
+      if (!matched[i] && SliceHolds(lease.slices(i), node_names[s.server], s)) matched[i] = found = true;
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
 JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, const ModelSpec* measured) {
   JobView v;
   v.id = NumericJobId(job.id());

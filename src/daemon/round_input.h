@@ -47,6 +47,11 @@ int WholeCpus(double cpus);
 // same node, GPU count, whole CPUs and memory.
 bool SliceHolds(const v1::LeaseSlice& held, const std::string& node, const Slice& planned);
 
+// Whether `lease` already is what `planned` asks for: one held slice per
+// planned slice (SliceHolds), in any order, since a lease's slice order is
+// its ranks' and the plan's is by server index.
+bool LeaseHolds(const v1::Lease& lease, const Assignment& planned, const std::vector<std::string>& node_names);
+
 // The JobView of `job` (times in seconds on the wall clock). `measured`,
 // when not null, is the job's measured model and wins over the zoo's.
 JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster,

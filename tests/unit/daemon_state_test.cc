@@ -279,6 +279,28 @@ TEST_F(DaemonStateTest, AJobStaysOnItsNodeWhenAnIdenticalOneFreesUp) {
   EXPECT_EQ(s->GetJob(other)->lease().slices(0).node(), "n1");
 }
 
+TEST(LeaseHolds, MatchesSlicesInAnyOrderOncePerSlice) {
+  // A 2-node lease: rank 0 on n2, rank 1 on n1 (the plan lists n1 first).
+  v1::Lease lease;
+  for (const std::string node : {"n2", "n1"}) {
+    v1::LeaseSlice* s = lease.add_slices();
+    s->set_node(node);
+    s->add_gpu_ids(0);
+    for (int c = 0; c < 3; ++c) s->add_cpu_ids(c);
+    s->set_mem_gb(10);
+  }
+  const std::vector<std::string> names = {"n1", "n2"};
+  Assignment plan;
+  plan.slices = {Slice{0, Resources{1, 3, 10, 0}}, Slice{1, Resources{1, 3, 10, 0}}};
+  EXPECT_TRUE(LeaseHolds(lease, plan, names));
+  plan.slices[1].resources.mem_gb = 12;
+  EXPECT_FALSE(LeaseHolds(lease, plan, names));
+  plan.slices[1] = Slice{0, Resources{1, 3, 10, 0}};  // both on n1: n2's slice is not planned
+  EXPECT_FALSE(LeaseHolds(lease, plan, names));
+  plan.slices.pop_back();
+  EXPECT_FALSE(LeaseHolds(lease, plan, names));
+}
+
 TEST(ModelFromMeasured, TheIdealIsTheFewestCpusWithinTheToleranceOfTheBest) {
   // One server, 2 GPUs, 4 CPUs: the share is 2 CPUs per GPU.
   const Cluster cluster({ServerSpec{"n1", Resources{2, 4, 100, 0}}});
