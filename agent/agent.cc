@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "client.h"
+#include "cpu_time_limit.h"
 
 namespace synergy::agent {
 namespace {
@@ -218,16 +219,25 @@ CpuProfile Agent::Profile(const std::function<double(int, int)>& measure, const 
   // data workers `measure` starts, which inherit it) is pinned to the first
   // ceil(k x cores per CPU) of the CPUs it may use. A node with CPU slots
   // says what one CPU is worth (SYNERGY_CORES_PER_CPU); else it is a core.
+  // There a slot is CPU time, not a core, and the node lets the profiling
+  // lease set its own limit: k slots get k x cores per CPU of CPU time.
   const std::vector<int> allowed = AllowedCpus();
   double cores_per_cpu = std::atof(Env("SYNERGY_CORES_PER_CPU").c_str());
   if (!(cores_per_cpu > 0)) cores_per_cpu = 1;
   bool pinning = !allowed.empty();
+  CpuTimeLimit limit = managed() ? CpuTimeLimit::FromEnvironment() : CpuTimeLimit();
   auto measure_pinned = [&](int cpus, int iterations) {
     const size_t cores = std::clamp<size_t>(static_cast<size_t>(std::ceil(cpus * cores_per_cpu - 1e-9)), 1,
                                             std::max<size_t>(1, allowed.size()));
     if (pinning && !Pin(std::vector<int>(allowed.begin(), allowed.begin() + cores))) {
       Log(lease_, "profiling unpinned: sched_setaffinity failed");
       pinning = false;
+    }
+    if (limit.available()) {
+      if (const std::string problem = limit.Set(cpus * cores_per_cpu); !problem.empty()) {
+        Log(lease_, "profiling without a CPU-time limit per point: " + problem);
+        limit = CpuTimeLimit();
+      }
     }
     const double t = measure(cpus, iterations);
     if (pinning) Pin(allowed);
@@ -239,6 +249,10 @@ CpuProfile Agent::Profile(const std::function<double(int, int)>& measure, const 
   const auto start = std::chrono::steady_clock::now();
   CpuProfile cpu = ProfileCpus(max_cpus, measure_pinned, options);
   if (!managed()) return cpu;
+  if (limit.available()) {
+    // The lease's own limit again, for the iterations until it ends.
+    if (const std::string problem = limit.Set(lease_.cpus * cores_per_cpu); !problem.empty()) Log(lease_, problem);
+  }
   if (mem_points_gb.empty()) {
     for (double f : {0.25, 0.5, 0.75, 1.0}) mem_points_gb.push_back(f * lease_.mem_gb);
   }

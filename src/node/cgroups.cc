@@ -283,6 +283,11 @@ absl::Status Cgroups::PlaceMemory(const std::string& dir, int64_t mem_bytes) {
   return WriteFile(dir + file, absl::StrCat(mem_bytes));
 }
 
+std::string Cgroups::CpuLimitFile(const std::string& group) const {
+  if (cpu_.version == Version::kNone) return "";
+  return absl::StrCat(cpu_.base, "/", group, cpu_.version == Version::kV2 ? "/cpu.max" : "/cpu.cfs_quota_us");
+}
+
 absl::Status Cgroups::PlaceCpu(const std::string& dir, double cpu_cores) {
   const int64_t quota = std::max<int64_t>(1000, static_cast<int64_t>(cpu_cores * kCpuPeriodUs + 0.5));
   if (cpu_.version == Version::kV2) return WriteFile(dir + "/cpu.max", absl::StrCat(quota, " ", kCpuPeriodUs));

@@ -76,6 +76,10 @@ class Cgroups {
   absl::Status Place(pid_t pid, const std::string& group,
                      const std::vector<int>& cpu_ids, int64_t mem_bytes, double cpu_cores = 0);
 
+  // The file holding <group>'s CPU-time limit (v2 cpu.max, v1
+  // cpu.cfs_quota_us); "" without the cpu controller.
+  std::string CpuLimitFile(const std::string& group) const;
+
   // The CFS period of CPU-time limits: short, so a limited job's data
   // pipeline is throttled in small steps rather than stalled for 100 ms.
   static constexpr int64_t kCpuPeriodUs = 20000;

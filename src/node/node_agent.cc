@@ -132,8 +132,10 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
       // their time.
       spec.cpu_ids = offer_.shared_cores;
       spec.cpu_cores = l.cpu_ids_size() * offer_.cores_per_cpu;
-      // What one of its CPUs is worth, for the agent's profiler.
+      // What one of its CPUs is worth, for the agent's profiler, which
+      // under a profiling lease also sets the CPU time of each point.
       spec.env["SYNERGY_CORES_PER_CPU"] = fmt::format("{}", offer_.cores_per_cpu);
+      spec.delegate_cpu_limit = l.env().count("SYNERGY_PROFILING") && l.env().at("SYNERGY_PROFILING") == "1";
     } else {
       spec.cpu_ids.assign(l.cpu_ids().begin(), l.cpu_ids().end());
     }

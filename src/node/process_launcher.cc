@@ -365,11 +365,16 @@ absl::StatusOr<pid_t> ProcessLauncher::Launch(const LaunchSpec& spec) {
     return absl::AlreadyExistsError(
         absl::StrCat("launch ", JobName(spec.job_id, spec.epoch), ": already running"));
   }
-  absl::StatusOr<ParkedChild> parked = ForkParked(spec);
+  const std::string group = InstanceName(spec.job_id, spec.epoch);
+  LaunchSpec launched = spec;
+  if (spec.delegate_cpu_limit && spec.cpu_cores > 0 && cgroups_.cpu()) {
+    launched.env["SYNERGY_CPU_LIMIT_FILE"] = cgroups_.CpuLimitFile(group);
+    launched.env["SYNERGY_CPU_PERIOD_US"] = std::to_string(Cgroups::kCpuPeriodUs);
+  }
+  absl::StatusOr<ParkedChild> parked = ForkParked(launched);
   if (!parked.ok()) return parked.status();
 
-  const std::string group = InstanceName(spec.job_id, spec.epoch);
-  Confine(parked->pid, spec, group);
+  Confine(parked->pid, launched, group);
   SendGo(parked->go_write);
   ::close(parked->go_write);
   ChildReport child_report;

@@ -54,6 +54,10 @@ struct LaunchSpec {
   std::vector<int> cpu_ids;                // affinity + cpuset cgroup; empty = unpinned
   int64_t mem_bytes = 0;                   // memory cgroup limit, 0 = none
   double cpu_cores = 0;                    // CPU-time limit in cores (cpu cgroup), 0 = none
+  // A profiling lease on CPU slots: the job may lower its own CPU-time
+  // limit point by point; it learns the file from SYNERGY_CPU_LIMIT_FILE
+  // and the period from SYNERGY_CPU_PERIOD_US (set only with a cpu cgroup).
+  bool delegate_cpu_limit = false;
   std::string log_dir;                     // required; <log_dir>/<job_id>.<epoch>.out / .err, appended
   std::string work_dir;                    // chdir in the child ("" = inherit)
 };

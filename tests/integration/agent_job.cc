@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -135,6 +136,14 @@ int main(int argc, char** argv) {
           // The median iteration, not the mean: on a loaded machine one late
           // wakeup would otherwise move a point by more than the profiler's
           // 10% threshold and put a flat job's knee above 1 CPU.
+          // On CPU slots the node lets the profiler set the job's CPU-time
+          // limit for each point; say what it is, for the tests.
+          if (const char* file = std::getenv("SYNERGY_CPU_LIMIT_FILE")) {
+            std::ifstream in(file);
+            std::string limit;
+            std::getline(in, limit);
+            std::cout << "agent_job profile point " << cpus << " cpus: cpu limit " << limit << std::endl;
+          }
           std::vector<double> seconds;
           for (int k = 0; k < iterations; ++k) {
             const auto start = std::chrono::steady_clock::now();

@@ -65,6 +65,17 @@ JOB
   if [[ $mechanism == tune && -n $quota ]]; then
     [[ $quota == 30000 ]] || fail "tune: the sensitive job's cpu quota is $quota us per 20 ms, want 30000 (1.5 cores)"
   fi
+  # With the cpu cgroup each profile point ran under its own share of the
+  # cores: k slots, k x 10000 us per 20 ms period.
+  if [[ -n $quota ]]; then
+    local points
+    points=$(cat "$work"/logs-n1/"$sensitive".*.out | sed -n 's/^agent_job profile point \([0-9]*\) cpus: cpu limit \([0-9]*\)$/\1:\2/p' | sort -u | tr '\n' ' ')
+    [[ -n $points ]] || fail "$mechanism: the profiling lease had no CPU-time limit to set"
+    for p in $points; do
+      [[ ${p#*:} == $((${p%:*} * 10000)) ]] || fail "$mechanism: profile point ${p%:*} CPUs ran under a limit of ${p#*:} us"
+    done
+    echo "$mechanism: profile points (CPUs:quota us) $points"
+  fi
   kill -9 -- "-$daemon_pid" 2>/dev/null
   kill -9 -- "-$node_pid_n1" 2>/dev/null
   sleep 0.3

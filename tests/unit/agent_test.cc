@@ -5,8 +5,11 @@
 #include "synergy/agent.h"
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <thread>
 
+#include "cpu_time_limit.h"
 #include "daemon/server.h"
 #include "gtest/gtest.h"
 #include "spdlog/spdlog.h"
@@ -92,6 +95,15 @@ class AgentWithDaemon : public ::testing::Test {
     EXPECT_TRUE(sched_->GetJob(&ctx, req, &job).ok());
     return job;
   }
+  // Waits (up to 5 s) for a round to grant `id` a lease.
+  v1::Job WithLease(const std::string& id) {
+    v1::Job job;
+    for (int i = 0; i < 50 && !job.has_lease(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      job = Get(id);
+    }
+    return job;
+  }
   // Acts as the node: one heartbeat, returning the launch orders.
   v1::HeartbeatResponse Beat(const std::vector<std::pair<std::string, int64_t>>& running) {
     v1::HeartbeatRequest req;
@@ -116,11 +128,7 @@ class AgentWithDaemon : public ::testing::Test {
 
 TEST_F(AgentWithDaemon, StopsAtAnIterationBoundaryWhenTheLeaseEnds) {
   const std::string a = Submit();
-  v1::Job job;
-  for (int i = 0; i < 50 && !job.has_lease(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    job = Get(a);
-  }
+  v1::Job job = WithLease(a);
   ASSERT_TRUE(job.has_lease());
   ASSERT_EQ(Beat({}).launch_size(), 1);  // launched: the lease counts as running
   LeaseInfo lease;
@@ -158,11 +166,7 @@ TEST_F(AgentWithDaemon, StopsAtAnIterationBoundaryWhenTheLeaseEnds) {
 
 TEST_F(AgentWithDaemon, ProfileIsMeasuredAndStoredWithTheJob) {
   const std::string a = Submit();
-  v1::Job job;
-  for (int i = 0; i < 50 && !job.has_lease(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    job = Get(a);
-  }
+  v1::Job job = WithLease(a);
   ASSERT_TRUE(job.has_lease());
   LeaseInfo lease;
   lease.scheduler = address_;
@@ -185,6 +189,62 @@ TEST_F(AgentWithDaemon, ProfileIsMeasuredAndStoredWithTheJob) {
   ASSERT_TRUE(job.has_measured_profile());
   EXPECT_EQ(job.measured_profile().points_size(), 4 * measured);  // x 4 memory points
   EXPECT_GT(job.measured_profile().seconds(), 0);
+}
+
+TEST_F(AgentWithDaemon, OnCpuSlotsEachPointGetsItsShareOfCpuTime) {
+  // A slot node delegates the job's cgroup limit file (here a plain file
+  // named as cgroup v2's): each point of k CPUs runs under k x 0.5 cores of
+  // CPU time per period, and the lease's 3 x 0.5 is put back after.
+  const std::string a = Submit();
+  v1::Job job = WithLease(a);
+  ASSERT_TRUE(job.has_lease());
+  const std::string file = (dir_ / "cpu.max").string();
+  setenv("SYNERGY_CORES_PER_CPU", "0.5", 1);
+  setenv("SYNERGY_CPU_LIMIT_FILE", file.c_str(), 1);
+  setenv("SYNERGY_CPU_PERIOD_US", "20000", 1);
+  LeaseInfo lease;
+  lease.scheduler = address_;
+  lease.job_id = a;
+  lease.epoch = job.lease().epoch();
+  AgentOptions options;
+  options.exit_on_lease_end = false;
+  auto agent = Agent::Connect(lease, options);
+  std::map<int, std::string> limit_at;
+  CpuProfile cpu = agent->Profile(
+      [&](int cpus, int) {
+        std::ifstream in(file);
+        std::getline(in, limit_at[cpus]);
+        return 10.0 * std::min(cpus, 2);
+      },
+      MemoryModel{});
+  unsetenv("SYNERGY_CORES_PER_CPU");
+  unsetenv("SYNERGY_CPU_LIMIT_FILE");
+  unsetenv("SYNERGY_CPU_PERIOD_US");
+  ASSERT_EQ(limit_at.size(), cpu.measured.size());
+  for (const auto& [cpus, limit] : limit_at) EXPECT_EQ(limit, std::to_string(cpus * 10000) + " 20000") << cpus;
+  std::ifstream in(file);
+  std::string after;
+  std::getline(in, after);
+  EXPECT_EQ(after, "30000 20000");
+}
+
+TEST(CpuTimeLimit, WritesTheQuotaInEachCgroupVersionsFormat) {
+  const auto dir = std::filesystem::temp_directory_path() / ("synergy-limit-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto read = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::string s;
+    std::getline(in, s);
+    return s;
+  };
+  EXPECT_EQ(CpuTimeLimit((dir / "cpu.max").string(), 20000).Set(1.5), "");
+  EXPECT_EQ(read(dir / "cpu.max"), "30000 20000");
+  EXPECT_EQ(CpuTimeLimit((dir / "cpu.cfs_quota_us").string(), 20000).Set(0.01), "");
+  EXPECT_EQ(read(dir / "cpu.cfs_quota_us"), "1000") << "the kernel's 1 ms floor";
+  const std::string problem = CpuTimeLimit((dir / "no/such/cpu.max").string(), 20000).Set(1);
+  EXPECT_NE(problem.find("no/such/cpu.max: cannot write the quota 20000"), std::string::npos) << problem;
+  EXPECT_FALSE(CpuTimeLimit().available());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

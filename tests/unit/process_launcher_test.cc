@@ -469,6 +469,29 @@ TEST_F(FakeHybridTree, CpuTimeLimitsOnlyWhenAskedFor) {
   EXPECT_EQ(ReadAll(root / "cpuset/synergy/j-9.1/cgroup.procs"), "4243");
 }
 
+TEST_F(FakeHybridTree, AProfilingLaunchMaySetItsOwnCpuTimeLimit) {
+  WriteAll(root / "cpu/cpu.cfs_quota_us", "-1\n");
+  TempDir logs;
+  ProcessLauncher launcher{Cgroups::Detect(root.path(), root.path(), root / "self_cgroup", true)};
+  const std::string script = "echo \"${SYNERGY_CPU_LIMIT_FILE-unset} ${SYNERGY_CPU_PERIOD_US-unset}\"; "
+                             "[ -n \"$SYNERGY_CPU_LIMIT_FILE\" ] && printf 5000 > \"$SYNERGY_CPU_LIMIT_FILE\"; exit 0";
+  LaunchSpec profiling = ShellSpec(logs, "j-prof", script);
+  profiling.cpu_ids = {0, 1};
+  profiling.cpu_cores = 1.5;
+  profiling.delegate_cpu_limit = true;
+  LaunchSpec training = ShellSpec(logs, "j-train", script);
+  training.cpu_ids = {0, 1};
+  training.cpu_cores = 1.5;
+  ASSERT_TRUE(launcher.Launch(profiling).ok());
+  ASSERT_TRUE(launcher.Launch(training).ok());
+  ASSERT_EQ(PollForExits(launcher, 2).size(), 2u);
+  const std::string quota = root / "cpu/synergy/j-prof.1/cpu.cfs_quota_us";
+  EXPECT_EQ(ReadAll(OutLog(profiling)), quota + " 20000\n");
+  EXPECT_EQ(ReadAll(quota), "5000") << "the job lowered its own limit";
+  EXPECT_EQ(ReadAll(OutLog(training)), "unset unset\n");
+  EXPECT_EQ(ReadAll(root / "cpu/synergy/j-train.1/cpu.cfs_quota_us"), "30000");
+}
+
 TEST_F(FakeHybridTree, PlaceErrorsNameTheFileAndKeepTheOtherController) {
   Cgroups cgroups = Detect();
   fs::create_directories(root / "cpuset/synergy/j-bad.0/cgroup.procs");  // unwritable
