@@ -33,7 +33,8 @@ struct RoundInput {
 };
 
 struct RoundResult {
-  // The queue after the policy's sort, and the jobs whose priority becomes 1;
+  // The queue after the policy's sort and the priority classes, and the
+  // jobs whose priority becomes 1;
   // the pointers are RoundInput::queue's.
   std::vector<const JobView*> order;
   std::vector<const JobView*> bumped;

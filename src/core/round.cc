@@ -26,8 +26,12 @@ std::vector<const JobView*> SelectRunnable(const std::vector<const JobView*>& or
     }
   }
   if (mechanism.prefers_large_jobs_first()) {
-    std::stable_sort(picked.begin(), picked.end(),
-                     [](const JobView* a, const JobView* b) { return a->gpus > b->gpus; });
+    // Larger first, within a priority class: a higher class still gets the
+    // first pick of the servers.
+    std::stable_sort(picked.begin(), picked.end(), [](const JobView* a, const JobView* b) {
+      if (a->priority_class != b->priority_class) return a->priority_class > b->priority_class;
+      return a->gpus > b->gpus;
+    });
   }
   return picked;
 }

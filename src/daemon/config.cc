@@ -1,8 +1,10 @@
 #include "daemon/config.h"
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -83,6 +85,12 @@ absl::StatusOr<DaemonConfig> ParseDaemonConfig(const std::string& text, const st
     }
     if (key == "max_retries" && c.max_retries < 0) return FieldError(source, v, key, "is negative");
     if (key == "profile_wait_s" && !(c.profile_wait_s >= 0)) return FieldError(source, v, key, "is negative");
+    for (const auto& [name, value] : {std::pair<const char*, double>{"round_s", c.round_s},
+                                      {"lease_grace_s", c.lease_grace_s},
+                                      {"heartbeat_timeout_s", c.heartbeat_timeout_s},
+                                      {"profile_wait_s", c.profile_wait_s}}) {
+      if (key == name && !std::isfinite(value)) return FieldError(source, v, key, "is not a finite number");
+    }
     if (key == "state_db" && c.state_db.empty()) return FieldError(source, v, key, "is empty");
     if (key == "listen" && c.listen.empty()) return FieldError(source, v, key, "is empty");
     if (key == "policy" && !MakePolicy(c.policy).ok()) {

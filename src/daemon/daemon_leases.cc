@@ -98,7 +98,7 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
 }
 
 void DaemonState::DropLease(v1::Job& job, JobRuntime& rt, int64_t now_ms) {
-  if (job.has_lease() && !rt.launched_on.empty()) job.set_last_lease_end_unix_ms(now_ms);
+  if (job.has_lease() && rt.launched()) job.set_last_lease_end_unix_ms(now_ms);
   job.clear_lease();
   rt.launched_on.clear();
   rt.exited_on.clear();

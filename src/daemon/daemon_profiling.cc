@@ -2,6 +2,8 @@
 // profile on, for how long, and the profiling leases lent before a round.
 #include "daemon/daemon_state.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_format.h"
 #include "service/names.h"
 
@@ -33,7 +35,11 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
       for (const v1::LeaseSlice& s : e.lease.slices()) busy.insert(s.node());
     }
   }
-  for (const std::string& id : queue_order_) {
+  std::vector<std::string> order = queue_order_;
+  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+    return jobs_.at(a).spec().priority() > jobs_.at(b).spec().priority();
+  });
+  for (const std::string& id : order) {
     v1::Job& job = jobs_.at(id);
     if (!WantsProfiling(job)) continue;
     // A node with nothing on it and enough GPUs: the job gets all its CPUs
@@ -65,6 +71,21 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
       busy.insert(name);
       break;
     }
+  }
+}
+
+void DaemonState::NoteProfileWaitsOver(Batch& batch, int64_t now_ms) {
+  for (const std::string& id : queue_order_) {
+    v1::Job& job = jobs_.at(id);
+    JobRuntime& rt = runtime_.at(id);
+    if (rt.profile_wait_told || !ProfileWaitOver(job, now_ms)) continue;
+    rt.profile_wait_told = true;
+    if (job.state() == v1::JOB_STATE_QUEUED) SetState(job, job.state(), "waiting for resources (unprofiled)", now_ms);
+    Record(batch, job,
+           absl::StrFormat("no node was free to profile on for %.0f s (profile_wait_s): scheduled unprofiled "
+                           "until a round finds one free while the job holds no lease",
+                           config_.profile_wait_s),
+           now_ms);
   }
 }
 

@@ -65,6 +65,9 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
       }
     }
     snap.views.push_back(ViewOf(job, zoo_, snap.cluster, measured));
+    // Running now: for the starvation guard it last ran now, as the
+    // simulator marks every job that ran in the round before.
+    if (job.has_lease() && rt.launched()) snap.views.back().last_execution_end_s = now_ms / 1000.0;
   }
   return snap;
 }
@@ -86,18 +89,7 @@ void DaemonState::RunRound(int64_t now_ms) {
   AccountService(now_ms);
   Batch batch;
   GrantProfilingLeases(batch, now_ms);
-  for (const std::string& id : queue_order_) {
-    v1::Job& job = jobs_.at(id);
-    JobRuntime& rt = runtime_.at(id);
-    if (rt.profile_wait_told || !ProfileWaitOver(job, now_ms)) continue;
-    rt.profile_wait_told = true;
-    if (job.state() == v1::JOB_STATE_QUEUED) SetState(job, job.state(), "waiting for resources (unprofiled)", now_ms);
-    Record(batch, job,
-           absl::StrFormat("no node was free to profile on for %.0f s (profile_wait_s): scheduled unprofiled "
-                           "until a round finds one free while the job holds no lease",
-                           config_.profile_wait_s),
-           now_ms);
-  }
+  NoteProfileWaitsOver(batch, now_ms);
   RoundSnapshot snap = SnapshotForRound(now_ms);
   ++round_;
   if (snap.cluster.num_servers() == 0) {

@@ -123,6 +123,8 @@ class DaemonState {
     int64_t last_accounted_ms = 0;
     bool stopping = false;              // cancelled or failed: stop orders out
     bool profile_wait_told = false;     // its event says it runs unprofiled for now
+    // Its current lease has (or, after a restart, may have) processes.
+    bool launched() const { return !launched_on.empty() || adopt_deadline_ms > 0; }
   };
 
   // The store's counters that survive a restart.
@@ -144,7 +146,11 @@ class DaemonState {
   // It wants a profile and has waited profile_wait_s for a free node: the
   // round schedules it unprofiled meanwhile.
   bool ProfileWaitOver(const v1::Job& job, int64_t now_ms) const;
+  // Lends free nodes to the jobs that want a profile, higher priority
+  // classes first, then in queue order.
   void GrantProfilingLeases(Batch& batch, int64_t now_ms);
+  // An event (once per daemon run) for each job whose wait just ran out.
+  void NoteProfileWaitsOver(Batch& batch, int64_t now_ms);
   void Grant(v1::Job& job, const Assignment& assignment, const std::vector<std::string>& node_names,
              Batch& batch, int64_t now_ms);
   void EndLease(v1::Job& job, const std::string& why, Batch& batch, int64_t now_ms);

@@ -504,20 +504,20 @@ TEST_F(DaemonStateTest, ALostNodesJobsAreRequeued) {
 
 TEST_F(DaemonStateTest, AHigherPriorityClassPreemptsAtTheNextRound) {
   auto s = Open();
-  AddNode(*s, "n1", 1, 3, 24, 0);
+  AddNode(*s, "n1", 2, 6, 48, 0);
   const std::string low = *s->Submit(Spec(1, "res18", 1000), 0);
+  const std::string later = *s->Submit(Spec(1, "res18", 1000), 5);
   s->RunRound(0);
   ASSERT_TRUE(s->GetJob(low)->has_lease());
+  ASSERT_TRUE(s->GetJob(later)->has_lease());
   v1::JobSpec urgent = Spec(1, "res18", 1000);
   urgent.set_priority(10);
   const std::string high = *s->Submit(urgent, 10);
   s->RunRound(1000);
-  EXPECT_FALSE(s->GetJob(low)->has_lease());
+  // The urgent job takes a GPU; of the two class-0 jobs FIFO keeps the
+  // earlier one.
   ASSERT_TRUE(s->GetJob(high)->has_lease());
-  // Within a class FIFO still decides: a later class-0 job waits behind.
-  const std::string later = *s->Submit(Spec(1, "res18", 1000), 20);
-  s->RunRound(2000);
-  EXPECT_TRUE(s->GetJob(high)->has_lease());
+  EXPECT_TRUE(s->GetJob(low)->has_lease());
   EXPECT_FALSE(s->GetJob(later)->has_lease());
   v1::JobSpec bad = Spec(1);
   bad.set_priority(1001);
@@ -532,31 +532,48 @@ TEST_F(DaemonStateTest, TheStarvationGuardCountsFromTheLastRunAndSurvivesARestar
   constexpr int64_t kHour = 3600 * 1000;
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
-  const std::string runs = *s->Submit(Spec(1), 0);
-  const std::string waits = *s->Submit(Spec(1), 0);
+  AddNode(*s, "n2", 1, 3, 24, 0);
+  const std::string holds = *s->Submit(Spec(1), 0);  // FIFO keeps it on its GPU throughout
+  const std::string waits = *s->Submit(Spec(1), 1);
   s->RunRound(0);
-  const int64_t epoch = s->GetJob(runs)->lease().epoch();
+  ASSERT_TRUE(s->GetJob(holds)->has_lease());
+  ASSERT_TRUE(s->GetJob(waits)->has_lease());
+  const std::string lost_node = s->GetJob(waits)->lease().slices(0).node();
+  const std::string kept_node = lost_node == "n1" ? "n2" : "n1";
   ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
-  // The plain process exits: the end of its last run is recorded.
-  Beat(*s, "n1", 5 * kHour, {}, {Exit(runs, epoch, 0)});
-  EXPECT_EQ(s->GetJob(runs)->last_lease_end_unix_ms(), 5 * kHour);
-  // The other job never ran: after 1000 hours from its arrival it is
-  // bumped, for good.
-  for (int64_t t = 0; t <= 1000 * kHour; t += 100 * kHour) Beat(*s, "n1", t);
-  s->RunRound(1000 * kHour + 1);
+  ASSERT_EQ(Beat(*s, "n2", 10).launch_size(), 1);
+  // At 500 h `waits` loses its node: it ran until then.
+  Beat(*s, kept_node, 500 * kHour - 1000);
+  s->Tick(500 * kHour);
   auto job = *s->GetJob(waits);
-  EXPECT_EQ(job.starvation_priority(), 1);
+  ASSERT_FALSE(job.has_lease());
+  EXPECT_EQ(job.last_lease_end_unix_ms(), 500 * kHour);
+  auto bumped = [&](const std::string& id) { return s->GetJob(id)->starvation_priority() == 1; };
+  // 1000 h after its arrival, but not after its last run: no bump; nor for
+  // the job that has run all along.
+  s->RunRound(1000 * kHour + 10);
+  EXPECT_FALSE(bumped(waits));
+  EXPECT_FALSE(bumped(holds));
+  s->RunRound(1500 * kHour + 10);
+  EXPECT_TRUE(bumped(waits));
+  EXPECT_FALSE(bumped(holds));
+  job = *s->GetJob(waits);
   bool told = false;
   for (const auto& e : job.events()) told |= e.text() == "waited over 1000 hours: first in its class from now on";
   EXPECT_TRUE(told);
+  // For good, across a restart.
   s.reset();
-  auto reopened = Open(1000 * kHour + 2);
+  auto reopened = Open(1500 * kHour + 20);
   EXPECT_EQ(reopened->GetJob(waits)->starvation_priority(), 1);
-  EXPECT_EQ(reopened->GetJob(runs)->last_lease_end_unix_ms(), 5 * kHour);
-  AddNode(*reopened, "n1", 1, 3, 24, 1000 * kHour + 3);
-  for (const JobView& v : reopened->SnapshotForRound(1000 * kHour + 4).views) {
-    if (v.id == NumericJobId(waits)) EXPECT_EQ(v.priority, 1);
+  EXPECT_EQ(reopened->GetJob(waits)->last_lease_end_unix_ms(), 500 * kHour);
+  AddNode(*reopened, "n1", 1, 3, 24, 1500 * kHour + 30);
+  bool seen = false;
+  for (const JobView& v : reopened->SnapshotForRound(1500 * kHour + 40).views) {
+    if (v.id != NumericJobId(waits)) continue;
+    seen = true;
+    EXPECT_EQ(v.priority, 1);
   }
+  EXPECT_TRUE(seen);
 }
 
 TEST_F(DaemonStateTest, ALeaseMovesOnlyAfterItsProcessExits) {

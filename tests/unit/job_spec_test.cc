@@ -110,6 +110,10 @@ TEST(DaemonConfig, EmbeddedDefaultAndErrors) {
   auto wait = daemon::ParseDaemonConfig("profile_wait_s: -1\n", "d.yaml", *c);
   EXPECT_NE(wait.status().message().find("d.yaml:1: profile_wait_s: '-1' is negative"), std::string::npos)
       << wait.status();
+  auto forever = daemon::ParseDaemonConfig("profile_wait_s: .inf\n", "d.yaml", *c);
+  EXPECT_NE(forever.status().message().find("d.yaml:1: profile_wait_s: '.inf' is not a finite number"),
+            std::string::npos)
+      << forever.status();
   auto bad = daemon::ParseDaemonConfig("policy: fifo\nround_s: -3\n", "d.yaml", *c);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("d.yaml:2: round_s: '-3' is not > 0"), std::string::npos) << bad.status();

@@ -125,6 +125,7 @@ TEST_F(MechanismTest, AHigherPriorityClassIsPlacedFirstUnderEveryPolicy) {
   // 16 GPUs, three 8-GPU jobs: the last to arrive is of a higher class and
   // the least served, yet it runs, and the first arrival takes the rest.
   for (const std::string policy : {"fifo", "srtf", "las", "ftf"}) {
+    for (const std::string mechanism : {"proportional", "tune"}) {
     std::vector<JobView> jobs = {testing::MakeJob(zoo_, cluster_, 1, "gnmt", 8, 0),
                                  testing::MakeJob(zoo_, cluster_, 2, "gnmt", 8, 1),
                                  testing::MakeJob(zoo_, cluster_, 3, "gnmt", 8, 2, 100000)};
@@ -135,14 +136,29 @@ TEST_F(MechanismTest, AHigherPriorityClassIsPlacedFirstUnderEveryPolicy) {
     in.now_s = 10;
     in.cluster = &cluster_;
     in.queue = testing::Pointers(jobs);
-    RoundResult r = ScheduleRound(in, **MakePolicy(policy), **MakeMechanism("proportional"));
+    RoundResult r = ScheduleRound(in, **MakePolicy(policy), **MakeMechanism(mechanism));
     ASSERT_EQ(r.order.size(), 3u);
     EXPECT_EQ(r.order[0]->id, 3) << policy;
     std::set<JobId> placed;
     for (const Assignment& a : r.plan.assignments) placed.insert(a.job);
-    EXPECT_TRUE(placed.count(3)) << policy;
-    EXPECT_EQ(placed.size(), 2u) << policy;
+    EXPECT_EQ(placed, (std::set<JobId>{1, 3})) << policy << " " << mechanism;
+    }
   }
+}
+
+TEST_F(MechanismTest, UnderTuneAHigherClassPicksServersBeforeLargerJobs) {
+  // TUNE places larger jobs first, but within a class: the 1-GPU job of a
+  // higher class is placed before the 8-GPU job of class 0.
+  std::vector<JobView> jobs = {testing::MakeJob(zoo_, cluster_, 1, "gnmt", 8, 0),
+                               testing::MakeJob(zoo_, cluster_, 2, "gnmt", 1, 1)};
+  jobs[1].priority_class = 2;
+  RoundInput in;
+  in.cluster = &cluster_;
+  in.queue = testing::Pointers(jobs);
+  RoundResult r = ScheduleRound(in, **MakePolicy("las"), **MakeMechanism("tune"));
+  ASSERT_EQ(r.plan.assignments.size(), 2u);
+  EXPECT_EQ(r.plan.assignments[0].job, 2);
+  EXPECT_EQ(r.plan.assignments[1].job, 1);
 }
 
 TEST_F(MechanismTest, StarvedJobsAreBumped) {
