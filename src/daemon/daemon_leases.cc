@@ -69,7 +69,7 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
   JobRuntime& rt = runtime_[job.id()];
   const v1::Lease lease = job.lease();
   ++counters_.leases_ended;
-  if (rt.launched_on.empty()) {
+  if (!rt.launched()) {
     // Never launched: nothing to stop.
     DropLease(job, rt, now_ms);
     if (!Terminal(job)) SetState(job, v1::JOB_STATE_QUEUED, absl::StrCat("lease ended before launch: ", why), now_ms);
@@ -80,6 +80,9 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
   ending.lease = lease;
   ending.since_ms = now_ms;
   ending.lease.set_ending(true);
+  // Not yet re-adopted after a restart: its processes may still run, so
+  // the job's next launch waits for them like for any ending lease.
+  ending.unadopted_until_ms = rt.adopt_deadline_ms;
   // Plain processes are stopped now; agents first get lease_ending and the
   // grace period to checkpoint (Tick sends the stop after it).
   if (!job.spec().uses_agent() || Terminal(job)) {

@@ -176,9 +176,10 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
 
 void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, Batch& batch,
                              int64_t now_ms) {
-  NodeRecord& n = nodes_[node];
-  n.held.erase({e.job_id(), e.epoch()});
-  n.processes.erase({e.job_id(), e.epoch()});
+  if (auto n = nodes_.find(node); n != nodes_.end()) {
+    n->second.held.erase({e.job_id(), e.epoch()});
+    n->second.processes.erase({e.job_id(), e.epoch()});
+  }
   auto it = jobs_.find(e.job_id());
   if (it == jobs_.end()) return;
   v1::Job& job = it->second;
@@ -312,12 +313,27 @@ void DaemonState::Tick(int64_t now_ms) {
       }
       Record(batch, job, absl::StrFormat("lease %d not reported by its node after the restart", epoch), now_ms);
     }
+    std::vector<std::pair<std::string, int64_t>> never_back;  // (node, epoch)
     for (auto& [epoch, e] : rt.ending) {
+      if (e.unadopted_until_ms > 0 && now_ms > e.unadopted_until_ms) {
+        for (const v1::LeaseSlice& s : e.lease.slices()) {
+          if (!nodes_.count(s.node()) && !e.exited.count(s.node())) never_back.emplace_back(s.node(), epoch);
+        }
+      }
       if (!e.stop_sent && now_ms - e.since_ms >= grace_ms) {
         for (const v1::LeaseSlice& s : e.lease.slices()) SendStop(s.node(), id, epoch, grace_ms);
         e.stop_sent = true;
         spdlog::info("{} lease {}: no exit {} s after lease end; stopping", id, epoch, config_.lease_grace_s);
       }
+    }
+    for (const auto& [node, epoch] : never_back) {
+      v1::ProcessExit e;
+      e.set_job_id(id);
+      e.set_epoch(epoch);
+      e.set_exit_code(-1);
+      e.set_stopped_by_node(true);
+      e.set_reason(absl::StrFormat("node %s did not register again after the daemon restart", node));
+      HandleExit(node, e, batch, now_ms);
     }
   }
   AddDirtyJobs(batch);

@@ -113,6 +113,9 @@ class DaemonState {
     bool stop_sent = false;
     std::set<std::string> exited;  // nodes whose rank has exited
     int64_t stop_at = 0;           // rank 0's choice of the last iteration
+    // Ended after a daemon restart before its nodes reported it: a node
+    // that has not registered again by then is taken to have lost it.
+    int64_t unadopted_until_ms = 0;
   };
   struct JobRuntime {
     std::set<std::string> launched_on;  // nodes the current lease's launch went to

@@ -576,6 +576,28 @@ TEST_F(DaemonStateTest, TheStarvationGuardCountsFromTheLastRunAndSurvivesARestar
   EXPECT_TRUE(seen);
 }
 
+TEST_F(DaemonStateTest, AfterARestartAJobDoesNotRunTwiceWhileItsOldNodeIsSilent) {
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string id = *s->Submit(Spec(1), 0);
+  s->RunRound(0);
+  ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
+  s.reset();
+  // Back up at 1 s; n1 has heartbeat_timeout_s (3 s) to report the process.
+  auto r = Open(1000);
+  AddNode(*r, "n2", 1, 3, 24, 1000);
+  r->RunRound(1100);  // n1 is not back: the plan moves the job to n2
+  ASSERT_TRUE(r->GetJob(id)->has_lease());
+  EXPECT_EQ(r->GetJob(id)->lease().slices(0).node(), "n2");
+  // The process may still run on n1: n2 does not start a second one...
+  EXPECT_EQ(Beat(*r, "n2", 1200).launch_size(), 0);
+  r->Tick(3900);
+  EXPECT_EQ(Beat(*r, "n2", 3950).launch_size(), 0);
+  // ...until n1 has not come back in time.
+  r->Tick(4100);
+  EXPECT_EQ(Beat(*r, "n2", 4150).launch_size(), 1);
+}
+
 TEST_F(DaemonStateTest, ALeaseMovesOnlyAfterItsProcessExits) {
   // LAS: the running job accumulates service; a new one of the same size
   // takes its place, and the new launch waits for the old process.
