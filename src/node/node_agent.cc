@@ -1,5 +1,6 @@
 #include "node/node_agent.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <thread>
 
@@ -7,6 +8,16 @@
 #include "spdlog/spdlog.h"
 
 namespace synergy::node {
+namespace {
+
+// A call to synergyd may hang (a connection caught in its restart): give up
+// after two heartbeat intervals (1 to 5 s) and try again, so a node is back
+// well within the window synergyd gives it to re-adopt its leases.
+std::chrono::system_clock::time_point CallDeadline(int interval_ms) {
+  return std::chrono::system_clock::now() + std::chrono::milliseconds(std::clamp(2 * interval_ms, 1000, 5000));
+}
+
+}  // namespace
 
 NodeAgent::NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<ProcessLauncher> launcher,
                      std::string cgroups)
@@ -43,7 +54,7 @@ bool NodeAgent::Register() {
     p->set_pid(r.pid);
   }
   grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  ctx.set_deadline(CallDeadline(interval_ms_));
   service::AttachToken(ctx, config_.token);
   v1::RegisterNodeResponse resp;
   const grpc::Status st = stub_->RegisterNode(&ctx, req, &resp);
@@ -90,7 +101,7 @@ bool NodeAgent::Step() {
   }
   for (const v1::ProcessExit& e : unsent_exits_) *req.add_exits() = e;
   grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  ctx.set_deadline(CallDeadline(interval_ms_));
   service::AttachToken(ctx, config_.token);
   v1::HeartbeatResponse resp;
   const grpc::Status st = stub_->Heartbeat(&ctx, req, &resp);
