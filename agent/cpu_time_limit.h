@@ -8,6 +8,7 @@
 // period in SYNERGY_CPU_PERIOD_US) and the profiler lowers it point by point,
 // then puts the lease's limit back.
 #include <string>
+#include <utility>
 
 namespace synergy::agent {
 
