@@ -1,10 +1,11 @@
 #include "cpu_time_limit.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+
+#include "synergy/cpu_quota.h"
 
 namespace synergy::agent {
 
@@ -17,8 +18,7 @@ CpuTimeLimit CpuTimeLimit::FromEnvironment() {
 
 std::string CpuTimeLimit::Set(double cores) const {
   if (!available()) return "no CPU-time limit was delegated";
-  // The kernel refuses quotas under 1 ms.
-  const long quota = std::max(1000L, static_cast<long>(cores * period_us_ + 0.5));
+  const int64_t quota = CpuQuotaUs(cores, period_us_);
   const bool v2 = file_.size() >= 7 && file_.compare(file_.size() - 7, 7, "cpu.max") == 0;
   std::ofstream out(file_);
   if (out) out << quota;

@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "spdlog/spdlog.h"
+#include "synergy/cpu_quota.h"
 
 namespace synergy::node {
 namespace {
@@ -289,7 +290,7 @@ std::string Cgroups::CpuLimitFile(const std::string& group) const {
 }
 
 absl::Status Cgroups::PlaceCpu(const std::string& dir, double cpu_cores) {
-  const int64_t quota = std::max<int64_t>(1000, static_cast<int64_t>(cpu_cores * kCpuPeriodUs + 0.5));
+  const int64_t quota = CpuQuotaUs(cpu_cores, kCpuPeriodUs);
   if (cpu_.version == Version::kV2) return WriteFile(dir + "/cpu.max", absl::StrCat(quota, " ", kCpuPeriodUs));
   absl::Status status = WriteFile(dir + "/cpu.cfs_period_us", absl::StrCat(kCpuPeriodUs));
   if (status.ok()) status = WriteFile(dir + "/cpu.cfs_quota_us", absl::StrCat(quota));
