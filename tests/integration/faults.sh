@@ -18,7 +18,7 @@ POLICY=fifo
 start_daemon
 start_node n1 2
 start_node n2 2
-for _ in $(seq 100); do [[ $(ctl get nodes | grep -c ready) == 2 ]] && break; sleep 0.1; done
+wait_for_nodes 2
 
 # ---- 4. bad input first, on an empty queue
 printf 'name: x\ngpus: 0\ncommand: [true]\n' >"$work/zero.yaml"
@@ -113,7 +113,7 @@ echo "ok   kill -9 synergyd: nothing lost"
 # both nodes back after the restart and no lease left, or the job could be
 # placed on a part of one node and moved to a whole one a round later)
 for _ in $(seq 200); do
-  [[ $(ctl get nodes | awk 'NR > 1 && $2 == "ready"' | wc -l) == 2 &&
+  [[ $(ready_nodes) == 2 &&
      $(ctl get jobs -o wide | awk 'NR > 1 && $9 != "-"' | wc -l) == 0 ]] && break
   sleep 0.1
 done

@@ -91,6 +91,15 @@ JOB
   ctl submit -f "$work/$name.yaml" || fail "submit $name refused"
 }
 
+# ready_nodes: how many nodes synergyctl shows as ready
+ready_nodes() { ctl get nodes | awk 'NR > 1 && $2 == "ready"' | wc -l; }
+
+# wait_for_nodes N: until N nodes are ready (10 s), else the test fails
+wait_for_nodes() {
+  for _ in $(seq 100); do (($(ready_nodes) == $1)) && return; sleep 0.1; done
+  fail "$(ready_nodes) of $1 nodes ready after 10 s"
+}
+
 # state_of ID: the job's state as synergyctl shows it
 state_of() { ctl get jobs | awk -v id="$1" '$1 == id { print $3 }'; }
 

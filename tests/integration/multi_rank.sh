@@ -12,8 +12,7 @@ POLICY=fifo
 start_daemon
 start_node n1 1
 start_node n2 1
-for _ in $(seq 100); do [[ $(ctl get nodes | grep -c ready) == 2 ]] && break; sleep 0.1; done
-[[ $(ctl get nodes | grep -c ready) == 2 ]] || fail "nodes did not register"
+wait_for_nodes 2
 
 id=$(submit wide 2 res18 400)
 for _ in $(seq 100); do [[ $(state_of "$id") == running ]] && break; sleep 0.1; done

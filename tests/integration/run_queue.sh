@@ -12,11 +12,7 @@ METRICS_PORT=$(free_port)
 start_daemon
 start_node n1 2
 start_node n2 2
-for _ in $(seq 100); do
-  [[ $(ctl get nodes | grep -c ready) == 2 ]] && break
-  sleep 0.1
-done
-[[ $(ctl get nodes | grep -c ready) == 2 ]] || fail "nodes did not register"
+wait_for_nodes 2
 
 ids=()
 ids+=("$(submit img1 1 res18 150)")

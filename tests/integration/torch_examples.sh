@@ -23,7 +23,7 @@ done
 
 start_daemon
 start_node n1 1
-for _ in $(seq 100); do [[ $(ctl get nodes | grep -c ready) == 1 ]] && break; sleep 0.1; done
+wait_for_nodes 1
 ids=()
 for ex in image_train language_train; do
   cat >"$work/$ex.yaml" <<JOB

@@ -22,7 +22,7 @@ check_run() {  # MECHANISM SENSITIVE_CPUS FLAT_CPUS
   local mechanism=$1 want_sensitive=$2 want_flat=$3
   MECHANISM=$mechanism start_daemon
   start_node n1 2
-  for _ in $(seq 100); do [[ $(ctl get nodes | grep -c ready) == 1 ]] && break; sleep 0.1; done
+  wait_for_nodes 1
   for job in sensitive flat; do
     local knee=""
     [[ $job == sensitive ]] && knee='"--cpu-knee", "3", '

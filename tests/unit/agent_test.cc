@@ -104,6 +104,16 @@ class AgentWithDaemon : public ::testing::Test {
     }
     return job;
   }
+  // The agent of `job`'s current lease, as a launched process would build
+  // it from its environment; it does not exit at lease end.
+  std::unique_ptr<Agent> ConnectTo(const v1::Job& job, AgentOptions options = {}) {
+    LeaseInfo lease;
+    lease.scheduler = address_;
+    lease.job_id = job.id();
+    lease.epoch = job.lease().epoch();
+    options.exit_on_lease_end = false;
+    return Agent::Connect(lease, options);
+  }
   // Acts as the node: one heartbeat, returning the launch orders.
   v1::HeartbeatResponse Beat(const std::vector<std::pair<std::string, int64_t>>& running) {
     v1::HeartbeatRequest req;
@@ -131,14 +141,9 @@ TEST_F(AgentWithDaemon, StopsAtAnIterationBoundaryWhenTheLeaseEnds) {
   v1::Job job = WithLease(a);
   ASSERT_TRUE(job.has_lease());
   ASSERT_EQ(Beat({}).launch_size(), 1);  // launched: the lease counts as running
-  LeaseInfo lease;
-  lease.scheduler = address_;
-  lease.job_id = a;
-  lease.epoch = job.lease().epoch();
   AgentOptions options;
   options.report_interval_ms = 20;
-  options.exit_on_lease_end = false;
-  auto agent = Agent::Connect(lease, options);
+  auto agent = ConnectTo(job, options);
   ASSERT_TRUE(agent->managed());
   EXPECT_EQ(agent->start_iteration(), 0);
   EXPECT_EQ(agent->lease().total_iterations, 1000000);
@@ -168,13 +173,7 @@ TEST_F(AgentWithDaemon, ProfileIsMeasuredAndStoredWithTheJob) {
   const std::string a = Submit();
   v1::Job job = WithLease(a);
   ASSERT_TRUE(job.has_lease());
-  LeaseInfo lease;
-  lease.scheduler = address_;
-  lease.job_id = a;
-  lease.epoch = job.lease().epoch();
-  AgentOptions options;
-  options.exit_on_lease_end = false;
-  auto agent = Agent::Connect(lease, options);
+  auto agent = ConnectTo(job);
   // The lease gives 3 CPU ids; throughput saturates at 2 workers.
   int measured = 0;
   CpuProfile cpu = agent->Profile(
@@ -202,13 +201,7 @@ TEST_F(AgentWithDaemon, OnCpuSlotsEachPointGetsItsShareOfCpuTime) {
   setenv("SYNERGY_CORES_PER_CPU", "0.5", 1);
   setenv("SYNERGY_CPU_LIMIT_FILE", file.c_str(), 1);
   setenv("SYNERGY_CPU_PERIOD_US", "20000", 1);
-  LeaseInfo lease;
-  lease.scheduler = address_;
-  lease.job_id = a;
-  lease.epoch = job.lease().epoch();
-  AgentOptions options;
-  options.exit_on_lease_end = false;
-  auto agent = Agent::Connect(lease, options);
+  auto agent = ConnectTo(job);
   std::map<int, std::string> limit_at;
   CpuProfile cpu = agent->Profile(
       [&](int cpus, int) {

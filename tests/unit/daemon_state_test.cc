@@ -57,6 +57,14 @@ class DaemonStateTest : public ::testing::Test {
     return spec;
   }
 
+  // An agent job that asks to be profiled first.
+  static v1::JobSpec ProfiledSpec(int gpus, int64_t iterations) {
+    v1::JobSpec spec = Spec(gpus, "", iterations);
+    spec.set_uses_agent(true);
+    spec.set_profile(true);
+    return spec;
+  }
+
   static v1::HeartbeatResponse Beat(DaemonState& s, const std::string& node, int64_t now_ms,
                                     std::vector<v1::RunningProcess> running = {},
                                     std::vector<v1::ProcessExit> exits = {}) {
@@ -335,10 +343,7 @@ TEST_F(DaemonStateTest, ProfilingLeaseHoldsAWholeNodeThenTheProfileSchedules) {
   auto s = Open();
   AddNode(*s, "n1", 2, 12, 250, 0);
   AddNode(*s, "n2", 2, 12, 250, 0);
-  v1::JobSpec spec = Spec(1, "", 1000);
-  spec.set_uses_agent(true);
-  spec.set_profile(true);
-  const std::string p = *s->Submit(spec, 0);
+  const std::string p = *s->Submit(ProfiledSpec(1, 1000), 0);
   const std::string other = *s->Submit(Spec(1), 0);
   s->RunRound(0);
   auto job = *s->GetJob(p);
@@ -386,10 +391,7 @@ TEST_F(DaemonStateTest, AJobThatFindsNoFreeNodeToProfileOnRunsUnprofiledAfterThe
   const std::string busy = *s->Submit(Spec(1), 0);
   s->RunRound(0);
   ASSERT_TRUE(s->GetJob(busy)->has_lease());
-  v1::JobSpec spec = Spec(1, "", 1000);
-  spec.set_uses_agent(true);
-  spec.set_profile(true);
-  const std::string p = *s->Submit(spec, 1000);
+  const std::string p = *s->Submit(ProfiledSpec(1, 1000), 1000);
   // n1 has room, but not a whole free node: the job waits for one...
   for (int64_t t : {2000, 60000}) {
     Beat(*s, "n1", t);
@@ -427,10 +429,7 @@ TEST_F(DaemonStateTest, AJobWiderThanEveryNodeIsScheduledUnprofiled) {
   auto s = Open();
   AddNode(*s, "n1", 1, 4, 32, 0);
   AddNode(*s, "n2", 1, 4, 32, 0);
-  v1::JobSpec spec = Spec(2, "", 1000);
-  spec.set_uses_agent(true);
-  spec.set_profile(true);
-  const std::string p = *s->Submit(spec, 0);
+  const std::string p = *s->Submit(ProfiledSpec(2, 1000), 0);
   s->RunRound(0);
   auto job = *s->GetJob(p);
   ASSERT_TRUE(job.has_lease());
