@@ -23,8 +23,7 @@ bool DaemonState::WantsProfiling(const v1::Job& job) const {
 }
 
 bool DaemonState::ProfileWaitOver(const v1::Job& job, int64_t now_ms) const {
-  return WantsProfiling(job) &&
-         now_ms - job.submitted_unix_ms() >= static_cast<int64_t>(config_.profile_wait_s * 1000);
+  return now_ms - job.submitted_unix_ms() >= static_cast<int64_t>(config_.profile_wait_s * 1000);
 }
 
 void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
@@ -78,7 +77,7 @@ void DaemonState::NoteProfileWaitsOver(Batch& batch, int64_t now_ms) {
   for (const std::string& id : queue_order_) {
     v1::Job& job = jobs_.at(id);
     JobRuntime& rt = runtime_.at(id);
-    if (rt.profile_wait_told || !ProfileWaitOver(job, now_ms)) continue;
+    if (rt.profile_wait_told || !ProfileWaitOver(job, now_ms) || !WantsProfiling(job)) continue;
     rt.profile_wait_told = true;
     if (job.state() == v1::JOB_STATE_QUEUED) SetState(job, job.state(), "waiting for resources (unprofiled)", now_ms);
     Record(batch, job,

@@ -146,8 +146,8 @@ class DaemonState {
   // A job to lend a whole node to before it is scheduled: it asks for a
   // profile, has none, holds no lease, and fits on one registered node.
   bool WantsProfiling(const v1::Job& job) const;
-  // It wants a profile and has waited profile_wait_s for a free node: the
-  // round schedules it unprofiled meanwhile.
+  // profile_wait_s has passed since it was submitted: if it still wants a
+  // profile, the round schedules it unprofiled meanwhile.
   bool ProfileWaitOver(const v1::Job& job, int64_t now_ms) const;
   // Lends free nodes to the jobs that want a profile, higher priority
   // classes first, then in queue order.
