@@ -1,9 +1,10 @@
 #pragma once
-// Reads the cluster and model-zoo YAML files (configs/clusters, configs/models).
+// Reads the cluster and model-zoo YAML files (configs/clusters, configs/models)
+// through synergy/yaml_reader.h.
 //
 // Every error names the file, the line (1-based) and the field, and the value
 // that was refused, e.g.
-//   configs/clusters/x.yaml:4: servers[0].gpus: -1 is not a positive integer
+//   configs/clusters/x.yaml:4: servers[0].gpus: '-1': must be between 1 and 1024
 // A loader either returns a complete, valid object or an error; never a
 // partly filled one.
 #include <string>
@@ -13,6 +14,23 @@
 #include "synergy/model_zoo.h"
 
 namespace synergy {
+
+// Sizes no real machine or cluster has: a larger value is refused as a
+// mistake (a unit slip, a stray digit) before anything is sized by it. The
+// largest servers sold today have a few hundred cores, 16 GPUs and a few TB
+// of memory; the largest GPU clusters tens of thousands of servers.
+inline constexpr int kMaxServers = 100000;            // per cluster, after `count`
+inline constexpr int kMaxGpusPerServer = 1024;
+inline constexpr double kMaxCpusPerServer = 4096;     // cores
+inline constexpr double kMaxMemoryGbPerServer = 1e6;  // 1 PB
+inline constexpr double kMaxStorageMbpsPerServer = 1e6;  // 1 TB/s
+// The model zoo's grid and figures: throughput and speedup are relative to
+// the GPU-proportional share (1.0), so 1000 is far past any measurement.
+inline constexpr size_t kMaxProfilePoints = 64;  // per axis (cpu_points, memory_points_gb)
+inline constexpr size_t kMaxModels = 10000;
+inline constexpr double kMaxRelativeThroughput = 1000;
+inline constexpr double kMaxIterationTimeS = 1e6;
+inline constexpr int kMaxBatch = 1000000;
 
 // Cluster file:
 //   servers:

@@ -55,6 +55,39 @@ TEST(ClusterLoader, MalformedYamlNamesTheLine) {
   EXPECT_THAT(std::string(c.status().message()), HasSubstr("malformed YAML"));
 }
 
+// Inputs that used to abort synergy-sim (an uncaught yaml-cpp exception) or
+// to size its vectors by a typing mistake.
+TEST(ClusterLoader, HostileInputsAreErrors) {
+  struct Case {
+    const char* yaml;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"? [a, b]\n: 1\n", "h.yaml:1: document: (a list): is not a field name"},
+      {"servers:\n  - {name: {a: 1}, gpus: 8, cpus: 24, memory_gb: 500}\n",
+       "h.yaml:2: servers[0].name: (a map): is not a string"},
+      {"servers:\n  - {gpus: 8, cpus: 1e308, memory_gb: 500}\n",
+       "h.yaml:2: servers[0].cpus: '1e308': must be > 0 and at most 4096"},
+      {"servers:\n  - {gpus: 1000000000, cpus: 24, memory_gb: 500}\n",
+       "h.yaml:2: servers[0].gpus: '1000000000': must be between 1 and 1024"},
+      {"servers:\n  - {gpus: 8, cpus: 24, memory_gb: .nan}\n",
+       "h.yaml:2: servers[0].memory_gb: '.nan': is not a finite number"},
+      {"servers:\n  - {count: 60000, gpus: 8, cpus: 24, memory_gb: 500}\n"
+       "  - {count: 60000, gpus: 8, cpus: 24, memory_gb: 500}\n",
+       "h.yaml:3: servers[1].count: '60000': brings the cluster past 100000 servers"},
+      {"servers:\n  - {gpus: 8, cpus: 24, memory_gb: 500, gpus: 4}\n",
+       "h.yaml:2: servers[0].gpus: given twice (first on line 2)"},
+      {"servers: {gpus: 8}\n", "h.yaml:1: servers: (a map): is not a list"},
+      {"servers: []\n", "h.yaml:1: servers: (a list): must have at least 1 item (has 0)"},
+      {"- 1\n", "h.yaml:1: document: (a list): is not a map"},
+  };
+  for (const Case& c : cases) {
+    auto cluster = ParseCluster(c.yaml, "h.yaml");
+    ASSERT_FALSE(cluster.ok()) << c.yaml;
+    EXPECT_THAT(std::string(cluster.status().message()), HasSubstr(c.message)) << c.yaml;
+  }
+}
+
 TEST(ClusterLoader, MissingFileIsAnError) {
   auto c = LoadClusterFile("/nonexistent/cluster.yaml");
   ASSERT_FALSE(c.ok());
@@ -92,6 +125,36 @@ TEST(ModelZooLoader, ThroughputShapeChecked) {
       "zoo.yaml");
   ASSERT_FALSE(z.ok());
   EXPECT_THAT(std::string(z.status().message()), HasSubstr("models[0].throughput"));
+}
+
+TEST(ModelZooLoader, HostileInputsAreErrors) {
+  const std::string head = "cpu_points: [1, 3]\nmemory_points_gb: [10, 62.5]\nmodels:\n";
+  const std::string model =
+      "  - name: m\n    task: image\n    ideal: {cpus: 3, memory_gb: 62.5}\n    speedup: 1\n"
+      "    iteration_time_s: 1\n    throughput: [[0.5, 0.5], [1, 1]]\n";
+  struct Case {
+    std::string yaml;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"? {a: 1}\n: 1\n", "zoo.yaml:1: document: (a map): is not a field name"},
+      {"cpu_points: [1, 1]\nmemory_points_gb: [10]\nmodels: []\n",
+       "zoo.yaml:1: cpu_points[1]: '1': must be above the previous point"},
+      {"cpu_points: [1e308]\nmemory_points_gb: [10]\nmodels: []\n",
+       "zoo.yaml:1: cpu_points[0]: '1e308': must be > 0 and at most 4096"},
+      {head + model + model, "zoo.yaml:10: models[1].name: 'm': is listed twice"},
+      {head + "  - name: [m]\n", "zoo.yaml:4: models[0].name: (a list): is not a string"},
+      {head + "  - name: m\n    task: image\n    ideal: 3\n",
+       "zoo.yaml:6: models[0].ideal: '3': is not a map"},
+      {head + "  - name: m\n    task: image\n    ideal: {cpus: 3, memory_gb: 62.5}\n    speedup: 1\n"
+              "    iteration_time_s: 1\n    throughput: [[0.5, .inf], [1, 1]]\n",
+       "zoo.yaml:9: models[0].throughput[0][1]: '.inf': is not a finite number"},
+  };
+  for (const Case& c : cases) {
+    auto zoo = ParseModelZoo(c.yaml, "zoo.yaml");
+    ASSERT_FALSE(zoo.ok()) << c.yaml;
+    EXPECT_THAT(std::string(zoo.status().message()), HasSubstr(c.message)) << c.yaml;
+  }
 }
 
 }  // namespace
