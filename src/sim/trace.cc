@@ -5,7 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,15 +13,19 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
+#include "synergy/quote.h"
 
 namespace synergy::sim {
 namespace {
 
 constexpr const char* kFields[] = {"job_id", "model", "arrival_s", "iterations", "gpus"};
+constexpr const char* kFieldList = "job_id,model,arrival_s,iterations,gpus";
 
-absl::Status LineError(const std::string& source, int line, absl::string_view field,
-                       absl::string_view message) {
-  return absl::InvalidArgumentError(absl::StrCat(source, ":", line, ": ", field, ": ", message));
+// "file:line: field: 'value': why", the value quoted, escaped and cut short.
+absl::Status LineError(const std::string& source, int64_t line, absl::string_view field,
+                       absl::string_view value, absl::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(source, ":", line, ": ", field, ": ", QuoteValue(value), ": ", why));
 }
 
 bool ParseInt(absl::string_view text, int64_t& out) {
@@ -41,64 +45,75 @@ std::string FormatNumber(double v) {
   return absl::StrFormat("%.17g", v);
 }
 
+// One line's fields (already split and stripped) as a job, or the error.
+absl::StatusOr<JobSpec> ParseJob(const std::vector<absl::string_view>& fields,
+                                 const std::string& source, int64_t line_no, const ModelZoo& zoo,
+                                 const Cluster& cluster) {
+  JobSpec job;
+  int64_t id = 0;
+  if (!ParseInt(fields[0], id) || id < 0) {
+    return LineError(source, line_no, "job_id", fields[0], "is not a non-negative integer");
+  }
+  job.id = id;
+  job.model = zoo.Find(std::string(fields[1]));
+  if (job.model < 0) {
+    std::vector<std::string> names;
+    for (const ModelSpec& m : zoo.models()) names.push_back(m.name);
+    return LineError(source, line_no, "model", fields[1],
+                     absl::StrCat("unknown model (the zoo has ", absl::StrJoin(names, ", "), ")"));
+  }
+  if (!ParseDouble(fields[2], job.arrival_s) || job.arrival_s < 0 ||
+      job.arrival_s > kMaxTraceArrivalS) {
+    return LineError(source, line_no, "arrival_s", fields[2],
+                     absl::StrCat("is not a number between 0 and ", kMaxTraceArrivalS));
+  }
+  if (!ParseDouble(fields[3], job.iterations) || job.iterations <= 0 ||
+      job.iterations > kMaxTraceIterations) {
+    return LineError(source, line_no, "iterations", fields[3],
+                     absl::StrCat("is not a number > 0 and at most ", kMaxTraceIterations));
+  }
+  int64_t gpus = 0;
+  if (!ParseInt(fields[4], gpus) || gpus <= 0) {
+    return LineError(source, line_no, "gpus", fields[4], "is not a positive integer");
+  }
+  if (gpus > cluster.total().gpus) {
+    return LineError(source, line_no, "gpus", fields[4],
+                     absl::StrCat("is more than the cluster's ", cluster.total().gpus, " GPUs"));
+  }
+  job.gpus = static_cast<int>(gpus);
+  return job;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<JobSpec>> ParseTrace(absl::string_view text,
                                                 const std::string& source,
                                                 const ModelZoo& zoo, const Cluster& cluster) {
   std::vector<JobSpec> jobs;
-  std::unordered_set<JobId> seen;
-  int line_no = 0;
+  std::unordered_map<JobId, int64_t> line_of_id;
+  int64_t line_no = 0;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     ++line_no;
     absl::string_view line = absl::StripAsciiWhitespace(raw);
     if (line.empty()) continue;
-    std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
-    if (fields.size() != 5) {
-      return LineError(source, line_no, fields.size() < 5 ? kFields[fields.size()] : "line",
-                       absl::StrFormat("expected 5 fields (job_id,model,arrival_s,iterations,"
-                                       "gpus), found %d in '%s'",
-                                       fields.size(), line));
+    std::vector<absl::string_view> fields = absl::StrSplit(line, absl::MaxSplits(',', 5));
+    if (fields.size() < 5) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ":", line_no, ": ", kFields[fields.size()], ": missing: expected 5 fields (",
+          kFieldList, "), found ", fields.size(), " in ", QuoteValue(line)));
+    }
+    if (fields.size() > 5) {
+      return LineError(source, line_no, "line", line,
+                       absl::StrCat("expected 5 fields (", kFieldList, "), found more"));
     }
     for (auto& f : fields) f = absl::StripAsciiWhitespace(f);
-    JobSpec job;
-    int64_t id = 0;
-    if (!ParseInt(fields[0], id) || id < 0) {
-      return LineError(source, line_no, "job_id",
-                       absl::StrCat("'", fields[0], "' is not a non-negative integer"));
+    absl::StatusOr<JobSpec> job = ParseJob(fields, source, line_no, zoo, cluster);
+    if (!job.ok()) return job.status();
+    if (auto [it, fresh] = line_of_id.emplace(job->id, line_no); !fresh) {
+      return LineError(source, line_no, "job_id", fields[0],
+                       absl::StrCat("appears twice (first on line ", it->second, ")"));
     }
-    if (!seen.insert(id).second) {
-      return LineError(source, line_no, "job_id", absl::StrCat(id, " appears twice"));
-    }
-    job.id = id;
-    job.model = zoo.Find(std::string(fields[1]));
-    if (job.model < 0) {
-      std::vector<std::string> names;
-      for (const ModelSpec& m : zoo.models()) names.push_back(m.name);
-      return LineError(source, line_no, "model",
-                       absl::StrCat("unknown model '", fields[1], "' (the zoo has ",
-                                    absl::StrJoin(names, ", "), ")"));
-    }
-    if (!ParseDouble(fields[2], job.arrival_s) || job.arrival_s < 0) {
-      return LineError(source, line_no, "arrival_s",
-                       absl::StrCat("'", fields[2], "' is not a number >= 0"));
-    }
-    if (!ParseDouble(fields[3], job.iterations) || job.iterations <= 0) {
-      return LineError(source, line_no, "iterations",
-                       absl::StrCat("'", fields[3], "' is not a number > 0"));
-    }
-    int64_t gpus = 0;
-    if (!ParseInt(fields[4], gpus) || gpus <= 0) {
-      return LineError(source, line_no, "gpus",
-                       absl::StrCat("'", fields[4], "' is not a positive integer"));
-    }
-    if (gpus > cluster.total().gpus) {
-      return LineError(source, line_no, "gpus",
-                       absl::StrCat(gpus, " is more than the cluster's ", cluster.total().gpus,
-                                    " GPUs"));
-    }
-    job.gpus = static_cast<int>(gpus);
-    jobs.push_back(job);
+    jobs.push_back(*job);
   }
   if (jobs.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": trace: no jobs"));

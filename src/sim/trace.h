@@ -14,11 +14,20 @@
 
 namespace synergy::sim {
 
+// Bounds past any real trace: 31 years of arrivals (the simulator's clock
+// advances by rounds of a few hundred seconds, which a double stops
+// resolving from about 5e18 s on), and the service's bound on iterations
+// (kMaxIterations in service/request_limits.h).
+inline constexpr double kMaxTraceArrivalS = 1e9;
+inline constexpr double kMaxTraceIterations = 1e12;
+
 // Parses and validates a whole trace; on any error returns
-// "FILE:LINE: FIELD: message" and nothing else. Checks: five fields, unique
-// non-negative integer ids, a model the zoo knows, finite arrival >= 0,
-// iterations > 0, 1 <= gpus <= the cluster's GPUs. Jobs come back in
-// arrival order (file order among equal arrivals).
+// "FILE:LINE: FIELD: 'VALUE': why" (the value quoted, escaped and cut at 64
+// characters, synergy/quote.h) and nothing else. Checks: five fields,
+// unique non-negative integer ids, a model the zoo knows, finite arrival in
+// [0, kMaxTraceArrivalS], iterations in (0, kMaxTraceIterations], 1 <= gpus
+// <= the cluster's GPUs. Jobs come back in arrival order (file order among
+// equal arrivals).
 absl::StatusOr<std::vector<JobSpec>> ParseTrace(absl::string_view text,
                                                 const std::string& source,
                                                 const ModelZoo& zoo, const Cluster& cluster);

@@ -17,6 +17,13 @@ printf '0,alexnet,409,8176,256\n' >"$work/too_large.csv"
 printf 'servers:\n  - {gpus: 8, cpus: [24\n' >"$work/malformed.yaml"
 printf 'servers:\n  - name: a\n    gpus: -1\n    cpus: 24\n    memory_gb: 500\n' >"$work/neg_cluster.yaml"
 printf '0,alexnet,409,8176,1\n' >"$work/good.csv"
+# Each of these used to abort synergy-sim (an uncaught yaml-cpp exception)
+# or size its vectors by a typing mistake.
+printf '? [a, b]\n: 1\n' >"$work/list_key.yaml"
+printf 'servers:\n  - {name: {a: 1}, gpus: 8, cpus: 24, memory_gb: 500}\n' >"$work/map_name.yaml"
+printf 'servers:\n  - {gpus: 8, cpus: 1e308, memory_gb: 500}\n' >"$work/huge_cpus.yaml"
+printf 'servers:\n  - {gpus: 1000000000, cpus: 24, memory_gb: 500}\n' >"$work/huge_gpus.yaml"
+printf '0,alexnet,1e308,8176,1\n' >"$work/huge_arrival.csv"
 
 # expect NAME "expected message fragment" ARGS...
 expect() {
@@ -42,12 +49,18 @@ expect() {
 
 run=(--policy fifo --mechanism tune)
 expect truncated "truncated.csv:2: iterations" --trace "$work/truncated.csv" "${run[@]}"
-expect unknown_model "unknown_model.csv:2: model: unknown model 'vgg16'" --trace "$work/unknown_model.csv" "${run[@]}"
+expect unknown_model "unknown_model.csv:2: model: 'vgg16': unknown model" --trace "$work/unknown_model.csv" "${run[@]}"
 expect zero_gpus "zero_gpus.csv:1: gpus: '0'" --trace "$work/zero_gpus.csv" "${run[@]}"
 expect negative_gpus "negative_gpus.csv:1: gpus: '-4'" --trace "$work/negative_gpus.csv" "${run[@]}"
-expect too_large "too_large.csv:1: gpus: 256 is more than the cluster's 128 GPUs" --trace "$work/too_large.csv" "${run[@]}"
+expect too_large "too_large.csv:1: gpus: '256': is more than the cluster's 128 GPUs" --trace "$work/too_large.csv" "${run[@]}"
 expect malformed_yaml "malformed.yaml:" --cluster "$work/malformed.yaml" --trace "$work/good.csv" "${run[@]}"
 expect negative_cluster "neg_cluster.yaml:3: servers[0].gpus" --cluster "$work/neg_cluster.yaml" --trace "$work/good.csv" "${run[@]}"
+expect list_key "list_key.yaml:1: document: (a list): is not a field name" --cluster "$work/list_key.yaml" --trace "$work/good.csv" "${run[@]}"
+expect map_name "map_name.yaml:2: servers[0].name: (a map): is not a string" --cluster "$work/map_name.yaml" --trace "$work/good.csv" "${run[@]}"
+expect huge_cpus "huge_cpus.yaml:2: servers[0].cpus: '1e308': must be > 0 and at most 4096" --cluster "$work/huge_cpus.yaml" --trace "$work/good.csv" "${run[@]}"
+expect huge_gpus "huge_gpus.yaml:2: servers[0].gpus: '1000000000': must be between 1 and 1024" --cluster "$work/huge_gpus.yaml" --trace "$work/good.csv" "${run[@]}"
+expect list_key_zoo "list_key.yaml:1: document: (a list): is not a field name" --models "$work/list_key.yaml" --trace "$work/good.csv" "${run[@]}"
+expect huge_arrival "huge_arrival.csv:1: arrival_s: '1e308': is not a number between 0 and 1e+09" --trace "$work/huge_arrival.csv" "${run[@]}"
 expect missing_trace "$work/nope.csv: cannot open" --trace "$work/nope.csv" "${run[@]}"
 expect unknown_flag "unknown flag '--bogus'" --trace "$work/good.csv" --bogus 1 "${run[@]}"
 expect bad_policy "--policy: 'lifo'" --trace "$work/good.csv" --policy lifo --mechanism tune

@@ -38,7 +38,7 @@ TEST_F(TraceTest, TruncatedLineNamesLineAndMissingField) {
 }
 
 TEST_F(TraceTest, UnknownModel) {
-  EXPECT_THAT(ErrorOf("0,vgg,1,1,1\n"), HasSubstr("t.csv:1: model: unknown model 'vgg'"));
+  EXPECT_THAT(ErrorOf("0,vgg,1,1,1\n"), HasSubstr("t.csv:1: model: 'vgg': unknown model (the zoo has alexnet"));
 }
 
 TEST_F(TraceTest, ZeroAndNegativeGpus) {
@@ -54,8 +54,29 @@ TEST_F(TraceTest, BadNumbersAndDuplicates) {
   EXPECT_THAT(ErrorOf("x,alexnet,1,1,1\n"), HasSubstr("job_id"));
   EXPECT_THAT(ErrorOf("0,alexnet,-1,1,1\n"), HasSubstr("arrival_s"));
   EXPECT_THAT(ErrorOf("0,alexnet,1,0,1\n"), HasSubstr("iterations"));
-  EXPECT_THAT(ErrorOf("0,alexnet,1,1,1\n0,gnmt,2,1,1\n"), HasSubstr("t.csv:2: job_id: 0 appears twice"));
+  EXPECT_THAT(ErrorOf("0,alexnet,1,1,1\n0,gnmt,2,1,1\n"), HasSubstr("t.csv:2: job_id: '0': appears twice (first on line 1)"));
   EXPECT_THAT(ErrorOf(""), HasSubstr("no jobs"));
+}
+
+TEST_F(TraceTest, HostileNumbersNameFieldAndValue) {
+  EXPECT_THAT(ErrorOf("99999999999999999999,alexnet,1,1,1\n"),
+              HasSubstr("t.csv:1: job_id: '99999999999999999999': is not a non-negative integer"));
+  EXPECT_THAT(ErrorOf("0,alexnet,nan,1,1\n"), HasSubstr("t.csv:1: arrival_s: 'nan': is not a number"));
+  EXPECT_THAT(ErrorOf("0,alexnet,1e308,1,1\n"), HasSubstr("t.csv:1: arrival_s: '1e308': is not a number between 0"));
+  EXPECT_THAT(ErrorOf("0,alexnet,1,inf,1\n"), HasSubstr("t.csv:1: iterations: 'inf': is not a number > 0"));
+  EXPECT_THAT(ErrorOf("0,alexnet,1,1e999,1\n"), HasSubstr("t.csv:1: iterations: '1e999'"));
+  EXPECT_THAT(ErrorOf("0,alexnet,1,1e13,1\n"), HasSubstr("t.csv:1: iterations: '1e13'"));
+  EXPECT_THAT(ErrorOf("0,alexnet,1,1,4294967297\n"),
+              HasSubstr("t.csv:1: gpus: '4294967297': is more than the cluster's 128 GPUs"));
+  EXPECT_THAT(ErrorOf("0,alexnet,1,1,99999999999999999999\n"), HasSubstr("t.csv:1: gpus: '99999999999999999999'"));
+}
+
+TEST_F(TraceTest, LongAndControlCharacterLinesAreQuotedShort) {
+  const std::string e = ErrorOf("0,alexnet,1,1,1," + std::string(1 << 20, ',') + "\n");
+  EXPECT_THAT(e, HasSubstr("t.csv:1: line: '0,alexnet,1,1,1,,,,"));
+  EXPECT_THAT(e, HasSubstr(",,,'... (1048592 bytes): expected 5 fields"));
+  EXPECT_LT(e.size(), 300u);
+  EXPECT_THAT(ErrorOf("0,\x1b[2Jvgg,1,1,1\n"), HasSubstr("model: '\\x1b[2Jvgg': unknown model"));
 }
 
 }  // namespace
