@@ -1,112 +1,86 @@
 #include "service/job_spec.h"
 
-#include <set>
+#include <cstdint>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "yaml-cpp/yaml.h"
+#include "synergy/yaml_reader.h"
 
 namespace synergy::service {
 namespace {
 
-const std::set<std::string>& KnownFields() {
-  static const std::set<std::string> fields = {"name",        "model",      "gpus",   "iterations",
-                                               "command",     "env",        "tenant", "max_retries",
-                                               "uses_agent",  "profile",    "priority"};
-  return fields;
-}
+// The YAML reader checks types and what fits the message's fields;
+// ValidateJobSpec then judges the values, as it does for every SubmitJob.
+constexpr IntRange kInt32{std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+constexpr IntRange kInt64{std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+// Items of `command` and `env` the reader takes before ValidateJobSpec
+// applies its own, smaller bounds.
+constexpr size_t kMaxYamlItems = 65536;
 
-std::string Where(const std::string& file, const YAML::Node& node) {
-  return absl::StrCat(file, ":", node.Mark().line + 1);
-}
-
-template <typename T>
-absl::Status Read(const YAML::Node& node, const std::string& file, const std::string& field,
-                  T& out) {
-  try {
-    out = node.as<T>();
+// command: a list of strings, or one string split on spaces.
+absl::Status ReadCommand(const YamlValue& value, v1::JobSpec& spec) {
+  if (value.IsScalar()) {
+    absl::StatusOr<std::string> line = value.String();
+    if (!line.ok()) return line.status();
+    for (absl::string_view part : absl::StrSplit(*line, ' ', absl::SkipEmpty())) {
+      spec.add_command(std::string(part));
+    }
     return absl::OkStatus();
-  } catch (const YAML::Exception&) {
-    return absl::InvalidArgumentError(absl::StrCat(Where(file, node), ": ", field, ": '",
-                                                   node.IsScalar() ? node.Scalar() : "(not a value)",
-                                                   "' is not valid"));
   }
+  if (!value.IsSequence()) return value.Error("is not a list or a string");
+  absl::StatusOr<std::vector<std::string>> argv = value.StringList(0, kMaxYamlItems);
+  if (!argv.ok()) return argv.status();
+  for (std::string& arg : *argv) spec.add_command(std::move(arg));
+  return absl::OkStatus();
+}
+
+absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
+  std::string name, model, tenant;
+  int gpus = 0, max_retries = -1, priority = 0;
+  int64_t iterations = 0;
+  bool uses_agent = false, profile = false;
+  absl::Status st;
+  st.Update(m.Read("name", name));
+  st.Update(m.Read("model", model));
+  st.Update(m.Read("tenant", tenant));
+  st.Update(m.Read("gpus", gpus, kInt32));
+  st.Update(m.Read("max_retries", max_retries, kInt32));
+  st.Update(m.Read("priority", priority, kInt32));
+  st.Update(m.Read("iterations", iterations, kInt64));
+  st.Update(m.Read("uses_agent", uses_agent));
+  st.Update(m.Read("profile", profile));
+  if (m.Has("command")) st.Update(ReadCommand(m.Get("command"), spec));
+  if (m.Has("env")) {
+    absl::StatusOr<std::map<std::string, std::string>> env = m.Get("env").StringMap(kMaxYamlItems);
+    if (env.ok()) spec.mutable_env()->insert(env->begin(), env->end());
+    st.Update(env.status());
+  }
+  if (!st.ok()) return st;
+  spec.set_name(name);
+  spec.set_model(model);
+  spec.set_tenant(tenant);
+  spec.set_gpus(gpus);
+  spec.set_max_retries(max_retries);
+  spec.set_priority(priority);
+  spec.set_iterations(iterations);
+  spec.set_uses_agent(uses_agent);
+  spec.set_profile(profile);
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::StatusOr<v1::JobSpec> ParseJobSpecYaml(const std::string& text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(file, ":", e.mark.line + 1, ": not valid YAML: ", e.msg));
-  }
-  if (!root.IsMap()) return absl::InvalidArgumentError(absl::StrCat(file, ": not a map of job fields"));
+  absl::StatusOr<YamlValue> doc = ParseYaml(text, file);
+  if (!doc.ok()) return doc.status();
+  absl::StatusOr<YamlMap> m = doc->Map({"name", "model", "gpus", "iterations", "command", "env",
+                                        "tenant", "max_retries", "uses_agent", "profile",
+                                        "priority"});
+  if (!m.ok()) return m.status();
   v1::JobSpec spec;
-  spec.set_max_retries(-1);
-  for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
-    const YAML::Node& value = kv.second;
-    if (!KnownFields().count(key)) {
-      return absl::InvalidArgumentError(absl::StrCat(Where(file, kv.first), ": unknown field '", key,
-                                                     "' (fields: ", absl::StrJoin(KnownFields(), ", "),
-                                                     ")"));
-    }
-    absl::Status st;
-    if (key == "name" || key == "model" || key == "tenant") {
-      std::string v;
-      st = Read(value, file, key, v);
-      if (key == "name") spec.set_name(v);
-      if (key == "model") spec.set_model(v);
-      if (key == "tenant") spec.set_tenant(v);
-    } else if (key == "gpus" || key == "max_retries" || key == "priority") {
-      int v = 0;
-      st = Read(value, file, key, v);
-      if (key == "gpus") spec.set_gpus(v);
-      if (key == "max_retries") spec.set_max_retries(v);
-      if (key == "priority") spec.set_priority(v);
-    } else if (key == "iterations") {
-      int64_t v = 0;
-      st = Read(value, file, key, v);
-      spec.set_iterations(v);
-    } else if (key == "uses_agent" || key == "profile") {
-      bool v = false;
-      st = Read(value, file, key, v);
-      if (key == "uses_agent") spec.set_uses_agent(v);
-      if (key == "profile") spec.set_profile(v);
-    } else if (key == "command") {
-      if (value.IsScalar()) {
-        for (absl::string_view part : absl::StrSplit(value.Scalar(), ' ', absl::SkipEmpty())) {
-          spec.add_command(std::string(part));
-        }
-      } else if (value.IsSequence()) {
-        for (const YAML::Node& part : value) {
-          std::string v;
-          st = Read(part, file, "command[]", v);
-          if (!st.ok()) break;
-          spec.add_command(v);
-        }
-      } else {
-        st = absl::InvalidArgumentError(absl::StrCat(Where(file, value), ": command: not a list or a string"));
-      }
-    } else if (key == "env") {
-      if (!value.IsMap()) {
-        st = absl::InvalidArgumentError(absl::StrCat(Where(file, value), ": env: not a map"));
-      } else {
-        for (const auto& e : value) {
-          std::string name, v;
-          st = Read(e.first, file, "env", name);
-          if (st.ok()) st = Read(e.second, file, absl::StrCat("env.", name), v);
-          if (!st.ok()) break;
-          (*spec.mutable_env())[name] = v;
-        }
-      }
-    }
-    if (!st.ok()) return st;
-  }
+  if (absl::Status st = ReadJobFields(*m, spec); !st.ok()) return st;
   if (auto st = ValidateJobSpec(spec, JobLimits{}); !st.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(file, ": ", st.message()));
   }

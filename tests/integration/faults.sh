@@ -34,7 +34,7 @@ expect_refused() {
   echo "ok   refused $file: $out"
 }
 expect_refused zero.yaml "spec.gpus: 0"
-expect_refused unknown.yaml "unknown.yaml:2: unknown field 'gpu'"
+expect_refused unknown.yaml "unknown.yaml:2: gpu: unknown field"
 expect_refused nocommand.yaml "spec.command: required"
 expect_refused huge.yaml "spec.gpus: 64 is more than the cluster's 4 GPUs"
 out=$(SYNERGY_TOKEN= ctl submit -f "$work/../$(basename "$work")/zero.yaml" 2>&1); :

@@ -34,7 +34,8 @@ TEST(JobSpecYaml, CommandStringIsSplitOnSpaces) {
 TEST(JobSpecYaml, ErrorsNameFileLineAndField) {
   auto unknown = ParseJobSpecYaml("gpus: 1\ngpu: 2\ncommand: [x]\n", "j.yaml");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.status().message().find("j.yaml:2: unknown field 'gpu'"), std::string::npos)
+  EXPECT_NE(unknown.status().message().find("j.yaml:2: gpu: unknown field (fields: name, model, gpus,"),
+            std::string::npos)
       << unknown.status();
   auto bad = ParseJobSpecYaml("gpus: two\ncommand: [x]\n", "j.yaml");
   ASSERT_FALSE(bad.ok());
@@ -52,6 +53,30 @@ TEST(JobSpecYaml, ErrorsNameFileLineAndField) {
   auto yaml = ParseJobSpecYaml("gpus: [1\n", "j.yaml");
   ASSERT_FALSE(yaml.ok());
   EXPECT_NE(yaml.status().message().find("j.yaml:"), std::string::npos);
+}
+
+TEST(JobSpecYaml, HostileInputsAreErrors) {
+  struct Case {
+    const char* yaml;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"? [a, b]\n: 1\n", "j.yaml:1: document: (a list): is not a field name"},
+      {"gpus: 1\ncommand: {a: b}\n", "j.yaml:2: command: (a map): is not a list or a string"},
+      {"gpus: 1\ncommand: [x, [y]]\n", "j.yaml:2: command[1]: (a list): is not a string"},
+      {"gpus: 1\ncommand: [x]\nenv: {A: 1, A: 2}\n", "j.yaml:3: env.A: given twice"},
+      {"gpus: 1\ncommand: [x]\nenv: {? [A]: 1}\n", "j.yaml:3: env: (a list): is not a field name"},
+      {"gpus: 1\ncommand: [x]\nenv: {A: [1]}\n", "j.yaml:3: env.A: (a list): is not a string"},
+      {"gpus: 4294967297\ncommand: [x]\n", "j.yaml:1: gpus: '4294967297': must be between -2147483648 and 2147483647"},
+      {"gpus: 1\ngpus: 2\ncommand: [x]\n", "j.yaml:2: gpus: given twice (first on line 1)"},
+      {"gpus: 1\ncommand: [x]\nuses_agent: maybe\n", "j.yaml:3: uses_agent: 'maybe': is not true or false"},
+      {"[gpus]\n", "j.yaml:1: document: (a list): is not a map"},
+  };
+  for (const Case& c : cases) {
+    auto spec = ParseJobSpecYaml(c.yaml, "j.yaml");
+    ASSERT_FALSE(spec.ok()) << c.yaml;
+    EXPECT_NE(spec.status().message().find(c.message), std::string::npos) << spec.status();
+  }
 }
 
 TEST(ValidateJobSpec, ChecksLimitsAndModels) {
