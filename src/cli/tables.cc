@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "google/protobuf/util/json_util.h"
+#include "service/escape.h"
 #include "service/names.h"
 
 namespace synergy::cli {
@@ -35,7 +36,15 @@ std::string Duration(int64_t ms) {
   return absl::StrCat(s / 86400, "d", (s % 86400) / 3600, "h");
 }
 
-std::string Table(const std::vector<std::vector<std::string>>& rows) {
+std::string Table(const std::vector<std::vector<std::string>>& raw_rows) {
+  // Every cell escaped, whatever the daemon sent: a name cannot move the
+  // cursor or forge a row.
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(raw_rows.size());
+  for (const auto& r : raw_rows) {
+    std::vector<std::string>& row = rows.emplace_back();
+    for (const std::string& cell : r) row.push_back(service::EscapeForDisplay(cell));
+  }
   std::vector<size_t> width;
   for (const auto& r : rows) {
     if (width.size() < r.size()) width.resize(r.size(), 0);
@@ -118,7 +127,10 @@ std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t no
 
 std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   std::string out;
-  auto line = [&](const std::string& k, const std::string& v) { absl::StrAppend(&out, absl::StrFormat("%-14s %s\n", k + ":", v)); };
+  auto line = [&](const std::string& k, const std::string& v) {
+    absl::StrAppend(&out, absl::StrFormat("%-14s %s\n", service::EscapeForDisplay(k + ":"),
+                                          service::EscapeForDisplay(v)));
+  };
   line("ID", j.id());
   line("Name", j.spec().name().empty() ? "-" : j.spec().name());
   line("State", StateName(j.state()));
@@ -154,7 +166,9 @@ std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
     line("Lease", "-");
   }
   absl::StrAppend(&out, "Events:\n");
-  for (const v1::JobEvent& e : j.events()) absl::StrAppend(&out, "  ", Time(e.unix_ms()), "  ", e.text(), "\n");
+  for (const v1::JobEvent& e : j.events()) {
+    absl::StrAppend(&out, "  ", Time(e.unix_ms()), "  ", service::EscapeForDisplay(e.text()), "\n");
+  }
   return out;
 }
 
@@ -171,7 +185,9 @@ std::string ClusterSummary(const v1::ClusterState& c) {
     if (it != c.jobs_by_state().end() && it->second > 0) states.push_back(absl::StrCat(it->second, " ", s));
   }
   absl::StrAppendFormat(&out, "Jobs:      %s\n", states.empty() ? "none" : absl::StrJoin(states, ", "));
-  absl::StrAppendFormat(&out, "Scheduler: %s / %s, round %d (last decision %.3f ms)\n", c.policy(), c.mechanism(), c.round(), c.last_round_ms());
+  absl::StrAppendFormat(&out, "Scheduler: %s / %s, round %d (last decision %.3f ms)\n",
+                        service::EscapeForDisplay(c.policy()), service::EscapeForDisplay(c.mechanism()), c.round(),
+                        c.last_round_ms());
   return out;
 }
 

@@ -1,6 +1,9 @@
 #pragma once
 // synergyctl's output: aligned tables in the manner of kubectl and squeue,
-// and JSON straight from the protocol messages.
+// and JSON straight from the protocol messages. Tables and describe output
+// show every string with its control characters escaped
+// (service::EscapeForDisplay: ESC as \x1b, a newline as \n), whatever the
+// daemon sends; JSON escapes them its own way.
 #include <string>
 #include <vector>
 
@@ -8,7 +11,7 @@
 
 namespace synergy::cli {
 
-// Columns padded to their widest cell, two spaces apart.
+// Columns padded to their widest cell, two spaces apart; cells escaped.
 std::string Table(const std::vector<std::vector<std::string>>& rows);
 
 std::string JobsTable(const std::vector<v1::Job>& jobs, bool wide, int64_t now_ms);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "service/request_validation.h"
 #include "synergy/yaml_reader.h"
 
 namespace synergy::service {
@@ -88,21 +89,13 @@ absl::StatusOr<v1::JobSpec> ParseJobSpecYaml(const std::string& text, const std:
 }
 
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobLimits& limits) {
-  if (spec.gpus() <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("spec.gpus: ", spec.gpus(), " is not a positive GPU count"));
-  }
+  // Bounds first: nothing below reads a field that has not passed them
+  // (an unknown model is echoed back, and must be short and printable).
+  if (auto st = ValidateJobSpecFields(spec, "spec"); !st.ok()) return st;
   if (limits.max_gpus > 0 && spec.gpus() > limits.max_gpus) {
     return absl::InvalidArgumentError(absl::StrCat("spec.gpus: ", spec.gpus(),
                                                    " is more than the cluster's ", limits.max_gpus,
                                                    " GPUs"));
-  }
-  if (spec.command_size() == 0 || spec.command(0).empty()) {
-    return absl::InvalidArgumentError("spec.command: required (the job's argv)");
-  }
-  if (spec.iterations() < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("spec.iterations: ", spec.iterations(), " is negative"));
   }
   if (spec.uses_agent() && spec.iterations() == 0) {
     return absl::InvalidArgumentError("spec.iterations: required (> 0) for a job that uses the agent");
@@ -110,25 +103,11 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobLimits& limits) {
   if (spec.profile() && !spec.uses_agent()) {
     return absl::InvalidArgumentError("spec.profile: needs uses_agent (only the agent can measure)");
   }
-  if (spec.priority() < 0 || spec.priority() > kMaxPriorityClass) {
-    return absl::InvalidArgumentError(absl::StrCat("spec.priority: ", spec.priority(), " is not a priority class (0 to ",
-                                                   kMaxPriorityClass, ")"));
-  }
-  if (spec.max_retries() < -1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("spec.max_retries: ", spec.max_retries(), " is below -1 (the default)"));
-  }
   if (limits.zoo != nullptr && !spec.model().empty() && limits.zoo->Find(spec.model()) < 0) {
     std::vector<std::string> names;
     for (const ModelSpec& m : limits.zoo->models()) names.push_back(m.name);
-    return absl::InvalidArgumentError(absl::StrCat("spec.model: unknown model '", spec.model(),
-                                                   "' (known: ", absl::StrJoin(names, ", "), ")"));
-  }
-  for (const auto& [name, value] : spec.env()) {
-    if (name.empty() || name.find('=') != std::string::npos || name.rfind("SYNERGY_", 0) == 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("spec.env: '", name, "' is not a variable name a job may set"));
-    }
+    return absl::InvalidArgumentError(absl::StrCat("spec.model: unknown model ", QuoteForMessage(spec.model()),
+                                                   " (known: ", absl::StrJoin(names, ", "), ")"));
   }
   return absl::OkStatus();
 }

@@ -25,9 +25,11 @@ struct JobLimits {
   const ModelZoo* zoo = nullptr;  // when set, spec.model must be in it (or "")
 };
 
-// The checks behind SubmitJob: gpus > 0 and within the cluster, a command,
-// iterations >= 0, max_retries >= -1, a priority class, a known model, env
-// names valid.
+// The checks behind SubmitJob: every bound of ValidateJobSpecFields
+// (request_validation.h: lengths, characters, argv and env sizes, gpus > 0,
+// a command, iterations, max_retries, a priority class, env names), then
+// what needs the cluster and the zoo: gpus within the cluster, a known
+// model; and iterations for agent jobs, profile only with the agent.
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobLimits& limits);
 
 }  // namespace synergy::service

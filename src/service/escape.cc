@@ -1,0 +1,119 @@
+#include "service/escape.h"
+
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace synergy::service {
+namespace {
+
+// One character of `text` at `at`: its code point, or -1 when the byte there
+// does not start a valid UTF-8 sequence (then it stands alone, length 1).
+struct Decoded {
+  int32_t code_point;
+  std::size_t length;
+};
+
+Decoded DecodeAt(absl::string_view text, std::size_t at) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(at);
+  if (lead < 0x80) return {lead, 1};
+  std::size_t length = 0;
+  int32_t cp = 0;
+  int32_t smallest = 0;  // below it the sequence is overlong
+  if ((lead & 0xE0) == 0xC0) {
+    length = 2, cp = lead & 0x1F, smallest = 0x80;
+  } else if ((lead & 0xF0) == 0xE0) {
+    length = 3, cp = lead & 0x0F, smallest = 0x800;
+  } else if ((lead & 0xF8) == 0xF0) {
+    length = 4, cp = lead & 0x07, smallest = 0x10000;
+  } else {
+    return {-1, 1};
+  }
+  if (at + length > text.size()) return {-1, 1};
+  for (std::size_t i = 1; i < length; ++i) {
+    if ((byte(at + i) & 0xC0) != 0x80) return {-1, 1};
+    cp = (cp << 6) | (byte(at + i) & 0x3F);
+  }
+  if (cp < smallest || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {-1, 1};
+  return {cp, length};
+}
+
+bool IsNonPrintable(int32_t cp) {
+  return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || cp == 0x200E || cp == 0x200F ||
+         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
+         cp == 0x2029;
+}
+
+void AppendEscaped(std::string& out, absl::string_view text, std::size_t at, const Decoded& d) {
+  if (d.code_point < 0) {
+    absl::StrAppendFormat(&out, "\\x%02x", static_cast<unsigned char>(text[at]));
+  } else if (!IsNonPrintable(d.code_point)) {
+    out.append(text.data() + at, d.length);
+  } else if (d.code_point == '\n') {
+    out += "\\n";
+  } else if (d.code_point == '\r') {
+    out += "\\r";
+  } else if (d.code_point == '\t') {
+    out += "\\t";
+  } else if (d.code_point < 0x80) {
+    absl::StrAppendFormat(&out, "\\x%02x", d.code_point);
+  } else {
+    absl::StrAppendFormat(&out, "\\u%04x", d.code_point);
+  }
+}
+
+// Escapes at most max_chars characters (0 = all); *cut says whether some
+// were left.
+std::string Escape(absl::string_view text, std::size_t max_chars, bool* cut) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t chars = 0;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    if (max_chars > 0 && chars == max_chars) break;
+    const Decoded d = DecodeAt(text, at);
+    AppendEscaped(out, text, at, d);
+    at += d.length;
+    ++chars;
+  }
+  *cut = at < text.size();
+  return out;
+}
+
+}  // namespace
+
+bool IsValidUtf8(absl::string_view text) {
+  for (std::size_t at = 0; at < text.size();) {
+    const Decoded d = DecodeAt(text, at);
+    if (d.code_point < 0) return false;
+    at += d.length;
+  }
+  return true;
+}
+
+bool IsPrintableText(absl::string_view text) {
+  for (std::size_t at = 0; at < text.size();) {
+    const Decoded d = DecodeAt(text, at);
+    if (d.code_point < 0 || IsNonPrintable(d.code_point)) return false;
+    at += d.length;
+  }
+  return true;
+}
+
+std::string EscapeForDisplay(absl::string_view text, std::size_t max_chars) {
+  bool cut = false;
+  std::string out = Escape(text, max_chars, &cut);
+  if (cut) out += "...";
+  return out;
+}
+
+std::string QuoteForMessage(absl::string_view value) {
+  bool cut = false;
+  std::string out = absl::StrCat("'", Escape(value, kQuotedValueChars, &cut), "'");
+  if (cut) absl::StrAppend(&out, "... (", value.size(), " bytes)");
+  return out;
+}
+
+}  // namespace synergy::service

@@ -1,0 +1,124 @@
+// synergyctl's tables and describe output print what the daemon sends with
+// every control character escaped: a hostile job name or node name cannot
+// reach the terminal as an escape sequence or forge a line.
+#include "cli/tables.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "service/escape.h"
+
+namespace synergy::cli {
+namespace {
+
+constexpr const char* kHostile = "evil\x1b]0;owned\x07\x1b[2J\rrow\nforged\xc2\x9b\xe2\x80\xae";
+constexpr const char* kShown = "evil\\x1b]0;owned\\x07\\x1b[2J\\rrow\\nforged\\u009b\\u202e";
+
+// Every line of `out` is printable: the only control characters left are
+// the line ends, and there are `lines` of them.
+::testing::AssertionResult PrintableLines(const std::string& out, long lines) {
+  const long newlines = std::count(out.begin(), out.end(), '\n');
+  if (newlines != lines) {
+    return ::testing::AssertionFailure() << newlines << " lines, expected " << lines << ":\n" << out;
+  }
+  std::string rest = out;
+  rest.erase(std::remove(rest.begin(), rest.end(), '\n'), rest.end());
+  if (!service::IsPrintableText(rest)) return ::testing::AssertionFailure() << "unescaped: " << out;
+  return ::testing::AssertionSuccess();
+}
+
+v1::Job HostileJob() {
+  v1::Job j;
+  j.set_id(absl::StrCat("j-1", kHostile));
+  j.mutable_spec()->set_name(kHostile);
+  j.mutable_spec()->set_model(kHostile);
+  j.mutable_spec()->set_tenant(kHostile);
+  j.mutable_spec()->set_gpus(1);
+  j.mutable_spec()->add_command("sh");
+  j.mutable_spec()->add_command(kHostile);
+  j.set_state(v1::JOB_STATE_RUNNING);
+  j.set_reason(kHostile);
+  j.set_checkpoint_path(kHostile);
+  v1::LeaseSlice* s = j.mutable_lease()->add_slices();
+  s->set_node(kHostile);
+  s->add_gpu_ids(0);
+  j.mutable_lease()->set_epoch(3);
+  v1::JobEvent* e = j.add_events();
+  e->set_unix_ms(1);
+  e->set_text(kHostile);
+  return j;
+}
+
+TEST(Tables, JobsTableEscapesEveryCell) {
+  for (bool wide : {false, true}) {
+    const std::string out = JobsTable({HostileJob()}, wide, 1000);
+    EXPECT_TRUE(PrintableLines(out, 2)) << "wide " << wide;
+    EXPECT_NE(out.find(kShown), std::string::npos) << out;
+  }
+}
+
+TEST(Tables, NodesTableEscapesEveryCell) {
+  v1::Node n;
+  n.set_name(kHostile);
+  n.set_address(kHostile);
+  n.set_cgroups(kHostile);
+  n.add_jobs(kHostile);
+  n.set_alive(true);
+  for (bool wide : {false, true}) {
+    const std::string out = NodesTable({n}, wide, 1000);
+    EXPECT_TRUE(PrintableLines(out, 2)) << "wide " << wide;
+    EXPECT_NE(out.find(kShown), std::string::npos) << out;
+  }
+}
+
+TEST(Tables, ColumnsAlignOnTheEscapedText) {
+  const std::string out = Table({{"A", "B"}, {"x\ny", "z"}});
+  EXPECT_EQ(out, "A     B\nx\\ny  z\n");
+}
+
+TEST(Tables, DescribeJobEscapesEveryLine) {
+  const v1::Job job = HostileJob();
+  const std::string out = DescribeJob(job, 1000);
+  const long lines = std::count(out.begin(), out.end(), '\n');
+  EXPECT_TRUE(PrintableLines(out, lines));
+  // The same job with plain strings has as many lines: none was forged.
+  v1::Job plain = job;
+  plain.set_id("j-1");
+  plain.mutable_spec()->set_name("n");
+  plain.mutable_spec()->set_model("m");
+  plain.mutable_spec()->set_tenant("t");
+  plain.mutable_spec()->set_command(1, std::string("c"));
+  plain.set_reason("r");
+  plain.set_checkpoint_path("p");
+  plain.mutable_lease()->mutable_slices(0)->set_node("n1");
+  plain.mutable_events(0)->set_text("e");
+  const std::string plain_out = DescribeJob(plain, 1000);
+  EXPECT_EQ(lines, std::count(plain_out.begin(), plain_out.end(), '\n'));
+  EXPECT_NE(out.find(absl::StrCat("Name:          ", kShown)), std::string::npos) << out;
+  EXPECT_NE(out.find(absl::StrCat("Command:       sh ", kShown)), std::string::npos) << out;
+}
+
+TEST(Tables, ClusterSummaryEscapesPolicyAndMechanism) {
+  v1::ClusterState c;
+  c.set_policy(kHostile);
+  c.set_mechanism("tune");
+  const std::string out = ClusterSummary(c);
+  EXPECT_TRUE(PrintableLines(out, 6));
+  EXPECT_NE(out.find(absl::StrCat("Scheduler: ", kShown, " / tune")), std::string::npos) << out;
+}
+
+TEST(Tables, PlainNamesAreShownAsSent) {
+  v1::Job j;
+  j.set_id("j-000001");
+  j.mutable_spec()->set_name("resnet18-imagenet (h\xc3\xa9llo)");
+  j.mutable_spec()->set_gpus(1);
+  j.set_reason("waiting for 2 GPUs");
+  const std::string out = JobsTable({j}, false, 0);
+  EXPECT_NE(out.find("j-000001  resnet18-imagenet (h\xc3\xa9llo)"), std::string::npos) << out;
+  EXPECT_NE(out.find("waiting for 2 GPUs"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace synergy::cli
