@@ -24,10 +24,16 @@ inline constexpr int kMaxGpusPerServer = 1024;
 inline constexpr double kMaxCpusPerServer = 4096;     // cores
 inline constexpr double kMaxMemoryGbPerServer = 1e6;  // 1 PB
 inline constexpr double kMaxStorageMbpsPerServer = 1e6;  // 1 TB/s
+// A server's name (a DNS name's length); a server repeated by `count` gets a
+// copy of it each.
+inline constexpr size_t kMaxServerNameBytes = 253;
 // The model zoo's grid and figures: throughput and speedup are relative to
 // the GPU-proportional share (1.0), so 1000 is far past any measurement.
+// Models x points bound what a zoo holds (1000 x 64 x 64 doubles, 32 MB,
+// even when every model's throughput is one aliased table).
 inline constexpr size_t kMaxProfilePoints = 64;  // per axis (cpu_points, memory_points_gb)
-inline constexpr size_t kMaxModels = 10000;
+inline constexpr size_t kMaxModels = 1000;
+inline constexpr size_t kMaxModelNameBytes = 128;  // service/request_limits.h kMaxModelBytes
 inline constexpr double kMaxRelativeThroughput = 1000;
 inline constexpr double kMaxIterationTimeS = 1e6;
 inline constexpr int kMaxBatch = 1000000;

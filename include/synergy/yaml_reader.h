@@ -18,7 +18,10 @@
 //    ones) and keys given twice;
 //  - numbers are range-checked at the read: a reader states the bounds a real
 //    value lies within, so a size that cannot be real never reaches code that
-//    allocates by it.
+//    allocates by it;
+//  - strings, lists and maps are bounded in bytes and items, checked before
+//    anything is copied: with anchors and aliases (`&a`, `*a`) a small file
+//    can name one long scalar thousands of times.
 //
 // Numbers follow the YAML 1.2 core schema: integers are decimal
 // ([-+]?[0-9]+), 0x hex or 0o octal (a leading 0 is decimal, not octal);
@@ -60,6 +63,9 @@ namespace synergy {
 // Reads a whole file; "path: cannot open file" when it cannot.
 absl::StatusOr<std::string> ReadTextFile(const std::string& path);
 
+// The longest string String() takes unless told otherwise.
+inline constexpr size_t kMaxYamlStringBytes = 64 * 1024;
+
 // Closed integer bounds.
 struct IntRange {
   int64_t min;
@@ -96,10 +102,11 @@ class YamlValue {
   // absent; a list or a map shows as (a list) or (a map)).
   absl::Status Error(absl::string_view why) const;
 
-  // A scalar, quoted or plain. Null, lists and maps are refused.
-  absl::StatusOr<std::string> String() const;
+  // A scalar, quoted or plain, of at most `max_bytes`. Null, lists and maps
+  // are refused.
+  absl::StatusOr<std::string> String(size_t max_bytes = kMaxYamlStringBytes) const;
   // A scalar that is not empty.
-  absl::StatusOr<std::string> NonEmptyString() const;
+  absl::StatusOr<std::string> NonEmptyString(size_t max_bytes = kMaxYamlStringBytes) const;
   // true/false (also yes/no, on/off, y/n in any of YAML's spellings).
   absl::StatusOr<bool> Bool() const;
   absl::StatusOr<int64_t> Int(IntRange range) const;
@@ -112,10 +119,13 @@ class YamlValue {
                                                size_t max_items) const;
   absl::StatusOr<std::vector<double>> DoubleList(DoubleRange range, size_t min_items,
                                                  size_t max_items) const;
-  absl::StatusOr<std::vector<std::string>> StringList(size_t min_items, size_t max_items) const;
-  // A map of any scalar keys to scalar values (a job's env); keys given
-  // twice are refused.
-  absl::StatusOr<std::map<std::string, std::string>> StringMap(size_t max_items) const;
+  // Strings of `max_total_bytes` together at most.
+  absl::StatusOr<std::vector<std::string>> StringList(size_t min_items, size_t max_items,
+                                                      size_t max_total_bytes) const;
+  // A map of any scalar keys to scalar values (a job's env), keys and values
+  // of `max_total_bytes` together at most; keys given twice are refused.
+  absl::StatusOr<std::map<std::string, std::string>> StringMap(size_t max_items,
+                                                               size_t max_total_bytes) const;
   // A map whose keys must all be among `known_keys` (each at most once).
   absl::StatusOr<YamlMap> Map(std::vector<absl::string_view> known_keys) const;
 
@@ -127,7 +137,7 @@ class YamlValue {
   static YamlValue Absent(std::shared_ptr<const std::string> source, std::string field,
                           int line);
   YamlValue Child(YAML::Node node, std::string field) const;
-  absl::StatusOr<std::string> Scalar(absl::string_view expected) const;
+  absl::StatusOr<const std::string*> Scalar(absl::string_view expected) const;
   // The map's entries in document order, keys checked (plain, among
   // `known_keys` when given, none twice, at most `max_entries`).
   absl::StatusOr<std::vector<std::pair<std::string, YamlValue>>> Entries(
@@ -151,15 +161,16 @@ class YamlMap {
 
   // Overlay reads: when `key` is present, read it into `out`; when absent,
   // leave `out` as it is and return OK.
-  absl::Status Read(absl::string_view key, std::string& out) const;
+  absl::Status Read(absl::string_view key, std::string& out,
+                    size_t max_bytes = kMaxYamlStringBytes) const;
   absl::Status Read(absl::string_view key, bool& out) const;
   absl::Status Read(absl::string_view key, int& out, IntRange range) const;
   absl::Status Read(absl::string_view key, int64_t& out, IntRange range) const;
   absl::Status Read(absl::string_view key, double& out, DoubleRange range) const;
   absl::Status Read(absl::string_view key, std::vector<int>& out, IntRange range,
                     size_t max_items) const;
-  absl::Status Read(absl::string_view key, std::vector<std::string>& out,
-                    size_t max_items) const;
+  absl::Status Read(absl::string_view key, std::vector<std::string>& out, size_t max_items,
+                    size_t max_total_bytes) const;
 
  private:
   friend class YamlValue;

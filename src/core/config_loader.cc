@@ -35,7 +35,7 @@ absl::Status AddServers(const YamlValue& entry, std::vector<ServerSpec>& servers
   double storage_mbps = 0;
   absl::Status st;
   st.Update(m->Read("count", count, IntRange{1, kMaxServers}));
-  st.Update(m->Read("name", name));
+  st.Update(m->Read("name", name, kMaxServerNameBytes));
   if (!st.ok()) return st;
   auto gpus = m->Get("gpus").Int(IntRange{1, kMaxGpusPerServer});
   if (!gpus.ok()) return gpus.status();
@@ -97,7 +97,7 @@ absl::StatusOr<ModelSpec> ReadModel(const YamlValue& entry, const std::vector<do
                                          "batch", "throughput", "placement_penalty"});
   if (!m.ok()) return m.status();
   ModelSpec spec;
-  absl::StatusOr<std::string> name = m->Get("name").NonEmptyString();
+  absl::StatusOr<std::string> name = m->Get("name").NonEmptyString(kMaxModelNameBytes);
   if (!name.ok()) return name.status();
   if (!names.insert(*name).second) return m->Get("name").Error("is listed twice");
   spec.name = *name;

@@ -153,38 +153,44 @@ absl::Status YamlValue::Error(absl::string_view why) const {
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", field, ": ", value, ": ", why));
 }
 
-absl::StatusOr<std::string> YamlValue::Scalar(absl::string_view expected) const {
+absl::StatusOr<const std::string*> YamlValue::Scalar(absl::string_view expected) const {
   if (!present_) return Error("missing");
   if (!node_.IsScalar()) return Error(absl::StrCat("is not ", expected));
-  return node_.Scalar();
+  return &node_.Scalar();
 }
 
-absl::StatusOr<std::string> YamlValue::String() const { return Scalar("a string"); }
+absl::StatusOr<std::string> YamlValue::String(size_t max_bytes) const {
+  absl::StatusOr<const std::string*> s = Scalar("a string");
+  if (!s.ok()) return s.status();
+  // Checked before the copy: an alias can name one long scalar many times.
+  if ((*s)->size() > max_bytes) return Error(absl::StrCat("is longer than ", max_bytes, " bytes"));
+  return **s;
+}
 
-absl::StatusOr<std::string> YamlValue::NonEmptyString() const {
-  absl::StatusOr<std::string> s = Scalar("a string");
+absl::StatusOr<std::string> YamlValue::NonEmptyString(size_t max_bytes) const {
+  absl::StatusOr<std::string> s = String(max_bytes);
   if (s.ok() && s->empty()) return Error("is empty");
   return s;
 }
 
 absl::StatusOr<bool> YamlValue::Bool() const {
-  absl::StatusOr<std::string> s = Scalar("true or false");
+  absl::StatusOr<const std::string*> s = Scalar("true or false");
   if (!s.ok()) return s.status();
   // yaml-cpp's spellings, which the readers accepted before.
   static const std::set<absl::string_view> kTrue = {"y", "Y", "yes", "Yes", "YES", "true", "True",
                                                    "TRUE", "on", "On", "ON"};
   static const std::set<absl::string_view> kFalse = {"n", "N", "no", "No", "NO", "false", "False",
                                                     "FALSE", "off", "Off", "OFF"};
-  if (kTrue.count(*s)) return true;
-  if (kFalse.count(*s)) return false;
+  if (kTrue.count(**s)) return true;
+  if (kFalse.count(**s)) return false;
   return Error("is not true or false");
 }
 
 absl::StatusOr<int64_t> YamlValue::Int(IntRange range) const {
-  absl::StatusOr<std::string> s = Scalar("an integer");
+  absl::StatusOr<const std::string*> s = Scalar("an integer");
   if (!s.ok()) return s.status();
   int64_t v = 0;
-  switch (ParseYamlInt(*s, v)) {
+  switch (ParseYamlInt(**s, v)) {
     case IntParse::kNotAnInteger: return Error("is not an integer");
     case IntParse::kOutOfRange:
       return Error(absl::StrCat("must be between ", range.min, " and ", range.max));
@@ -197,10 +203,10 @@ absl::StatusOr<int64_t> YamlValue::Int(IntRange range) const {
 }
 
 absl::StatusOr<double> YamlValue::Double(DoubleRange range) const {
-  absl::StatusOr<std::string> s = Scalar("a number");
+  absl::StatusOr<const std::string*> s = Scalar("a number");
   if (!s.ok()) return s.status();
   double v = 0;
-  switch (ParseYamlDouble(*s, v)) {
+  switch (ParseYamlDouble(**s, v)) {
     case DoubleParse::kNotANumber: return Error("is not a number");
     case DoubleParse::kNotFinite: return Error("is not a finite number");
     case DoubleParse::kOk: break;
@@ -260,14 +266,19 @@ absl::StatusOr<std::vector<double>> YamlValue::DoubleList(DoubleRange range, siz
   return out;
 }
 
-absl::StatusOr<std::vector<std::string>> YamlValue::StringList(size_t min_items,
-                                                               size_t max_items) const {
+absl::StatusOr<std::vector<std::string>> YamlValue::StringList(size_t min_items, size_t max_items,
+                                                               size_t max_total_bytes) const {
   absl::StatusOr<std::vector<YamlValue>> items = List(min_items, max_items);
   if (!items.ok()) return items.status();
   std::vector<std::string> out;
+  size_t total = 0;
   for (const YamlValue& item : *items) {
-    absl::StatusOr<std::string> v = item.String();
-    if (!v.ok()) return v.status();
+    absl::StatusOr<std::string> v = item.String(max_total_bytes - total);
+    if (!v.ok()) {
+      return item.IsScalar() ? Error(absl::StrCat("holds more than ", max_total_bytes, " bytes"))
+                             : v.status();
+    }
+    total += v->size();
     out.push_back(*std::move(v));
   }
   return out;
@@ -306,13 +317,21 @@ absl::StatusOr<std::vector<std::pair<std::string, YamlValue>>> YamlValue::Entrie
   return entries;
 }
 
-absl::StatusOr<std::map<std::string, std::string>> YamlValue::StringMap(size_t max_items) const {
+absl::StatusOr<std::map<std::string, std::string>> YamlValue::StringMap(
+    size_t max_items, size_t max_total_bytes) const {
   auto entries = Entries(nullptr, max_items);
   if (!entries.ok()) return entries.status();
   std::map<std::string, std::string> out;
+  size_t total = 0;
+  const auto too_many_bytes = [&] {
+    return Error(absl::StrCat("holds more than ", max_total_bytes, " bytes of keys and values"));
+  };
   for (const auto& [key, value] : *entries) {
-    absl::StatusOr<std::string> v = value.String();
-    if (!v.ok()) return v.status();
+    if (key.size() > max_total_bytes - total) return too_many_bytes();
+    total += key.size();
+    absl::StatusOr<std::string> v = value.String(max_total_bytes - total);
+    if (!v.ok()) return value.IsScalar() ? too_many_bytes() : v.status();
+    total += v->size();
     out.emplace(key, *std::move(v));
   }
   return out;
@@ -342,9 +361,9 @@ YamlValue YamlMap::Get(absl::string_view key) const {
   return YamlValue::Absent(self_.source_, JoinField(self_.field_, key), self_.line_);
 }
 
-absl::Status YamlMap::Read(absl::string_view key, std::string& out) const {
+absl::Status YamlMap::Read(absl::string_view key, std::string& out, size_t max_bytes) const {
   if (!Has(key)) return absl::OkStatus();
-  absl::StatusOr<std::string> v = Get(key).String();
+  absl::StatusOr<std::string> v = Get(key).String(max_bytes);
   if (!v.ok()) return v.status();
   out = *std::move(v);
   return absl::OkStatus();
@@ -395,9 +414,9 @@ absl::Status YamlMap::Read(absl::string_view key, std::vector<int>& out, IntRang
 }
 
 absl::Status YamlMap::Read(absl::string_view key, std::vector<std::string>& out,
-                           size_t max_items) const {
+                           size_t max_items, size_t max_total_bytes) const {
   if (!Has(key)) return absl::OkStatus();
-  absl::StatusOr<std::vector<std::string>> v = Get(key).StringList(0, max_items);
+  absl::StatusOr<std::vector<std::string>> v = Get(key).StringList(0, max_items, max_total_bytes);
   if (!v.ok()) return v.status();
   out = *std::move(v);
   return absl::OkStatus();

@@ -6,24 +6,23 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "service/request_limits.h"
 #include "service/request_validation.h"
 #include "synergy/yaml_reader.h"
 
 namespace synergy::service {
 namespace {
 
-// The YAML reader checks types and what fits the message's fields;
-// ValidateJobSpec then judges the values, as it does for every SubmitJob.
+// The YAML reader checks types, what fits the message's fields and the
+// sizes of request_limits.h (before copying: aliases can repeat a long
+// scalar); ValidateJobSpec then judges the values, as for every SubmitJob.
 constexpr IntRange kInt32{std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
 constexpr IntRange kInt64{std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
-// Items of `command` and `env` the reader takes before ValidateJobSpec
-// applies its own, smaller bounds.
-constexpr size_t kMaxYamlItems = 65536;
 
 // command: a list of strings, or one string split on spaces.
 absl::Status ReadCommand(const YamlValue& value, v1::JobSpec& spec) {
   if (value.IsScalar()) {
-    absl::StatusOr<std::string> line = value.String();
+    absl::StatusOr<std::string> line = value.String(kMaxCommandBytes);
     if (!line.ok()) return line.status();
     for (absl::string_view part : absl::StrSplit(*line, ' ', absl::SkipEmpty())) {
       spec.add_command(std::string(part));
@@ -31,7 +30,7 @@ absl::Status ReadCommand(const YamlValue& value, v1::JobSpec& spec) {
     return absl::OkStatus();
   }
   if (!value.IsSequence()) return value.Error("is not a list or a string");
-  absl::StatusOr<std::vector<std::string>> argv = value.StringList(0, kMaxYamlItems);
+  absl::StatusOr<std::vector<std::string>> argv = value.StringList(0, kMaxCommandArgs, kMaxCommandBytes);
   if (!argv.ok()) return argv.status();
   for (std::string& arg : *argv) spec.add_command(std::move(arg));
   return absl::OkStatus();
@@ -43,9 +42,9 @@ absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
   int64_t iterations = 0;
   bool uses_agent = false, profile = false;
   absl::Status st;
-  st.Update(m.Read("name", name));
-  st.Update(m.Read("model", model));
-  st.Update(m.Read("tenant", tenant));
+  st.Update(m.Read("name", name, kMaxJobNameBytes));
+  st.Update(m.Read("model", model, kMaxModelBytes));
+  st.Update(m.Read("tenant", tenant, kMaxTenantBytes));
   st.Update(m.Read("gpus", gpus, kInt32));
   st.Update(m.Read("max_retries", max_retries, kInt32));
   st.Update(m.Read("priority", priority, kInt32));
@@ -54,7 +53,7 @@ absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
   st.Update(m.Read("profile", profile));
   if (m.Has("command")) st.Update(ReadCommand(m.Get("command"), spec));
   if (m.Has("env")) {
-    absl::StatusOr<std::map<std::string, std::string>> env = m.Get("env").StringMap(kMaxYamlItems);
+    absl::StatusOr<std::map<std::string, std::string>> env = m.Get("env").StringMap(kMaxEnvVars, kMaxEnvBytes);
     if (env.ok()) spec.mutable_env()->insert(env->begin(), env->end());
     st.Update(env.status());
   }

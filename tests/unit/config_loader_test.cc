@@ -59,7 +59,7 @@ TEST(ClusterLoader, MalformedYamlNamesTheLine) {
 // to size its vectors by a typing mistake.
 TEST(ClusterLoader, HostileInputsAreErrors) {
   struct Case {
-    const char* yaml;
+    std::string yaml;
     const char* message;
   };
   const Case cases[] = {
@@ -79,6 +79,8 @@ TEST(ClusterLoader, HostileInputsAreErrors) {
        "h.yaml:2: servers[0].gpus: given twice (first on line 2)"},
       {"servers: {gpus: 8}\n", "h.yaml:1: servers: (a map): is not a list"},
       {"servers: []\n", "h.yaml:1: servers: (a list): must have at least 1 item (has 0)"},
+      {"servers:\n  - {name: " + std::string(300, 'n') + ", count: 100000, gpus: 8, cpus: 24, memory_gb: 500}\n",
+       "(300 bytes): is longer than 253 bytes"},
       {"- 1\n", "h.yaml:1: document: (a list): is not a map"},
   };
   for (const Case& c : cases) {

@@ -79,6 +79,27 @@ TEST(JobSpecYaml, HostileInputsAreErrors) {
   }
 }
 
+TEST(JobSpecYaml, AliasesCannotBlowUpTheCommandOrEnv) {
+  // One 32 kB argument named 200 times would be 6.4 MB of argv; refused
+  // against request_limits.h's 64 KiB before it is copied.
+  std::string text = "gpus: 1\ncommand: [&a " + std::string(32000, 'a');
+  for (int i = 0; i < 200; ++i) text += ", *a";
+  text += "]\n";
+  auto spec = ParseJobSpecYaml(text, "j.yaml");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.status().message().find("j.yaml:2: command: (a list): holds more than 65536 bytes"),
+            std::string::npos)
+      << spec.status();
+  std::string many = "gpus: 1\ncommand: [x";
+  for (int i = 0; i < 300; ++i) many += ", x";
+  many += "]\n";
+  spec = ParseJobSpecYaml(many, "j.yaml");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.status().message().find("j.yaml:2: command: (a list): must have at most 256 items (has 301)"),
+            std::string::npos)
+      << spec.status();
+}
+
 TEST(ValidateJobSpec, ChecksLimitsAndModels) {
   const ModelZoo zoo = testing::ZooOrDie();
   v1::JobSpec spec;

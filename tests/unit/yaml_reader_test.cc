@@ -139,8 +139,8 @@ TEST(YamlValue, StringsBoolsAndLists) {
   EXPECT_EQ(Message(m.Get("name").String().status()), "f.yaml:1: name: (a map): is not a string");
   EXPECT_EQ(Message(m.Get("empty").NonEmptyString().status()), "f.yaml:2: empty: '': is empty");
   EXPECT_EQ(Message(m.Get("flag").Bool().status()), "f.yaml:3: flag: 'maybe': is not true or false");
-  EXPECT_EQ(Message(m.Get("args").StringList(0, 10).status()), "f.yaml:4: args[1]: (a list): is not a string");
-  EXPECT_THAT(Message(m.Get("env").StringMap(10).status()), HasSubstr("f.yaml:5: env.A: given twice"));
+  EXPECT_EQ(Message(m.Get("args").StringList(0, 10, 100).status()), "f.yaml:4: args[1]: (a list): is not a string");
+  EXPECT_THAT(Message(m.Get("env").StringMap(10, 100).status()), HasSubstr("f.yaml:5: env.A: given twice"));
   EXPECT_EQ(Message(m.Get("many").IntList(IntRange{0, 9}, 0, 2).status()),
             "f.yaml:6: many: (a list): must have at most 2 items (has 3)");
 }
@@ -150,6 +150,22 @@ TEST(YamlValue, LongValuesAreCutInMessages) {
   YamlMap m = MapOf(text, {"name"});
   EXPECT_THAT(Message(m.Get("name").Int(IntRange{0, 1}).status()),
               HasSubstr("xxx'... (100000 bytes): is not an integer"));
+}
+
+TEST(YamlValue, AliasedLongStringsAreRefusedBeforeTheyAreCopied) {
+  // 100 kB named 1000 times: 100 MB if each were copied.
+  std::string text = "name: &big " + std::string(100000, 'x') + "\nargs: [";
+  for (int i = 0; i < 1000; ++i) text += "*big, ";
+  text += "b]\nenv: {A: *big, B: *big}\n";
+  YamlMap m = MapOf(text, {"name", "args", "env"});
+  EXPECT_THAT(Message(m.Get("name").String(253).status()),
+              HasSubstr("'... (100000 bytes): is longer than 253 bytes"));
+  EXPECT_EQ(Message(m.Get("args").StringList(0, 2000, 65536).status()),
+            "f.yaml:2: args: (a list): holds more than 65536 bytes");
+  EXPECT_EQ(Message(m.Get("env").StringMap(10, 131072).status()),
+            "f.yaml:3: env: (a map): holds more than 131072 bytes of keys and values");
+  EXPECT_TRUE(m.Get("name").String(100000).ok());
+  EXPECT_THAT(Message(m.Get("name").String().status()), HasSubstr("is longer than 65536 bytes"));
 }
 
 TEST(ParseYaml, DeepNestingIsAnError) {
