@@ -47,6 +47,10 @@ std::unique_ptr<Agent> Agent::FromEnvironment(AgentOptions options) {
   LeaseInfo lease;
   lease.job_id = Env("SYNERGY_JOB_ID");
   lease.scheduler = Env("SYNERGY_SCHEDULER");
+  lease.credential = Env("SYNERGY_AGENT_TOKEN");
+  lease.tls_ca = Env("SYNERGY_TLS_CA");
+  lease.tls_server_name = Env("SYNERGY_TLS_SERVER_NAME");
+  lease.plaintext = Env("SYNERGY_PLAINTEXT") == "1";
   lease.epoch = std::atoll(Env("SYNERGY_LEASE_EPOCH").c_str());
   lease.rank = std::atoi(Env("SYNERGY_RANK").c_str());
   const int world = std::atoi(Env("SYNERGY_WORLD_SIZE").c_str());
@@ -61,7 +65,12 @@ std::unique_ptr<Agent> Agent::FromEnvironment(AgentOptions options) {
 std::unique_ptr<Agent> Agent::Connect(const LeaseInfo& lease, AgentOptions options) {
   std::unique_ptr<Agent> agent(new Agent(lease, options));
   if (lease.job_id.empty()) return agent;  // standalone
-  agent->client_ = std::make_unique<Client>(lease.scheduler.empty() ? "127.0.0.1:50051" : lease.scheduler);
+  auto client = Client::Open(lease);
+  if (!client.ok()) {
+    Log(lease, "cannot reach the scheduler: " + std::string(client.status().message()));
+    std::exit(3);
+  }
+  agent->client_ = std::move(*client);
   v1::AgentHello hello;
   hello.set_job_id(lease.job_id);
   hello.set_epoch(lease.epoch);

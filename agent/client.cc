@@ -2,16 +2,52 @@
 
 #include <thread>
 
+#include "service/channel.h"
+
 namespace synergy::agent {
 
-Client::Client(const std::string& scheduler, std::chrono::milliseconds patience)
-    : patience_(patience) {
+absl::StatusOr<std::unique_ptr<Client>> Client::Open(const LeaseInfo& lease, std::chrono::milliseconds patience) {
+  service::ChannelSecurity security;
+  security.plaintext = lease.plaintext;
+  security.ca_file = lease.tls_ca;
+  security.server_name = lease.tls_server_name;
+  if (auto st = service::ValidateCredentialText(lease.credential, "SYNERGY_AGENT_TOKEN"); !st.ok()) return st;
   // Reconnect quickly when synergyd restarts; calls retry meanwhile.
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 200);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  stub_ = v1::AgentService::NewStub(grpc::CreateCustomChannel(scheduler, grpc::InsecureChannelCredentials(), args));
+  const std::string target = lease.scheduler.empty() ? "127.0.0.1:50051" : lease.scheduler;
+  const bool sends = !lease.credential.empty();
+  Connect connect = [=] { return service::OpenChannel(target, security, sends, args); };
+  auto channel = connect();
+  if (!channel.ok()) return channel.status();
+  return std::unique_ptr<Client>(new Client(connect, *channel, lease.credential, patience));
+}
+
+Client::Client(Connect connect, std::shared_ptr<grpc::Channel> channel, std::string credential,
+               std::chrono::milliseconds patience)
+    : connect_(std::move(connect)),
+      credential_(std::move(credential)),
+      stub_(v1::AgentService::NewStub(channel)),
+      patience_(patience) {}
+
+std::shared_ptr<v1::AgentService::Stub> Client::Stub() {
+  std::lock_guard lock(stub_mu_);
+  return stub_;
+}
+
+void Client::Reconnect() {
+  auto channel = connect_();
+  if (!channel.ok()) return;
+  std::lock_guard lock(stub_mu_);
+  stub_ = v1::AgentService::NewStub(*channel);
+}
+
+std::unique_ptr<grpc::ClientContext> Client::Context(std::chrono::seconds timeout) const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  ctx->set_deadline(std::chrono::system_clock::now() + timeout);
+  service::AttachCredential(*ctx, credential_);
+  return ctx;
 }
 
 template <typename F>
@@ -21,38 +57,31 @@ grpc::Status Client::Retrying(F call) {
     grpc::Status st = call();
     if (st.error_code() != grpc::StatusCode::UNAVAILABLE || std::chrono::steady_clock::now() > deadline) return st;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    Reconnect();
   }
 }
 
 grpc::Status Client::Register(const v1::AgentHello& hello, v1::AgentWelcome* welcome) {
-  return Retrying([&] {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    return stub_->RegisterAgent(&ctx, hello, welcome);
-  });
+  return Retrying([&] { return Stub()->RegisterAgent(Context(std::chrono::seconds(10)).get(), hello, welcome); });
 }
 
 grpc::Status Client::Report(const v1::ProgressReport& report, v1::ProgressReply* reply) {
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  return stub_->ReportProgress(&ctx, report, reply);
+  grpc::Status st = Stub()->ReportProgress(Context(std::chrono::seconds(5)).get(), report, reply);
+  if (st.error_code() == grpc::StatusCode::UNAVAILABLE) Reconnect();
+  return st;
 }
 
 grpc::Status Client::Confirm(const v1::CheckpointDone& done) {
   return Retrying([&] {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     v1::CheckpointAck ack;
-    return stub_->ConfirmCheckpoint(&ctx, done, &ack);
+    return Stub()->ConfirmCheckpoint(Context(std::chrono::seconds(10)).get(), done, &ack);
   });
 }
 
 grpc::Status Client::SubmitProfile(const v1::MeasuredProfile& profile) {
   return Retrying([&] {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     v1::ProfileAck ack;
-    return stub_->SubmitProfile(&ctx, profile, &ack);
+    return Stub()->SubmitProfile(Context(std::chrono::seconds(10)).get(), profile, &ack);
   });
 }
 

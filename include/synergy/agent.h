@@ -40,6 +40,15 @@ struct AgentOptions {
 // The lease this process runs under, from the SYNERGY_* environment.
 struct LeaseInfo {
   std::string scheduler;
+  // The lease's own credential (SYNERGY_AGENT_TOKEN), sent with every call.
+  std::string credential;
+  // How to reach synergyd: TLS verified against tls_ca (SYNERGY_TLS_CA; ""
+  // = the system's roots), with tls_server_name (SYNERGY_TLS_SERVER_NAME)
+  // when the certificate names another host; or plain text
+  // (SYNERGY_PLAINTEXT=1), which is refused to a non-loopback scheduler.
+  std::string tls_ca;
+  std::string tls_server_name;
+  bool plaintext = false;
   std::string job_id;
   int64_t epoch = 0;
   int rank = 0;

@@ -1,14 +1,16 @@
 // synergyctl: the operator's command line for synergyd.
-//   synergyctl [--server HOST:PORT] [--token T] COMMAND ...
+//   synergyctl [--server HOST:PORT] [--token T] [--ca FILE] [--server-name NAME] [--plaintext] COMMAND ...
 //     submit -f JOB.yaml            submit a job; prints its id
 //     get jobs|nodes [-o wide|json] list
 //     describe job ID               one job in full, with its events
 //     cancel ID                     cancel a job
 //     cluster [-o json]             capacity, allocation, jobs by state
 //     drain NODE | undrain NODE     stop / resume placing leases on a node
+//     hash-credential               SHA-256 of the credential on stdin, for synergyd.yaml
 // --server defaults to $SYNERGY_SERVER or 127.0.0.1:50051, --token to
-// $SYNERGY_TOKEN. Exit status: 0 done, 1 refused by synergyd (or it is
-// unreachable), 2 bad usage or input.
+// $SYNERGY_TOKEN, --ca to $SYNERGY_CA (else the system's roots), --plaintext
+// to $SYNERGY_PLAINTEXT=1 (loopback only). Exit status: 0 done, 1 refused by
+// synergyd (or it is unreachable), 2 bad usage or input.
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -16,6 +18,9 @@
 
 #include "cli/tables.h"
 #include "service/auth.h"
+#include "service/channel.h"
+#include "service/credentials.h"
+#include "service/escape.h"
 #include "service/job_spec.h"
 #include "synergy/v1/synergy.grpc.pb.h"
 
@@ -25,13 +30,14 @@ using synergy::service::NowUnixMs;
 namespace v1 = synergy::v1;
 
 constexpr const char* kUsage =
-    "usage: synergyctl [--server HOST:PORT] [--token T] COMMAND\n"
+    "usage: synergyctl [--server HOST:PORT] [--token T] [--ca FILE] [--server-name NAME] [--plaintext] COMMAND\n"
     "  submit -f JOB.yaml\n"
     "  get jobs|nodes [-o wide|json]\n"
     "  describe job ID\n"
     "  cancel ID\n"
     "  cluster [-o json]\n"
-    "  drain NODE | undrain NODE\n";
+    "  drain NODE | undrain NODE\n"
+    "  hash-credential < FILE       SHA-256 of a credential, for token_sha256: in synergyd.yaml\n";
 
 int Usage(const std::string& why) {
   std::cerr << "synergyctl: " << why << "\n" << kUsage;
@@ -39,7 +45,9 @@ int Usage(const std::string& why) {
 }
 
 int Refused(const grpc::Status& st) {
-  std::cerr << "synergyctl: " << st.error_message() << "\n";
+  // Whatever synergyd says is shown escaped: a message may quote a value
+  // another user chose.
+  std::cerr << "synergyctl: " << synergy::service::EscapeForDisplay(st.error_message()) << "\n";
   // The daemon refusing bad input is bad input.
   return st.error_code() == grpc::StatusCode::INVALID_ARGUMENT ? 2 : 1;
 }
@@ -48,10 +56,11 @@ struct Context {
   std::string server;
   std::string token;
   std::unique_ptr<v1::SchedulerService::Stub> stub;
-  std::unique_ptr<grpc::ClientContext> Call(bool mutating) {
+  synergy::service::ChannelSecurity security;
+  std::unique_ptr<grpc::ClientContext> Call(bool /*mutating*/) {
     auto ctx = std::make_unique<grpc::ClientContext>();
     ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    if (mutating) synergy::service::AttachToken(*ctx, token);
+    synergy::service::AttachCredential(*ctx, token);
     return ctx;
   }
 };
@@ -62,6 +71,9 @@ int main(int argc, char** argv) {
   Context c;
   c.server = std::getenv("SYNERGY_SERVER") ? std::getenv("SYNERGY_SERVER") : "127.0.0.1:50051";
   c.token = std::getenv("SYNERGY_TOKEN") ? std::getenv("SYNERGY_TOKEN") : "";
+  c.security.ca_file = std::getenv("SYNERGY_CA") ? std::getenv("SYNERGY_CA") : "";
+  c.security.server_name = std::getenv("SYNERGY_TLS_SERVER_NAME") ? std::getenv("SYNERGY_TLS_SERVER_NAME") : "";
+  c.security.plaintext = std::getenv("SYNERGY_PLAINTEXT") && std::string(std::getenv("SYNERGY_PLAINTEXT")) == "1";
   std::vector<std::string> args;
   std::string output, file;
   for (int i = 1; i < argc; ++i) {
@@ -75,6 +87,12 @@ int main(int argc, char** argv) {
       if (!value(c.server)) return Usage("--server needs HOST:PORT");
     } else if (a == "--token") {
       if (!value(c.token)) return Usage("--token needs a value");
+    } else if (a == "--ca") {
+      if (!value(c.security.ca_file)) return Usage("--ca needs a PEM file");
+    } else if (a == "--server-name") {
+      if (!value(c.security.server_name)) return Usage("--server-name needs a name");
+    } else if (a == "--plaintext") {
+      c.security.plaintext = true;
     } else if (a == "-o" || a == "--output") {
       if (!value(output)) return Usage("-o needs wide or json");
       if (output != "wide" && output != "json") return Usage("-o: '" + output + "' is not wide or json");
@@ -90,8 +108,31 @@ int main(int argc, char** argv) {
     }
   }
   if (args.empty()) return Usage("no command");
-  c.stub = v1::SchedulerService::NewStub(grpc::CreateChannel(c.server, grpc::InsecureChannelCredentials()));
   const std::string& cmd = args[0];
+  if (cmd == "hash-credential") {
+    if (args.size() != 1) return Usage("hash-credential reads the credential from stdin");
+    std::string credential;
+    std::getline(std::cin, credential);
+    if (auto st = synergy::service::ValidateCredentialText(credential, "credential"); !st.ok() || credential.empty()) {
+      std::cerr << "synergyctl: " << (credential.empty() ? "credential: empty" : st.message()) << "\n";
+      return 2;
+    }
+    std::cout << synergy::service::Sha256Hex(credential) << "\n";
+    return 0;
+  }
+  if (auto st = synergy::service::ValidateCredentialText(c.token, "--token"); !st.ok()) {
+    std::cerr << "synergyctl: " << st.message() << "\n";
+    return 2;
+  }
+  grpc::ChannelArguments channel_args;
+  // Replies may list many jobs; requests stay small.
+  channel_args.SetMaxReceiveMessageSize(64 << 20);
+  auto channel = synergy::service::OpenChannel(c.server, c.security, !c.token.empty(), channel_args);
+  if (!channel.ok()) {
+    std::cerr << "synergyctl: " << channel.status().message() << "\n";
+    return 2;
+  }
+  c.stub = v1::SchedulerService::NewStub(*channel);
 
   if (cmd == "submit") {
     if (file.empty() || args.size() != 1) return Usage("submit needs -f JOB.yaml");
@@ -110,7 +151,7 @@ int main(int argc, char** argv) {
     auto ctx = c.Call(true);
     grpc::Status st = c.stub->SubmitJob(ctx.get(), req, &resp);
     if (!st.ok()) return Refused(st);
-    std::cout << resp.job_id() << "\n";
+    std::cout << synergy::service::EscapeForDisplay(resp.job_id()) << "\n";
     return 0;
   }
   if (cmd == "get") {
@@ -160,7 +201,7 @@ int main(int argc, char** argv) {
     auto ctx = c.Call(true);
     grpc::Status st = c.stub->CancelJob(ctx.get(), req, &resp);
     if (!st.ok()) return Refused(st);
-    std::cout << resp.job().id() << " " << synergy::cli::StateName(resp.job().state()) << "\n";
+    std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " " << synergy::cli::StateName(resp.job().state()) << "\n";
     return 0;
   }
   if (cmd == "cluster") {
@@ -181,7 +222,7 @@ int main(int argc, char** argv) {
     grpc::Status st = cmd == "drain" ? c.stub->DrainNode(ctx.get(), req, &resp)
                                      : c.stub->UndrainNode(ctx.get(), req, &resp);
     if (!st.ok()) return Refused(st);
-    std::cout << resp.node().name() << (resp.node().drained() ? " drained" : " undrained") << "\n";
+    std::cout << synergy::service::EscapeForDisplay(resp.node().name()) << (resp.node().drained() ? " drained" : " undrained") << "\n";
     return 0;
   }
   return Usage("unknown command '" + cmd + "'");

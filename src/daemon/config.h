@@ -8,6 +8,41 @@
 
 namespace synergy::daemon {
 
+// One principal's credential, as configured. The credential itself is kept
+// only as its SHA-256 digest (a `token:` in the file is hashed on load).
+struct CredentialEntry {
+  std::string name;    // user, admin or node name ("" for a join credential)
+  std::string tenant;  // users: the tenant their jobs are accounted to
+  std::string sha256;  // lower-case hex
+};
+
+// Who may call synergyd (docs/security.md). Each principal has its own
+// credential; agents' credentials are minted per lease, not configured.
+struct AuthConfig {
+  // false ("auth: {mode: none}"): every caller is an admin. Allowed only
+  // on a loopback listen address; for a single-user machine.
+  bool required = true;
+  std::vector<CredentialEntry> users;
+  std::vector<CredentialEntry> admins;
+  std::vector<CredentialEntry> nodes;
+  // Admin-issued: a node not listed in `nodes` registers with one of these
+  // once; it is then given a credential of its own, bound to its name.
+  std::vector<CredentialEntry> node_join;
+};
+
+// How synergyd's gRPC port is served.
+struct TlsConfig {
+  std::string cert;       // PEM certificate chain
+  std::string key;        // PEM private key
+  // PEM CA bundle for client certificates. When set, clients that present a
+  // certificate must present one it signed; with require_node_certificates a
+  // node must present one whose common name is its node name.
+  std::string client_ca;
+  bool require_node_certificates = false;
+  // Serve without TLS. Allowed only on a loopback listen address.
+  bool plaintext = false;
+};
+
 struct DaemonConfig {
   std::string listen = "127.0.0.1:50051";
   std::string metrics_listen = "127.0.0.1:9464";
@@ -24,13 +59,20 @@ struct DaemonConfig {
   // profile on; after that it is scheduled unprofiled until a round finds
   // it without a lease and a node free.
   double profile_wait_s = 600;
-  std::vector<std::string> tokens;
+  AuthConfig auth;
+  TlsConfig tls;
   std::string log_level = "info";
 };
 
-// The embedded default, then `file` (if not empty) on top. Errors name the
-// file, line and field: "synergyd.yaml:4: round_s: '-3' is not > 0".
+// The embedded default, then `file` (if not empty) on top, then the checks
+// that need the whole config (ValidateSecurity). Errors name the file, line
+// and field: "synergyd.yaml:4: round_s: '-3' is not > 0".
 absl::StatusOr<DaemonConfig> LoadDaemonConfig(const std::string& file);
+
+// TLS needs a certificate and key unless tls.plaintext; plain text and
+// auth mode none only on a loopback listen address; every credential
+// unique. Files are not read here (Daemon::Start reads them).
+absl::Status ValidateSecurity(const DaemonConfig& config, const std::string& source);
 // The same from text (tests).
 absl::StatusOr<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::string& source,
                                                DaemonConfig base);

@@ -68,7 +68,16 @@ v1::HeartbeatResponse DaemonState::Heartbeat(const v1::HeartbeatRequest& request
   NodeRecord& n = it->second;
   n.info.set_last_heartbeat_unix_ms(now_ms);
   Batch batch;
-  for (const v1::ProcessExit& e : request.exits()) HandleExit(request.name(), e, batch, now_ms);
+  for (const v1::ProcessExit& e : request.exits()) {
+    // A node speaks only for its own processes: an exit of a lease that
+    // never had a rank here (another node's job) is not believed.
+    if (!n.held.count({e.job_id(), e.epoch()}) && !NodeHoldsLease(n, e.job_id(), e.epoch())) {
+      spdlog::warn("node {}: exit reported for {} lease {}, which has no rank on it: ignored", request.name(),
+                   e.job_id(), e.epoch());
+      continue;
+    }
+    HandleExit(request.name(), e, batch, now_ms);
+  }
   n.processes.clear();
   bool unknown = false;
   for (const v1::RunningProcess& p : request.running()) {
@@ -141,6 +150,7 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
       auto& env = *order.mutable_env();
       env["SYNERGY_SCHEDULER"] = config_.listen;
       env["SYNERGY_JOB_ID"] = id;
+      env["SYNERGY_AGENT_TOKEN"] = authenticator_->LeaseCredential(id, lease.epoch());
       env["SYNERGY_LEASE_EPOCH"] = std::to_string(lease.epoch());
       env["SYNERGY_GPUS"] = std::to_string(s.gpu_ids_size());
       env["SYNERGY_CPUS"] = std::to_string(s.cpu_ids_size());
@@ -158,6 +168,7 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
       *order.mutable_gpu_ids() = s.gpu_ids();
       *order.mutable_cpu_ids() = s.cpu_ids();
       order.set_mem_gb(s.mem_gb());
+      order.set_user(job.owner());
       if (rt.launched_on.empty()) job.set_attempts(job.attempts() + 1);
       rt.launched_on.insert(n.info.name());
       n.held[{id, lease.epoch()}] = {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
@@ -172,6 +183,24 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
     }
   }
   return out;
+}
+
+bool DaemonState::NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const {
+  auto on_node = [&](const v1::Lease& lease) {
+    for (const v1::LeaseSlice& s : lease.slices()) {
+      if (s.node() == node.info.name()) return true;
+    }
+    return false;
+  };
+  auto job = jobs_.find(job_id);
+  if (job != jobs_.end() && job->second.has_lease() && job->second.lease().epoch() == epoch &&
+      on_node(job->second.lease())) {
+    return true;
+  }
+  auto rt = runtime_.find(job_id);
+  if (rt == runtime_.end()) return false;
+  auto ending = rt->second.ending.find(epoch);
+  return ending != rt->second.ending.end() && on_node(ending->second.lease);
 }
 
 void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, Batch& batch,

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "daemon/round_input.h"
+#include "service/credentials.h"
 #include "service/job_spec.h"
 #include "service/names.h"
 #include "spdlog/spdlog.h"
@@ -36,6 +37,22 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
   if (!counters.ok()) return counters.status();
   if (counters->count(kNextJobCounter)) s->next_job_ = counters->at(kNextJobCounter);
   if (counters->count(kNextEpochCounter)) s->next_epoch_ = counters->at(kNextEpochCounter);
+  auto secrets = s->store_->LoadSecrets();
+  if (!secrets.ok()) return secrets.status();
+  std::string key;
+  if (auto it = secrets->find(kCredentialKeySecret); it != secrets->end()) {
+    key = it->second;
+  } else {
+    key = service::RandomHex(32);
+    if (key.empty()) return absl::UnavailableError("cannot draw a credential key from the system's CSPRNG");
+    Batch batch;
+    batch.secrets[kCredentialKeySecret] = key;
+    if (auto st = s->store_->Commit(batch); !st.ok()) return st;
+  }
+  s->authenticator_ = std::make_unique<Authenticator>(config.auth, key);
+  auto joined = s->store_->LoadJoinedNodes();
+  if (!joined.ok()) return joined.status();
+  s->joined_nodes_ = *joined;
   auto drained = s->store_->LoadDrained();
   if (!drained.ok()) return drained.status();
   s->drained_ = *drained;
@@ -114,7 +131,8 @@ int DaemonState::MaxRetries(const v1::Job& job) const {
   return job.spec().max_retries() >= 0 ? job.spec().max_retries() : config_.max_retries;
 }
 
-absl::StatusOr<std::string> DaemonState::Submit(const v1::JobSpec& spec, int64_t now_ms) {
+absl::StatusOr<std::string> DaemonState::Submit(const v1::JobSpec& spec, const std::string& owner,
+                                                int64_t now_ms) {
   service::JobLimits limits;
   limits.max_gpus = MaxJobGpus();
   limits.zoo = &zoo_;
@@ -122,11 +140,12 @@ absl::StatusOr<std::string> DaemonState::Submit(const v1::JobSpec& spec, int64_t
   v1::Job job;
   job.set_id(JobIdString(next_job_));
   *job.mutable_spec() = spec;
+  job.set_owner(owner);
   job.set_state(v1::JOB_STATE_PENDING);
   job.set_reason("submitted");
   job.set_submitted_unix_ms(now_ms);
   Batch batch;
-  Record(batch, job, absl::StrFormat("submitted: %d GPUs, model '%s', %s", spec.gpus(), spec.model(),
+  Record(batch, job, absl::StrFormat("submitted by %s: %d GPUs, model '%s', %s", owner, spec.gpus(), spec.model(),
                                      spec.uses_agent() ? "agent" : "plain process"),
          now_ms);
   batch.counters[kNextJobCounter] = next_job_ + 1;
@@ -221,6 +240,15 @@ v1::ClusterState DaemonState::Cluster() const {
   c.set_mechanism(config_.mechanism);
   c.set_last_round_ms(counters_.last_round_ms);
   return c;
+}
+
+absl::Status DaemonState::RecordJoin(const std::string& name, int64_t now_ms) {
+  Batch batch;
+  batch.joined_nodes[name] = now_ms;
+  if (auto st = Persist(std::move(batch)); !st.ok()) return st;
+  joined_nodes_[name] = now_ms;
+  spdlog::info("node {} joined with a join credential; it holds its own credential from now on", name);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<v1::Node> DaemonState::SetDrained(const std::string& node, bool drained,

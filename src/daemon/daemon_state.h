@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "daemon/authenticator.h"
 #include "daemon/config.h"
 #include "daemon/store.h"
 #include "synergy/mechanism.h"
@@ -58,7 +59,8 @@ class DaemonState {
 
   // ---- client API (errors: INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION,
   // UNAVAILABLE when the store fails; nothing changes on error)
-  absl::StatusOr<std::string> Submit(const v1::JobSpec& spec, int64_t now_ms);
+  // `owner`: the user the caller's credential names (Job.owner).
+  absl::StatusOr<std::string> Submit(const v1::JobSpec& spec, const std::string& owner, int64_t now_ms);
   absl::StatusOr<v1::Job> Cancel(const std::string& job_id, int64_t now_ms);
   absl::StatusOr<v1::Job> GetJob(const std::string& job_id) const;  // with events
   std::vector<v1::Job> ListJobs(const std::set<int>& states) const;
@@ -67,6 +69,10 @@ class DaemonState {
   absl::StatusOr<v1::Node> SetDrained(const std::string& node, bool drained, int64_t now_ms);
 
   // ---- node API
+  // A node that registered with a join credential (durable): it holds a
+  // credential of its own from then on, and the name cannot join again.
+  bool NodeJoined(const std::string& name) const { return joined_nodes_.count(name) > 0; }
+  absl::Status RecordJoin(const std::string& name, int64_t now_ms);
   int64_t RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms);
   v1::HeartbeatResponse Heartbeat(const v1::HeartbeatRequest& request, int64_t now_ms);
 
@@ -88,6 +94,9 @@ class DaemonState {
 
   const DaemonCounters& counters() const { return counters_; }
   const DaemonConfig& config() const { return config_; }
+  // Credentials, with the key kept in the state database (made on first
+  // start: a lease's credential stays valid across restarts).
+  const Authenticator& authenticator() const { return *authenticator_; }
   // The round input the next round would see (tests: the daemon and the
   // simulator must plan it identically).
   struct RoundSnapshot {
@@ -133,6 +142,7 @@ class DaemonState {
   // The store's counters that survive a restart.
   static constexpr const char* kNextJobCounter = "next_job";
   static constexpr const char* kNextEpochCounter = "next_epoch";
+  static constexpr const char* kCredentialKeySecret = "credential_key";
 
   DaemonState(const DaemonConfig& config, std::unique_ptr<Store> store, ModelZoo zoo);
 
@@ -161,6 +171,8 @@ class DaemonState {
   // a launched one counts as the job's last run.
   void DropLease(v1::Job& job, JobRuntime& rt, int64_t now_ms);
   void SendStop(const std::string& node, const std::string& job, int64_t epoch, int64_t grace_ms);
+  // The node has (or had) a rank of this lease: only then may it report on it.
+  bool NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const;
   void HandleExit(const std::string& node, const v1::ProcessExit& exit, Batch& batch, int64_t now_ms);
   void LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms);
   void AccountService(int64_t now_ms);
@@ -178,6 +190,8 @@ class DaemonState {
   std::vector<std::string> queue_order_;  // the order the last round left
   std::map<std::string, NodeRecord> nodes_;
   std::map<std::string, bool> drained_;
+  std::map<std::string, int64_t> joined_nodes_;
+  std::unique_ptr<Authenticator> authenticator_;
   std::set<std::string> dirty_;  // progress not yet in the store
   int64_t next_job_ = 1;
   int64_t next_epoch_ = 1;

@@ -1,5 +1,6 @@
 #include "daemon/server.h"
 
+#include "daemon/transport.h"
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
@@ -24,8 +25,18 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   d->scheduler_ = std::make_unique<SchedulerServiceImpl>(d->guarded_);
   d->node_ = std::make_unique<NodeServiceImpl>(d->guarded_);
   d->agent_ = std::make_unique<AgentServiceImpl>(d->guarded_);
+  auto credentials = ServerCredentialsFor(config.tls);
+  if (!credentials.ok()) return credentials.status();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &d->port_);
+  // One daemon per address: gRPC sets SO_REUSEPORT by default, and a second
+  // synergyd would silently take half of the calls.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxSendMessageBytes);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(MalformedRequestInterceptorFactory());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  builder.AddListeningPort(config.listen, *credentials, &d->port_);
   builder.RegisterService(d->scheduler_.get());
   builder.RegisterService(d->node_.get());
   builder.RegisterService(d->agent_.get());
@@ -41,8 +52,9 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
     if (!port.ok()) return port.status();
     d->metrics_port_ = *port;
   }
-  spdlog::info("synergyd: serving on {} (port {}), metrics on {}, state {}, {} / {}, round {} s",
-               config.listen, d->port_, config.metrics_listen.empty() ? "off" : config.metrics_listen,
+  spdlog::info("synergyd: serving on {} (port {}, {}), metrics on {}, state {}, {} / {}, round {} s",
+               config.listen, d->port_,
+               config.tls.plaintext ? "plain text" : config.tls.client_ca.empty() ? "TLS" : "TLS, client certificates", config.metrics_listen.empty() ? "off" : config.metrics_listen,
                config.state_db, config.policy, config.mechanism, config.round_s);
   d->loop_ = std::thread([raw = d.get()] { raw->RoundLoop(); });
   return d;

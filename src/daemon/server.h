@@ -22,6 +22,9 @@ class Daemon {
   ~Daemon();
   int port() const { return port_; }            // the bound gRPC port
   int metrics_port() const { return metrics_port_; }
+  // Credentials as this daemon mints them (fixed after Start; tests hand a
+  // lease's credential to an agent as a node would).
+  const Authenticator& authenticator() const { return state_->authenticator(); }
   void Wait();      // until Shutdown (from another thread or a signal handler thread)
   void Shutdown();
 

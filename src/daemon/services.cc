@@ -1,11 +1,90 @@
 #include "daemon/services.h"
 
+#include "absl/strings/str_cat.h"
+#include "daemon/access_rules.h"
 #include "service/auth.h"
+#include "service/request_validation.h"
+#include "spdlog/spdlog.h"
 
 namespace synergy::daemon {
+namespace {
 
-using service::CheckToken;
 using service::NowUnixMs;
+
+grpc::Status Denied(const std::string& why) { return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, why); }
+
+// The caller, if its credential passes `method`'s rule. Fail-closed: a
+// method without a rule is refused.
+absl::StatusOr<Principal> Authorize(const grpc::ServerContext& ctx, const DaemonState& state,
+                                    const std::string& method, const std::string& node_name = "") {
+  const std::string full = absl::StrCat("/synergy.v1.", method);
+  const std::optional<Access> rule = AccessRule(full);
+  if (!rule) return absl::PermissionDeniedError(absl::StrCat(full, ": no access rule"));
+  auto who = state.authenticator().Identify(service::BearerOf(ctx), node_name,
+                                            !node_name.empty() && state.NodeJoined(node_name));
+  if (!who.ok()) return who.status();
+  if (!Permits(*rule, who->role)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(method, ": not allowed for ", RoleName(who->role), " '", who->name, "'"));
+  }
+  return who;
+}
+
+bool SeesEverything(const Principal& p) { return p.role == Role::kAdmin || p.role == Role::kAnyone; }
+
+// A job's command, environment and checkpoint path are its owner's (they
+// may hold secrets): others see that the job exists and how it runs.
+void HideDetails(v1::Job& job, const Principal& viewer) {
+  if (SeesEverything(viewer) || job.owner() == viewer.name) return;
+  job.mutable_spec()->clear_command();
+  job.mutable_spec()->clear_env();
+  job.clear_checkpoint_path();
+}
+
+// With require_node_certificates, a node's TLS client certificate must name it.
+grpc::Status CheckNodeCertificate(const grpc::ServerContext& ctx, const DaemonConfig& config,
+                                  const std::string& node) {
+  if (!config.tls.require_node_certificates) return grpc::Status::OK;
+  auto auth = ctx.auth_context();
+  if (!auth || !auth->IsPeerAuthenticated()) return Denied("node calls need a client certificate");
+  for (const auto& cn : auth->FindPropertyValues("x509_common_name")) {
+    if (std::string(cn.data(), cn.size()) == node) return grpc::Status::OK;
+  }
+  return Denied(absl::StrCat("the client certificate does not name node '", node, "'"));
+}
+
+// A NodeService caller may speak only for its own name.
+absl::StatusOr<Principal> AuthorizeNode(const grpc::ServerContext& ctx, const DaemonState& state,
+                                        const std::string& method, const std::string& node) {
+  auto who = Authorize(ctx, state, method, node);
+  if (!who.ok()) return who.status();
+  if (who->role == Role::kNode && who->name != node) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(method, ": node '", who->name, "' cannot speak for node '", node, "'"));
+  }
+  if (grpc::Status st = CheckNodeCertificate(ctx, state.config(), node); !st.ok()) {
+    return absl::PermissionDeniedError(st.error_message());
+  }
+  return who;
+}
+
+// Every AgentService call names its lease; only that lease's credential
+// may act under it (auth mode none included: a job must not steer another).
+grpc::Status AuthorizeAgent(const grpc::ServerContext& ctx, const DaemonState& state, const std::string& job_id,
+                            int64_t epoch) {
+  const std::string bearer = service::BearerOf(ctx);
+  if (bearer.empty()) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        "no credential: agents send their lease's SYNERGY_AGENT_TOKEN");
+  }
+  if (!state.authenticator().IsLeaseCredential(bearer, job_id, epoch)) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        absl::StrCat("not the credential of job ", job_id, " lease ", epoch));
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace
 
 grpc::Status ToGrpc(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
@@ -16,23 +95,39 @@ grpc::Status ToGrpc(const absl::Status& status) {
     case absl::StatusCode::kFailedPrecondition: code = grpc::StatusCode::FAILED_PRECONDITION; break;
     case absl::StatusCode::kUnavailable: code = grpc::StatusCode::UNAVAILABLE; break;
     case absl::StatusCode::kUnauthenticated: code = grpc::StatusCode::UNAUTHENTICATED; break;
+    case absl::StatusCode::kPermissionDenied: code = grpc::StatusCode::PERMISSION_DENIED; break;
     case absl::StatusCode::kDataLoss: code = grpc::StatusCode::DATA_LOSS; break;
     default: break;
   }
   return grpc::Status(code, std::string(status.message()));
 }
 
-#define SYNERGY_CHECK_TOKEN(ctx)                                             \
-  do {                                                                       \
-    grpc::Status auth = CheckToken(*(ctx), g_.state->config().tokens);       \
-    if (!auth.ok()) return auth;                                             \
+#define SYNERGY_AUTHORIZE(who, expr)                  \
+  auto who = (expr);                                  \
+  if (!who.ok()) return ToGrpc(who.status())
+
+// Every request is bounded before anything reads it (service/request_validation.h):
+// INVALID_ARGUMENT naming the field, and nothing changes.
+#define SYNERGY_VALIDATE(expr)                                 \
+  do {                                                         \
+    if (absl::Status valid = (expr); !valid.ok()) return ToGrpc(valid); \
   } while (0)
 
 grpc::Status SchedulerServiceImpl::SubmitJob(grpc::ServerContext* ctx, const v1::SubmitJobRequest* req,
                                              v1::SubmitJobResponse* resp) {
-  SYNERGY_CHECK_TOKEN(ctx);
   std::lock_guard lock(g_.mu);
-  auto id = g_.state->Submit(req->spec(), NowUnixMs());
+  SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/SubmitJob"));
+  SYNERGY_VALIDATE(service::ValidateSubmitJobRequest(*req));
+  v1::JobSpec spec = req->spec();
+  // A user's jobs are accounted to its tenant; only admins choose another.
+  if (who->role == Role::kUser && !who->tenant.empty()) {
+    if (spec.tenant().empty()) spec.set_tenant(who->tenant);
+    if (spec.tenant() != who->tenant) {
+      return Denied(absl::StrCat("spec.tenant: user '", who->name, "' submits to tenant '", who->tenant,
+                                 "' only"));
+    }
+  }
+  auto id = g_.state->Submit(spec, who->name, NowUnixMs());
   if (!id.ok()) return ToGrpc(id.status());
   resp->set_job_id(*id);
   return grpc::Status::OK;
@@ -40,48 +135,68 @@ grpc::Status SchedulerServiceImpl::SubmitJob(grpc::ServerContext* ctx, const v1:
 
 grpc::Status SchedulerServiceImpl::CancelJob(grpc::ServerContext* ctx, const v1::CancelJobRequest* req,
                                              v1::CancelJobResponse* resp) {
-  SYNERGY_CHECK_TOKEN(ctx);
   std::lock_guard lock(g_.mu);
+  SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/CancelJob"));
+  SYNERGY_VALIDATE(service::ValidateCancelJobRequest(*req));
+  auto current = g_.state->GetJob(req->job_id());
+  if (!current.ok()) return ToGrpc(current.status());
+  if (!SeesEverything(*who) && current->owner() != who->name) {
+    return Denied(absl::StrCat("job ", req->job_id(), " belongs to another user"));
+  }
   auto job = g_.state->Cancel(req->job_id(), NowUnixMs());
   if (!job.ok()) return ToGrpc(job.status());
   *resp->mutable_job() = std::move(*job);
   return grpc::Status::OK;
 }
 
-grpc::Status SchedulerServiceImpl::GetJob(grpc::ServerContext*, const v1::GetJobRequest* req, v1::Job* resp) {
+grpc::Status SchedulerServiceImpl::GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req, v1::Job* resp) {
   std::lock_guard lock(g_.mu);
+  SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/GetJob"));
+  SYNERGY_VALIDATE(service::ValidateGetJobRequest(*req));
   auto job = g_.state->GetJob(req->job_id());
   if (!job.ok()) return ToGrpc(job.status());
+  HideDetails(*job, *who);
   *resp = std::move(*job);
   return grpc::Status::OK;
 }
 
-grpc::Status SchedulerServiceImpl::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* req,
+grpc::Status SchedulerServiceImpl::ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest* req,
                                             v1::ListJobsResponse* resp) {
   std::set<int> states(req->states().begin(), req->states().end());
   std::lock_guard lock(g_.mu);
-  for (v1::Job& j : g_.state->ListJobs(states)) *resp->add_jobs() = std::move(j);
+  SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/ListJobs"));
+  SYNERGY_VALIDATE(service::ValidateListJobsRequest(*req));
+  for (v1::Job& j : g_.state->ListJobs(states)) {
+    HideDetails(j, *who);
+    // Environments stay out of lists (GetJob has them): a list of many
+    // jobs must fit in one message.
+    j.mutable_spec()->clear_env();
+    *resp->add_jobs() = std::move(j);
+  }
   return grpc::Status::OK;
 }
 
-grpc::Status SchedulerServiceImpl::ListNodes(grpc::ServerContext*, const v1::ListNodesRequest*,
+grpc::Status SchedulerServiceImpl::ListNodes(grpc::ServerContext* ctx, const v1::ListNodesRequest*,
                                              v1::ListNodesResponse* resp) {
   std::lock_guard lock(g_.mu);
+  SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/ListNodes"));
   for (v1::Node& n : g_.state->ListNodes(NowUnixMs())) *resp->add_nodes() = std::move(n);
   return grpc::Status::OK;
 }
 
-grpc::Status SchedulerServiceImpl::GetClusterState(grpc::ServerContext*, const v1::ClusterStateRequest*,
+grpc::Status SchedulerServiceImpl::GetClusterState(grpc::ServerContext* ctx, const v1::ClusterStateRequest*,
                                                    v1::ClusterState* resp) {
   std::lock_guard lock(g_.mu);
+  SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/GetClusterState"));
   *resp = g_.state->Cluster();
   return grpc::Status::OK;
 }
 
 grpc::Status SchedulerServiceImpl::DrainNode(grpc::ServerContext* ctx, const v1::DrainNodeRequest* req,
                                              v1::DrainNodeResponse* resp) {
-  SYNERGY_CHECK_TOKEN(ctx);
   std::lock_guard lock(g_.mu);
+  SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/DrainNode"));
+  SYNERGY_VALIDATE(service::ValidateDrainNodeRequest(*req));
   auto node = g_.state->SetDrained(req->name(), true, NowUnixMs());
   if (!node.ok()) return ToGrpc(node.status());
   *resp->mutable_node() = std::move(*node);
@@ -90,8 +205,9 @@ grpc::Status SchedulerServiceImpl::DrainNode(grpc::ServerContext* ctx, const v1:
 
 grpc::Status SchedulerServiceImpl::UndrainNode(grpc::ServerContext* ctx, const v1::DrainNodeRequest* req,
                                                v1::DrainNodeResponse* resp) {
-  SYNERGY_CHECK_TOKEN(ctx);
   std::lock_guard lock(g_.mu);
+  SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/UndrainNode"));
+  SYNERGY_VALIDATE(service::ValidateDrainNodeRequest(*req));
   auto node = g_.state->SetDrained(req->name(), false, NowUnixMs());
   if (!node.ok()) return ToGrpc(node.status());
   *resp->mutable_node() = std::move(*node);
@@ -100,48 +216,69 @@ grpc::Status SchedulerServiceImpl::UndrainNode(grpc::ServerContext* ctx, const v
 
 grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::RegisterNodeRequest* req,
                                            v1::RegisterNodeResponse* resp) {
-  SYNERGY_CHECK_TOKEN(ctx);
-  if (req->name().empty()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "name: required");
   std::lock_guard lock(g_.mu);
+  SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/RegisterNode", req->name()));
+  SYNERGY_VALIDATE(service::ValidateRegisterNodeRequest(*req));
+  if (who->role == Role::kNodeJoin) {
+    // A join credential admits a new name once; the node gets a credential
+    // bound to that name, so no holder of the join credential can take it
+    // over later.
+    if (g_.state->authenticator().IsConfiguredNode(req->name()) || g_.state->NodeJoined(req->name())) {
+      return Denied(absl::StrCat("node '", req->name(),
+                                 "' is already known: it registers with its own credential, not a join credential"));
+    }
+    if (auto st = g_.state->RecordJoin(req->name(), NowUnixMs()); !st.ok()) return ToGrpc(st);
+    resp->set_node_credential(g_.state->authenticator().NodeCredential(req->name()));
+  }
   resp->set_heartbeat_interval_ms(g_.state->RegisterNode(*req, NowUnixMs()));
   return grpc::Status::OK;
 }
 
 grpc::Status NodeServiceImpl::Heartbeat(grpc::ServerContext* ctx, const v1::HeartbeatRequest* req,
                                         v1::HeartbeatResponse* resp) {
-  SYNERGY_CHECK_TOKEN(ctx);
   std::lock_guard lock(g_.mu);
+  SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/Heartbeat", req->name()));
+  SYNERGY_VALIDATE(service::ValidateHeartbeatRequest(*req));
+  if (who->role == Role::kNodeJoin) return Denied("a join credential only registers: use the node's own credential");
   *resp = g_.state->Heartbeat(*req, NowUnixMs());
   return grpc::Status::OK;
 }
 
-grpc::Status AgentServiceImpl::RegisterAgent(grpc::ServerContext*, const v1::AgentHello* req,
+grpc::Status AgentServiceImpl::RegisterAgent(grpc::ServerContext* ctx, const v1::AgentHello* req,
                                              v1::AgentWelcome* resp) {
   std::lock_guard lock(g_.mu);
+  if (auto st = AuthorizeAgent(*ctx, *g_.state, req->job_id(), req->epoch()); !st.ok()) return st;
+  SYNERGY_VALIDATE(service::ValidateAgentHello(*req));
   auto w = g_.state->RegisterAgent(*req, NowUnixMs());
   if (!w.ok()) return ToGrpc(w.status());
   *resp = std::move(*w);
   return grpc::Status::OK;
 }
 
-grpc::Status AgentServiceImpl::ReportProgress(grpc::ServerContext*, const v1::ProgressReport* req,
+grpc::Status AgentServiceImpl::ReportProgress(grpc::ServerContext* ctx, const v1::ProgressReport* req,
                                               v1::ProgressReply* resp) {
   std::lock_guard lock(g_.mu);
+  if (auto st = AuthorizeAgent(*ctx, *g_.state, req->job_id(), req->epoch()); !st.ok()) return st;
+  SYNERGY_VALIDATE(service::ValidateProgressReport(*req));
   auto r = g_.state->ReportProgress(*req, NowUnixMs());
   if (!r.ok()) return ToGrpc(r.status());
   *resp = std::move(*r);
   return grpc::Status::OK;
 }
 
-grpc::Status AgentServiceImpl::ConfirmCheckpoint(grpc::ServerContext*, const v1::CheckpointDone* req,
+grpc::Status AgentServiceImpl::ConfirmCheckpoint(grpc::ServerContext* ctx, const v1::CheckpointDone* req,
                                                  v1::CheckpointAck*) {
   std::lock_guard lock(g_.mu);
+  if (auto st = AuthorizeAgent(*ctx, *g_.state, req->job_id(), req->epoch()); !st.ok()) return st;
+  SYNERGY_VALIDATE(service::ValidateCheckpointDone(*req));
   return ToGrpc(g_.state->ConfirmCheckpoint(*req, NowUnixMs()));
 }
 
-grpc::Status AgentServiceImpl::SubmitProfile(grpc::ServerContext*, const v1::MeasuredProfile* req,
+grpc::Status AgentServiceImpl::SubmitProfile(grpc::ServerContext* ctx, const v1::MeasuredProfile* req,
                                              v1::ProfileAck*) {
   std::lock_guard lock(g_.mu);
+  if (auto st = AuthorizeAgent(*ctx, *g_.state, req->job_id(), req->epoch()); !st.ok()) return st;
+  SYNERGY_VALIDATE(service::ValidateMeasuredProfile(*req));
   return ToGrpc(g_.state->SubmitProfile(*req, NowUnixMs()));
 }
 

@@ -1,7 +1,13 @@
 #pragma once
-// The gRPC face of DaemonState: three synchronous services that check the
-// token, take the state's lock, call it, and translate absl::Status to
-// grpc::Status. No scheduling logic lives here.
+// The gRPC face of DaemonState: three synchronous services that take the
+// state's lock, authenticate the caller and check the method's access rule
+// (daemon/access_rules.h) and the request's own (a node speaks for itself,
+// a user cancels and reads in full only its own jobs, an agent acts only
+// under its lease's credential), call the state, and translate absl::Status
+// to grpc::Status. No scheduling logic lives here.
+//
+// Codes: UNAUTHENTICATED when the credential is missing or matches nobody,
+// PERMISSION_DENIED when it belongs to a principal that may not do this.
 #include <mutex>
 
 #include "daemon/daemon_state.h"
@@ -41,8 +47,9 @@ class NodeServiceImpl final : public v1::NodeService::Service {
   Guarded& g_;
 };
 
-// Agents are authorised by their lease (job id and epoch): a stale or
-// unknown lease is refused with FAILED_PRECONDITION.
+// Agents are authorised by their lease's credential (minted for the job id
+// and epoch the request names); a stale or unknown lease is refused with
+// FAILED_PRECONDITION.
 class AgentServiceImpl final : public v1::AgentService::Service {
  public:
   explicit AgentServiceImpl(Guarded& g) : g_(g) {}

@@ -1,6 +1,7 @@
 #include "daemon/store.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include "absl/strings/str_cat.h"
 
@@ -56,8 +57,13 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path) {
            " job_id TEXT NOT NULL, unix_ms INTEGER NOT NULL, text TEXT NOT NULL)",
            "CREATE INDEX IF NOT EXISTS events_by_job ON events(job_id, seq)",
            "CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, drained INTEGER NOT NULL)",
+           "CREATE TABLE IF NOT EXISTS secrets(name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+           "CREATE TABLE IF NOT EXISTS joined_nodes(name TEXT PRIMARY KEY, unix_ms INTEGER NOT NULL)",
        }) {
     if (auto st = store->Exec(sql); !st.ok()) return st;
+  }
+  if (path != ":memory:" && ::chmod(path.c_str(), 0600) != 0) {
+    return absl::UnavailableError(absl::StrCat(path, ": cannot make the state database private (chmod 0600)"));
   }
   return store;
 }
@@ -134,6 +140,28 @@ absl::Status Store::Commit(const Batch& batch) {
       set.Reset();
     }
   }
+  {
+    // A secret is written once: a second writer (there is none) could not
+    // replace the key credentials were derived from.
+    Statement put(db_, "INSERT INTO secrets(name, value) VALUES(?1, ?2)");
+    if (!put.ok()) return fail("prepare secrets");
+    for (const auto& [name, value] : batch.secrets) {
+      put.Text(1, name);
+      put.Text(2, value);
+      if (put.Step() != SQLITE_DONE) return fail("write secret " + name);
+      put.Reset();
+    }
+  }
+  {
+    Statement put(db_, "INSERT INTO joined_nodes(name, unix_ms) VALUES(?1, ?2)");
+    if (!put.ok()) return fail("prepare joined_nodes");
+    for (const auto& [name, unix_ms] : batch.joined_nodes) {
+      put.Text(1, name);
+      put.Int(2, unix_ms);
+      if (put.Step() != SQLITE_DONE) return fail("write joined node " + name);
+      put.Reset();
+    }
+  }
   if (auto st = Exec("COMMIT"); !st.ok()) {
     Exec("ROLLBACK").IgnoreError();
     return st;
@@ -196,6 +224,31 @@ absl::StatusOr<std::map<std::string, bool>> Store::LoadDrained() const {
     out[reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0))] = sqlite3_column_int64(q.get(), 1) != 0;
   }
   if (rc != SQLITE_DONE) return Error("read nodes");
+  return out;
+}
+
+absl::StatusOr<std::map<std::string, std::string>> Store::LoadSecrets() const {
+  Statement q(db_, "SELECT name, value FROM secrets");
+  if (!q.ok()) return Error("read secrets");
+  std::map<std::string, std::string> out;
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    out[reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0))] =
+        reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 1));
+  }
+  if (rc != SQLITE_DONE) return Error("read secrets");
+  return out;
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> Store::LoadJoinedNodes() const {
+  Statement q(db_, "SELECT name, unix_ms FROM joined_nodes");
+  if (!q.ok()) return Error("read joined_nodes");
+  std::map<std::string, int64_t> out;
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    out[reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0))] = sqlite3_column_int64(q.get(), 1);
+  }
+  if (rc != SQLITE_DONE) return Error("read joined_nodes");
   return out;
 }
 

@@ -23,12 +23,19 @@ struct Batch {
   std::vector<std::pair<std::string, v1::JobEvent>> events;  // (job id, event) appended
   std::map<std::string, int64_t> counters;             // set
   std::map<std::string, bool> drained;                 // node -> drained
-  bool empty() const { return jobs.empty() && events.empty() && counters.empty() && drained.empty(); }
+  std::map<std::string, std::string> secrets;          // name -> value, written once (never replaced)
+  std::map<std::string, int64_t> joined_nodes;         // node -> when it joined with a join credential
+  bool empty() const {
+    return jobs.empty() && events.empty() && counters.empty() && drained.empty() && secrets.empty() &&
+           joined_nodes.empty();
+  }
 };
 
 class Store {
  public:
-  // Opens (creating if needed) the database at `path`; errors name it.
+  // Opens (creating if needed) the database at `path`; errors name it. The
+  // file is made readable by its owner only: it holds the key that lease
+  // and node credentials derive from.
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path);
   ~Store();
   Store(const Store&) = delete;
@@ -40,6 +47,8 @@ class Store {
   absl::StatusOr<std::vector<v1::JobEvent>> LoadEvents(const std::string& job_id) const;
   absl::StatusOr<std::map<std::string, int64_t>> LoadCounters() const;
   absl::StatusOr<std::map<std::string, bool>> LoadDrained() const;
+  absl::StatusOr<std::map<std::string, std::string>> LoadSecrets() const;
+  absl::StatusOr<std::map<std::string, int64_t>> LoadJoinedNodes() const;
 
   const std::string& path() const { return path_; }
 

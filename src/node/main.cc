@@ -10,6 +10,7 @@
 
 #include "node/cgroups.h"
 #include "node/node_agent.h"
+#include "service/channel.h"
 #include "spdlog/spdlog.h"
 
 int main(int argc, char** argv) {
@@ -34,6 +35,34 @@ int main(int argc, char** argv) {
   if (!name.empty()) config->name = name;
   if (!scheduler.empty()) config->scheduler = scheduler;
   if (config->token.empty() && std::getenv("SYNERGY_TOKEN")) config->token = std::getenv("SYNERGY_TOKEN");
+  for (const auto& [value, field] : {std::pair<const std::string&, const char*>{config->token, "token"},
+                                     {config->join_token, "join_token"}}) {
+    if (auto st = synergy::service::ValidateCredentialText(value, field); !st.ok()) {
+      std::cerr << "synergy-node: " << st.message() << "\n";
+      return 2;
+    }
+  }
+  if (config->token.empty() && config->join_token.empty()) {
+    std::cerr << "synergy-node: no credential: set token (or SYNERGY_TOKEN), or join_token with "
+                 "credential_file (docs/security.md)\n";
+    return 2;
+  }
+  synergy::service::ChannelSecurity security;
+  security.plaintext = config->plaintext;
+  security.ca_file = config->tls_ca;
+  security.cert_file = config->tls_cert;
+  security.key_file = config->tls_key;
+  security.server_name = config->tls_server_name;
+  // Reconnect within a second of synergyd coming back: its leases wait
+  // only heartbeat_timeout_s to be re-adopted.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  auto channel = synergy::service::OpenChannel(config->scheduler, security, true, args);
+  if (!channel.ok()) {
+    std::cerr << "synergy-node: scheduler: " << channel.status().message() << "\n";
+    return 2;
+  }
   spdlog::set_level(spdlog::level::from_str(config->log_level));
   spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
   auto offer = synergy::node::Discover(*config);
@@ -50,7 +79,10 @@ int main(int argc, char** argv) {
                                                                  offer->cores_per_cpu > 0);
   const std::string described = cgroups.Describe();
   auto launcher = std::make_unique<synergy::node::ProcessLauncher>(std::move(cgroups));
-  synergy::node::NodeAgent agent(*config, *offer, std::move(launcher), described);
+  synergy::node::NodeAgent agent(*config, *offer, std::move(launcher), described, [&] {
+    auto fresh = synergy::service::OpenChannel(config->scheduler, security, true, args);
+    return fresh.ok() ? *fresh : *channel;  // the files were readable a moment ago
+  });
   std::atomic<bool> stop{false};
   std::thread signals([&] {
     int sig = 0;

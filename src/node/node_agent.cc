@@ -1,10 +1,15 @@
 #include "node/node_agent.h"
 
 #include <algorithm>
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
-#include "service/auth.h"
+#include "node/job_account.h"
+#include "service/channel.h"
 #include "spdlog/spdlog.h"
 
 namespace synergy::node {
@@ -20,22 +25,52 @@ std::chrono::system_clock::time_point CallDeadline(int interval_ms) {
 }  // namespace
 
 NodeAgent::NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<ProcessLauncher> launcher,
-                     std::string cgroups)
+                     std::string cgroups, Connect connect)
     : config_(std::move(config)),
       offer_(std::move(offer)),
       launcher_(std::move(launcher)),
       cgroups_(std::move(cgroups)),
-      interval_ms_(config_.heartbeat_interval_ms) {
-  // Reconnect within a second of synergyd coming back: its leases wait
-  // only heartbeat_timeout_s to be re-adopted.
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 200);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  stub_ = v1::NodeService::NewStub(
-      grpc::CreateCustomChannel(config_.scheduler, grpc::InsecureChannelCredentials(), args));
+      interval_ms_(config_.heartbeat_interval_ms),
+      connect_(std::move(connect)) {
+  stub_ = v1::NodeService::NewStub(connect_());
   std::error_code ec;
   std::filesystem::create_directories(config_.log_dir, ec);
+  if (!config_.credential_file.empty()) {
+    std::ifstream in(config_.credential_file);
+    std::string kept;
+    if (in >> kept) issued_credential_ = kept;
+  }
+}
+
+std::string NodeAgent::Credential() const {
+  if (!config_.token.empty()) return config_.token;
+  if (!issued_credential_.empty()) return issued_credential_;
+  return config_.join_token;
+}
+
+void NodeAgent::KeepIssuedCredential(const std::string& credential) {
+  issued_credential_ = credential;
+  if (config_.credential_file.empty()) {
+    spdlog::warn("node {}: joined; its credential is kept in memory only (set credential_file to keep it "
+                 "across restarts)", offer_.name);
+    return;
+  }
+  // Written private, then renamed over, so it is never readable by others
+  // nor half-written.
+  const std::string tmp = config_.credential_file + ".tmp";
+  const mode_t old_mask = ::umask(077);
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << credential << "\n";
+  }
+  ::umask(old_mask);
+  std::error_code ec;
+  std::filesystem::rename(tmp, config_.credential_file, ec);
+  if (ec) {
+    spdlog::error("node {}: cannot keep its credential in {}: {}", offer_.name, config_.credential_file, ec.message());
+  } else {
+    spdlog::info("node {}: joined; its credential is kept in {}", offer_.name, config_.credential_file);
+  }
 }
 
 bool NodeAgent::Register() {
@@ -55,7 +90,7 @@ bool NodeAgent::Register() {
   }
   grpc::ClientContext ctx;
   ctx.set_deadline(CallDeadline(interval_ms_));
-  service::AttachToken(ctx, config_.token);
+  service::AttachCredential(ctx, Credential());
   v1::RegisterNodeResponse resp;
   const grpc::Status st = stub_->RegisterNode(&ctx, req, &resp);
   if (!st.ok()) {
@@ -63,12 +98,15 @@ bool NodeAgent::Register() {
       spdlog::warn("node {}: cannot register with {}: {} (retrying; jobs keep running)", offer_.name,
                    config_.scheduler, st.error_message());
     }
+    spdlog::debug("node {}: register: {} ({})", offer_.name, st.error_message(), static_cast<int>(st.error_code()));
+    if (st.error_code() == grpc::StatusCode::UNAVAILABLE) stub_ = v1::NodeService::NewStub(connect_());
     unreachable_ = true;
     return false;
   }
   if (unreachable_) spdlog::info("node {}: {} reachable again", offer_.name, config_.scheduler);
   unreachable_ = false;
   registered_ = true;
+  if (!resp.node_credential().empty()) KeepIssuedCredential(resp.node_credential());
   if (resp.heartbeat_interval_ms() > 0) interval_ms_ = static_cast<int>(resp.heartbeat_interval_ms());
   spdlog::info("node {}: registered with {} ({} GPUs{}, {} CPUs{}, {:.1f} GB; {} running)", offer_.name,
                config_.scheduler, offer_.gpu_ids.size(), offer_.gpus_declared ? " declared" : "",
@@ -102,7 +140,7 @@ bool NodeAgent::Step() {
   for (const v1::ProcessExit& e : unsent_exits_) *req.add_exits() = e;
   grpc::ClientContext ctx;
   ctx.set_deadline(CallDeadline(interval_ms_));
-  service::AttachToken(ctx, config_.token);
+  service::AttachCredential(ctx, Credential());
   v1::HeartbeatResponse resp;
   const grpc::Status st = stub_->Heartbeat(&ctx, req, &resp);
   if (!st.ok()) {
@@ -110,6 +148,8 @@ bool NodeAgent::Step() {
       spdlog::warn("node {}: heartbeat to {} failed: {} (retrying; jobs keep running)", offer_.name,
                    config_.scheduler, st.error_message());
     }
+    spdlog::debug("node {}: heartbeat: {} ({})", offer_.name, st.error_message(), static_cast<int>(st.error_code()));
+    if (st.error_code() == grpc::StatusCode::UNAVAILABLE) stub_ = v1::NodeService::NewStub(connect_());
     unreachable_ = true;
     return false;
   }
@@ -137,6 +177,14 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
     spec.epoch = l.epoch();
     spec.argv.assign(l.command().begin(), l.command().end());
     for (const auto& [k, v] : l.env()) spec.env[k] = v;
+    // The agent reaches synergyd the way this node does.
+    spec.env["SYNERGY_SCHEDULER"] = config_.scheduler;
+    if (config_.plaintext) spec.env["SYNERGY_PLAINTEXT"] = "1";
+    if (!config_.tls_ca.empty()) spec.env["SYNERGY_TLS_CA"] = config_.tls_ca;
+    if (!config_.tls_server_name.empty()) spec.env["SYNERGY_TLS_SERVER_NAME"] = config_.tls_server_name;
+    spec.env_passthrough = config_.job_env_passthrough;
+    auto account = AccountForJob(l.user(), config_);
+    if (account.ok()) spec.account = *account;
     spec.gpu_ids.assign(l.gpu_ids().begin(), l.gpu_ids().end());
     if (offer_.cores_per_cpu > 0) {
       // CPU slots: the job may run on every shared core, for its share of
@@ -153,7 +201,7 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
     spec.mem_bytes = static_cast<int64_t>(l.mem_gb() * 1024.0 * 1024.0 * 1024.0);
     spec.log_dir = config_.log_dir;
     spec.work_dir = config_.work_dir;
-    auto pid = launcher_->Launch(spec);
+    absl::StatusOr<pid_t> pid = account.ok() ? launcher_->Launch(spec) : absl::StatusOr<pid_t>(account.status());
     if (!pid.ok()) {
       spdlog::error("node {}: {} lease {}: {}", offer_.name, l.job_id(), l.epoch(), std::string(pid.status().message()));
       v1::ProcessExit x;

@@ -7,6 +7,7 @@
 // the node (it restarted) asks it to register again, with its running
 // processes, so their leases can be re-adopted.
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,8 +21,13 @@ namespace synergy::node {
 class NodeAgent {
  public:
   // `cgroups`: what the launcher enforces, reported at registration.
+  // `connect` opens a channel to synergyd (service::OpenChannel with the
+  // node's TLS). A call that finds synergyd unavailable opens a new one:
+  // gRPC 1.51's TLS channels can stay failed after the server comes back
+  // (grpc/grpc#33593), which would outlast the daemon's re-adoption window.
+  using Connect = std::function<std::shared_ptr<grpc::Channel>()>;
   NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<ProcessLauncher> launcher,
-            std::string cgroups);
+            std::string cgroups, Connect connect);
   // Runs until `stop` is set; then stops every job process (grace 5 s).
   void Run(const std::atomic<bool>& stop);
   // One register-or-heartbeat exchange (tests drive it step by step).
@@ -29,17 +35,23 @@ class NodeAgent {
 
  private:
   bool Register();
+  // The credential calls carry: the node's own (configured, or issued at
+  // join and kept in credential_file), else the join credential.
+  std::string Credential() const;
+  void KeepIssuedCredential(const std::string& credential);
   void Apply(const v1::HeartbeatResponse& response);
 
   NodeConfig config_;
   NodeOffer offer_;
   std::unique_ptr<ProcessLauncher> launcher_;
   std::string cgroups_;
+  Connect connect_;
   std::unique_ptr<v1::NodeService::Stub> stub_;
   bool registered_ = false;
   bool unreachable_ = false;
   int interval_ms_;
   std::vector<v1::ProcessExit> unsent_exits_;
+  std::string issued_credential_;  // from a join (and credential_file)
 };
 
 }  // namespace synergy::node

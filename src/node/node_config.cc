@@ -22,10 +22,7 @@ absl::Status FieldError(const std::string& source, const YAML::Node& node, const
                                                  why));
 }
 
-}  // namespace
-
-absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::string& source,
-                                           NodeConfig c) {
+absl::StatusOr<NodeConfig> ParseSettings(const std::string& text, const std::string& source, NodeConfig c) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -35,9 +32,16 @@ absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::s
   if (root.IsNull()) return c;
   if (!root.IsMap()) return absl::InvalidArgumentError(absl::StrCat(source, ": not a map of settings"));
   static const std::set<std::string> known = {"name", "scheduler", "address", "gpus", "cpus", "cpu_slots",
-                                              "memory_gb", "log_dir", "work_dir", "token", "log_level"};
+                                              "memory_gb", "log_dir", "work_dir", "token", "join_token",
+                                              "credential_file", "tls_ca", "tls_cert", "tls_key",
+                                              "tls_server_name", "plaintext", "accounts", "allow_root_jobs",
+                                              "run_jobs_as_node_user", "job_env_passthrough", "log_level"};
   for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ":", kv.first.Mark().line + 1, ": a setting's name must be a plain word"));
+    }
+    const std::string key = kv.first.Scalar();
     const YAML::Node& v = kv.second;
     if (!known.count(key)) {
       return absl::InvalidArgumentError(absl::StrCat(source, ":", kv.first.Mark().line + 1, ": unknown setting '",
@@ -50,6 +54,17 @@ absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::s
       if (key == "log_dir") c.log_dir = v.as<std::string>();
       if (key == "work_dir") c.work_dir = v.as<std::string>();
       if (key == "token") c.token = v.as<std::string>();
+      if (key == "join_token") c.join_token = v.as<std::string>();
+      if (key == "credential_file") c.credential_file = v.as<std::string>();
+      if (key == "tls_ca") c.tls_ca = v.as<std::string>();
+      if (key == "tls_cert") c.tls_cert = v.as<std::string>();
+      if (key == "tls_key") c.tls_key = v.as<std::string>();
+      if (key == "tls_server_name") c.tls_server_name = v.as<std::string>();
+      if (key == "plaintext") c.plaintext = v.as<bool>();
+      if (key == "accounts") c.accounts = v.as<std::map<std::string, std::string>>();
+      if (key == "allow_root_jobs") c.allow_root_jobs = v.as<bool>();
+      if (key == "run_jobs_as_node_user") c.run_jobs_as_node_user = v.as<bool>();
+      if (key == "job_env_passthrough") c.job_env_passthrough = v.as<std::vector<std::string>>();
       if (key == "log_level") c.log_level = v.as<std::string>();
       if (key == "memory_gb") c.memory_gb = v.as<double>();
       if (key == "cpus") c.cpu_ids = v.as<std::vector<int>>();
@@ -67,14 +82,33 @@ absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::s
       return FieldError(source, v, key, absl::StrCat("'", v.IsScalar() ? v.Scalar() : "...", "' is not valid"));
     }
     if (key == "gpus" && c.gpu_count < 0) return FieldError(source, v, key, "is negative");
+    // Sizes no server has are refused before anything is allocated for them.
+    if (key == "gpus" && c.gpu_count > 1024) return FieldError(source, v, key, "is more than 1024 GPUs");
+    if (key == "cpu_slots" && c.cpu_slots > 65536) return FieldError(source, v, key, "is more than 65536");
+    if (key == "memory_gb" && !(c.memory_gb <= 1e6)) return FieldError(source, v, key, "is not a number up to 1e6");
+    for (int id : key == "gpus" ? c.gpu_ids : std::vector<int>{}) {
+      if (id < 0 || id > 1023) return FieldError(source, v, key, absl::StrCat("GPU id ", id, " is not in 0-1023"));
+    }
+    if (key == "cpus" && c.cpu_ids.size() > 65536) return FieldError(source, v, key, "lists more than 65536 CPUs");
+
     if (key == "cpu_slots" && c.cpu_slots < 0) return FieldError(source, v, key, "is negative");
     if (key == "memory_gb" && c.memory_gb < 0) return FieldError(source, v, key, "is negative");
     if (key == "scheduler" && c.scheduler.empty()) return FieldError(source, v, key, "is empty");
     for (int id : key == "cpus" ? c.cpu_ids : std::vector<int>{}) {
-      if (id < 0) return FieldError(source, v, key, absl::StrCat("CPU id ", id, " is negative"));
+      if (id < 0 || id > 65535) return FieldError(source, v, key, absl::StrCat("CPU id ", id, " is not in 0-65535"));
     }
   }
   return c;
+}
+
+}  // namespace
+
+absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::string& source, NodeConfig base) {
+  try {
+    return ParseSettings(text, source, std::move(base));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ":", e.mark.line + 1, ": not valid: ", e.msg));
+  }
 }
 
 absl::StatusOr<NodeConfig> LoadNodeConfig(const std::string& file) {

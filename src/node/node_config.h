@@ -3,6 +3,7 @@
 // default; --config FILE overrides field by field) and what the machine
 // actually offers: GPU ids (declared when none are visible), CPU ids,
 // memory.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,31 @@ struct NodeConfig {
   double memory_gb = 0;        // 0 = MemTotal
   std::string log_dir = "synergy-node-logs";
   std::string work_dir;
+  // The node's own credential (or SYNERGY_TOKEN), or, for a node not listed
+  // in synergyd's auth.nodes, an admin-issued join credential: the node
+  // registers with it once and keeps the credential synergyd gives it in
+  // credential_file (0600), which it uses from then on.
   std::string token;
+  std::string join_token;
+  std::string credential_file;
+  // TLS to synergyd: its CA, this node's client certificate (mutual TLS),
+  // the name synergyd's certificate carries (when `scheduler` is an IP).
+  // plaintext: only to a loopback scheduler.
+  std::string tls_ca;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_server_name;
+  bool plaintext = false;
+  // Jobs run as their owner's local account: accounts[user], else the
+  // account of the same name. Never as root unless allow_root_jobs.
+  // run_jobs_as_node_user: every job runs as the node's own account (a
+  // single-user machine; with a root node it also needs allow_root_jobs).
+  std::map<std::string, std::string> accounts;
+  bool allow_root_jobs = false;
+  bool run_jobs_as_node_user = false;
+  // Variables of the node's environment jobs also get (beyond PATH, the
+  // locale, TZ and TMPDIR).
+  std::vector<std::string> job_env_passthrough;
   std::string log_level = "info";
   int heartbeat_interval_ms = 1000;  // until the daemon says otherwise
 };

@@ -1,6 +1,7 @@
 #include "node/process_launcher.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -9,10 +10,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
+#include <set>
 #include <system_error>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -66,14 +70,30 @@ absl::Status ValidateSpec(const LaunchSpec& spec) {
   return absl::OkStatus();
 }
 
-// The node's environment with the job's on top; CUDA_VISIBLE_DEVICES last
-// because the GPU grant is the scheduler's, not the job spec's.
+// Of the node's environment, what every job may see: where programs are,
+// the locale and the time zone. Nothing else (the node's credential, its
+// secrets) unless the node's config names it.
+bool PassesToJobs(const std::string& name, const LaunchSpec& spec) {
+  static const std::set<std::string> kBase = {"PATH", "LANG", "LANGUAGE", "TZ", "TMPDIR"};
+  if (kBase.count(name) || absl::StartsWith(name, "LC_")) return true;
+  return std::find(spec.env_passthrough.begin(), spec.env_passthrough.end(), name) != spec.env_passthrough.end();
+}
+
+// A small base (see PassesToJobs) with the job's on top; CUDA_VISIBLE_DEVICES
+// last because the GPU grant is the scheduler's, not the job spec's.
 std::vector<std::string> BuildEnvironment(const LaunchSpec& spec) {
   std::map<std::string, std::string> merged;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     const char* eq = std::strchr(*entry, '=');
     if (eq == nullptr) continue;
-    merged[std::string(*entry, static_cast<size_t>(eq - *entry))] = std::string(eq + 1);
+    std::string name(*entry, static_cast<size_t>(eq - *entry));
+    if (PassesToJobs(name, spec)) merged[name] = std::string(eq + 1);
+  }
+  if (!merged.count("PATH")) merged["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  if (spec.account) {
+    merged["HOME"] = spec.account->home;
+    merged["USER"] = spec.account->name;
+    merged["LOGNAME"] = spec.account->name;
   }
   for (const auto& [name, value] : spec.env) merged[name] = value;
   merged["CUDA_VISIBLE_DEVICES"] = absl::StrJoin(spec.gpu_ids, ",");
@@ -157,11 +177,21 @@ absl::StatusOr<StdioFds> OpenStdio(const LaunchSpec& spec) {
     return err.status();
   }
   fds.err = *err;
+  // The job's output is its owner's to read.
+  if (spec.account) {
+    for (int fd : {fds.out, fds.err}) {
+      if (::fchown(fd, spec.account->uid, spec.account->gid) != 0) {
+        const int saved = errno;
+        fds.Close();
+        return ErrnoStatus(saved, absl::StrCat("chown ", stem, ".out/.err to ", spec.account->name));
+      }
+    }
+  }
   return fds;
 }
 
 // What the child sends back when it cannot get as far as exec.
-enum class ChildStage : int { kStdio = 1, kChdir = 2, kExec = 3 };
+enum class ChildStage : int { kStdio = 1, kChdir = 2, kExec = 3, kIdentity = 4 };
 struct ChildReport {
   ChildStage stage;
   int error_number;
@@ -172,6 +202,10 @@ struct ChildSetup {
   char* const* envp;
   std::vector<const char*> candidates;
   const char* work_dir;  // nullptr: inherit
+  bool switch_account;
+  uid_t uid;
+  gid_t gid;
+  std::vector<gid_t> groups;
   StdioFds stdio;
   int go_read, go_write, report_read, report_write;
 };
@@ -207,6 +241,15 @@ bool RetryableExecError(int error_number) {
     n = ::read(s.go_read, &go, 1);
   } while (n < 0 && errno == EINTR);
   if (n != 1) ::_exit(127);  // the parent gave up on us
+
+  // Confined now: become the job's account for good (groups first, uid
+  // last, since each step needs the privilege the next one drops).
+  if (s.switch_account) {
+    if (::setgroups(s.groups.size(), s.groups.data()) != 0 || ::setgid(s.gid) != 0 || ::setuid(s.uid) != 0) {
+      ReportAndExit(s.report_write, ChildStage::kIdentity, errno);
+    }
+    if (s.uid != 0 && ::setuid(0) == 0) ReportAndExit(s.report_write, ChildStage::kIdentity, EPERM);
+  }
 
   const int sources[3] = {s.stdio.in, s.stdio.out, s.stdio.err};
   for (int target = 0; target < 3; ++target) {
@@ -269,6 +312,9 @@ absl::Status ChildFailure(const LaunchSpec& spec, const ChildReport& report) {
     case ChildStage::kStdio: what = "cannot redirect stdin/stdout/stderr"; break;
     case ChildStage::kChdir: what = absl::StrCat("cannot chdir to '", spec.work_dir, "'"); break;
     case ChildStage::kExec: what = absl::StrCat("cannot exec '", spec.argv[0], "'"); break;
+    case ChildStage::kIdentity:
+      what = absl::StrCat("cannot run as '", spec.account ? spec.account->name : "?", "'");
+      break;
   }
   return absl::Status(absl::ErrnoToStatusCode(report.error_number),
                       absl::StrCat(JobName(spec.job_id, spec.epoch), ": ", what, ": ",
@@ -324,7 +370,13 @@ absl::StatusOr<ParkedChild> ForkParked(const LaunchSpec& spec) {
     }
     return ErrnoStatus(saved, context + "pipe");
   }
-  ChildSetup setup{argv.data(), envp.data(), {}, nullptr, *stdio, go[0], go[1], report[0], report[1]};
+  ChildSetup setup{argv.data(), envp.data(), {}, nullptr, false, 0, 0, {}, *stdio, go[0], go[1], report[0], report[1]};
+  if (spec.account) {
+    setup.switch_account = true;
+    setup.uid = spec.account->uid;
+    setup.gid = spec.account->gid;
+    setup.groups = spec.account->groups;
+  }
   for (const std::string& c : candidates) setup.candidates.push_back(c.c_str());
   if (!spec.work_dir.empty()) setup.work_dir = spec.work_dir.c_str();
 
@@ -403,6 +455,13 @@ void ProcessLauncher::Confine(pid_t pid, const LaunchSpec& spec, const std::stri
   if (!spec.cpu_ids.empty()) {
     if (std::string problem = SetAffinity(pid, spec.cpu_ids); !problem.empty()) {
       unconfined.push_back(problem);
+    }
+  }
+  // A profiling job lowers its own CPU-time limit: the file is its
+  // account's to write (and nothing else of the cgroup is).
+  if (auto file = spec.env.find("SYNERGY_CPU_LIMIT_FILE"); file != spec.env.end() && spec.account) {
+    if (::chown(file->second.c_str(), spec.account->uid, spec.account->gid) != 0) {
+      unconfined.push_back(absl::StrCat("chown ", file->second, ": ", ErrnoText(errno)));
     }
   }
   if (!unconfined.empty()) {

@@ -19,6 +19,14 @@
 // cannot be applied the job still runs, with one warn line saying what was
 // not applied, because refusing work over a missing cgroup would idle GPUs.
 //
+// A job runs as its account (LaunchSpec.account): the child takes the
+// account's supplementary groups, gid and uid after it has been confined and
+// before exec, so it cannot leave its cgroups, and its log files belong to
+// it. Its environment is the job's own over a small base (PATH, locale,
+// TZ, TMPDIR, HOME/USER/LOGNAME of the account, and the names the node's
+// config passes through), never the node's whole environment: the node's
+// credential stays with the node.
+//
 // Between fork and exec the child makes only async-signal-safe calls (argv,
 // envp and the PATH candidates are built before fork), since the agent is
 // multi-threaded. The child waits on a pipe until the parent has put it into
@@ -36,6 +44,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +53,15 @@
 #include "node/cgroups.h"
 
 namespace synergy::node {
+
+// A local account to run a job as.
+struct JobAccount {
+  std::string name;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;  // supplementary
+  std::string home;
+};
 
 struct LaunchSpec {
   std::string job_id;                      // e.g. "j-000012"; no '/'
@@ -60,6 +78,10 @@ struct LaunchSpec {
   bool delegate_cpu_limit = false;
   std::string log_dir;                     // required; <log_dir>/<job_id>.<epoch>.out / .err, appended
   std::string work_dir;                    // chdir in the child ("" = inherit)
+  // Run as this account; unset = as the node's own (no change of identity).
+  std::optional<JobAccount> account;
+  // Names of the node's environment variables the job also gets.
+  std::vector<std::string> env_passthrough;
 };
 
 struct ProcessExit {

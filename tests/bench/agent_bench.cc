@@ -48,6 +48,8 @@ void BM_StepManaged(benchmark::State& state) {
   c.metrics_listen = "";
   c.state_db = (dir / "state.db").string();
   c.round_s = 0.2;
+  c.tls.plaintext = true;  // loopback: the bench measures the agent, not TLS
+  c.auth.required = false;
   auto d = daemon::Daemon::Start(c);
   const std::string address = "127.0.0.1:" + std::to_string((*d)->port());
   auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
@@ -64,7 +66,7 @@ void BM_StepManaged(benchmark::State& state) {
     node->RegisterNode(&ctx, reg, &resp);
     v1::SubmitJobRequest req;
     req.mutable_spec()->set_gpus(1);
-    req.mutable_spec()->set_iterations(INT64_MAX / 2);
+    req.mutable_spec()->set_iterations(1000000000000);  // the largest a spec may ask for
     req.mutable_spec()->set_uses_agent(true);
     req.mutable_spec()->add_command("true");
     grpc::ClientContext sctx;
@@ -83,6 +85,8 @@ void BM_StepManaged(benchmark::State& state) {
   lease.scheduler = address;
   lease.job_id = job.id();
   lease.epoch = job.lease().epoch();
+  lease.plaintext = true;
+  lease.credential = (*d)->authenticator().LeaseCredential(job.id(), job.lease().epoch());
   auto agent = Agent::Connect(lease);
   for (auto _ : state) benchmark::DoNotOptimize(agent->Step());
   state.SetItemsProcessed(state.iterations());

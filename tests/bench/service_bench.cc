@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "daemon/server.h"
+#include "service/channel.h"
 #include "spdlog/spdlog.h"
 #include "synergy/v1/synergy.grpc.pb.h"
 
@@ -36,6 +37,10 @@ Running StartDaemon(const std::string& name) {
   c.state_db = (r.dir / "state.db").string();
   c.round_s = 0.5;
   c.heartbeat_timeout_s = 600;
+  // Loopback plain text, auth off: the bench measures the daemon, not TLS.
+  // Agents still carry their lease's credential, as they always must.
+  c.tls.plaintext = true;
+  c.auth.required = false;
   auto d = Daemon::Start(c);
   if (!d.ok()) std::abort();
   r.daemon = std::move(*d);
@@ -108,6 +113,8 @@ void BM_AgentProgress(benchmark::State& state) {
     state.SkipWithError("not every job got a lease");
     return;
   }
+  std::vector<std::string> credentials;
+  for (const auto& [job, epoch] : leases) credentials.push_back(r.daemon->authenticator().LeaseCredential(job, epoch));
   constexpr int kThreads = 4;
   constexpr double kSeconds = 5.0;
   std::vector<double> latencies_ms;
@@ -138,6 +145,7 @@ void BM_AgentProgress(benchmark::State& state) {
           report.set_throughput(10);
           v1::ProgressReply reply;
           grpc::ClientContext ctx;
+          service::AttachCredential(ctx, credentials[mine[sent % mine.size()]]);
           const grpc::Status st = stub->ReportProgress(&ctx, report, &reply);
           // Latency from when the report was due, so that a report sent
           // late because the previous one was slow counts its wait.

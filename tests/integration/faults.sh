@@ -41,10 +41,10 @@ out=$(SYNERGY_TOKEN= ctl submit -f "$work/../$(basename "$work")/zero.yaml" 2>&1
 printf 'name: ok\ngpus: 1\ncommand: [true]\n' >"$work/ok.yaml"
 out=$(SYNERGY_TOKEN= ctl submit -f "$work/ok.yaml" 2>&1)
 rc=$?
-[[ $rc == 1 && $out == *"no token"* ]] || fail "submit without a token: exit $rc ($out)"
-out=$(ctl --token wrong drain n1 2>&1)
+[[ $rc == 1 && $out == *"no credential"* ]] || fail "submit without a token: exit $rc ($out)"
+out=$(ctl --token wrong-credential drain n1 2>&1)
 rc=$?
-[[ $rc == 1 && $out == *"token not accepted"* ]] || fail "drain with a wrong token: exit $rc ($out)"
+[[ $rc == 1 && $out == *"credential not accepted"* ]] || fail "drain with a wrong token: exit $rc ($out)"
 [[ $(ctl get jobs | wc -l) == 1 ]] || fail "a refused submission was stored"
 echo "ok   nothing stored by refused calls"
 

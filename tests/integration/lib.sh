@@ -25,8 +25,19 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 port=$(free_port)
 server=127.0.0.1:$port
+# Every test runs the real thing: TLS from a CA made now, mutual TLS for the
+# nodes (n1-n4 have certificates naming them), a credential per principal.
+"$(dirname "${BASH_SOURCE[0]}")/../../scripts/make-dev-pki" "$work/pki" n1 n2 n3 n4
+pki=$work/pki
+credential() { openssl rand -hex 24; }
+ADMIN_TOKEN=$(credential)
+ALICE_TOKEN=$(credential)
+BOB_TOKEN=$(credential)
+JOIN_TOKEN=$(credential)
+declare -A NODE_TOKEN=([n1]=$(credential) [n2]=$(credential) [n3]=$(credential) [n4]=$(credential))
 export SYNERGY_SERVER=$server
-export SYNERGY_TOKEN=test-token
+export SYNERGY_CA=$pki/ca.crt
+export SYNERGY_TOKEN=$ADMIN_TOKEN
 ctl() { "$BIN/synergyctl" "$@"; }
 
 # start_daemon [extra yaml lines...]
@@ -42,7 +53,13 @@ start_daemon() {
     echo "heartbeat_interval_ms: 200"
     echo "heartbeat_timeout_s: ${HEARTBEAT_TIMEOUT_S:-3}"
     echo "max_retries: 1"
-    echo "tokens: [test-token]"
+    echo "tls: {cert: $pki/synergyd.crt, key: $pki/synergyd.key, client_ca: $pki/ca.crt, require_node_certificates: true}"
+    echo "auth:"
+    echo "  users: [{name: alice, tenant: vision, token: $ALICE_TOKEN}, {name: bob, tenant: nlp, token: $BOB_TOKEN}]"
+    echo "  admins: [{name: admin, token: $ADMIN_TOKEN}]"
+    echo "  nodes:"
+    for n in "${!NODE_TOKEN[@]}"; do echo "    - {name: $n, token: ${NODE_TOKEN[$n]}}"; done
+    echo "  node_join: [{token: $JOIN_TOKEN}]"
     for line in "$@"; do echo "$line"; done
   } >"$work/synergyd.yaml"
   setsid "$BIN/synergyd" --config "$work/synergyd.yaml" >>"$work/synergyd.log" 2>&1 &
@@ -53,9 +70,13 @@ start_daemon() {
   fail "synergyd did not start"
 }
 
-# start_node NAME GPUS (NODE_CPUS: the cpus list, NODE_EXTRA: more yaml lines)
+# start_node NAME GPUS (NODE_CPUS: the cpus list, NODE_EXTRA: more yaml lines).
+# Jobs run as the node's own account (a test machine has no per-user
+# accounts; tests/integration/security.sh checks running as the owner).
 start_node() {
   local name=$1 gpus=$2
+  local root_jobs=false
+  [[ $(id -u) == 0 ]] && root_jobs=true
   cat >"$work/node-$name.yaml" <<NODE
 name: $name
 scheduler: $server
@@ -64,8 +85,14 @@ cpus: [${NODE_CPUS:-0, 1, 2, 3, 4, 5}]
 ${NODE_EXTRA:-}
 memory_gb: 24
 log_dir: $work/logs-$name
-work_dir: $work
-token: test-token
+work_dir: ${NODE_WORK_DIR:-$work}
+token: ${NODE_TOKEN[$name]}
+tls_ca: $pki/ca.crt
+tls_cert: $pki/$name.crt
+tls_key: $pki/$name.key
+run_jobs_as_node_user: ${NODE_AS_NODE_USER:-true}
+allow_root_jobs: ${NODE_ROOT_JOBS:-$root_jobs}
+accounts: {${NODE_ACCOUNTS:-}}
 NODE
   setsid "$BIN/synergy-node" --config "$work/node-$name.yaml" >>"$work/node-$name.log" 2>&1 &
   local pid=$!

@@ -55,6 +55,8 @@ class AgentWithDaemon : public ::testing::Test {
     c.round_s = 0.3;
     c.policy = "las";
     c.lease_grace_s = 30;
+    c.tls.plaintext = true;
+    c.auth.required = false;
     auto d = daemon::Daemon::Start(c);
     ASSERT_TRUE(d.ok()) << d.status();
     daemon_ = std::move(*d);
@@ -111,6 +113,8 @@ class AgentWithDaemon : public ::testing::Test {
     lease.scheduler = address_;
     lease.job_id = job.id();
     lease.epoch = job.lease().epoch();
+    lease.plaintext = true;
+    lease.credential = daemon_->authenticator().LeaseCredential(job.id(), job.lease().epoch());
     options.exit_on_lease_end = false;
     return Agent::Connect(lease, options);
   }

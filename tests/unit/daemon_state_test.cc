@@ -92,7 +92,7 @@ TEST_F(DaemonStateTest, AcceptedJobsSurviveAReopen) {
   std::string id;
   {
     auto s = Open();
-    auto submitted = s->Submit(Spec(1), 1000);
+    auto submitted = s->Submit(Spec(1), "alice", 1000);
     ASSERT_TRUE(submitted.ok()) << submitted.status();
     id = *submitted;
     EXPECT_EQ(id, "j-000001");
@@ -103,7 +103,7 @@ TEST_F(DaemonStateTest, AcceptedJobsSurviveAReopen) {
   EXPECT_EQ(job->state(), v1::JOB_STATE_PENDING);
   ASSERT_GE(job->events_size(), 1);
   EXPECT_NE(job->events(0).text().find("submitted"), std::string::npos);
-  auto next = s->Submit(Spec(1), 2000);
+  auto next = s->Submit(Spec(1), "alice", 2000);
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(*next, "j-000002");  // the id counter is durable too
 }
@@ -111,22 +111,22 @@ TEST_F(DaemonStateTest, AcceptedJobsSurviveAReopen) {
 TEST_F(DaemonStateTest, RefusedSubmissionsStoreNothing) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
-  EXPECT_EQ(s->Submit(Spec(0), 0).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(s->Submit(Spec(3), 0).status().message().find("spec.gpus: 3 is more than the cluster's 2 GPUs"),
+  EXPECT_EQ(s->Submit(Spec(0), "alice", 0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s->Submit(Spec(3), "alice", 0).status().message().find("spec.gpus: 3 is more than the cluster's 2 GPUs"),
             std::string::npos);
   v1::JobSpec no_command = Spec(1);
   no_command.clear_command();
-  EXPECT_NE(s->Submit(no_command, 0).status().message().find("spec.command"), std::string::npos);
+  EXPECT_NE(s->Submit(no_command, "alice", 0).status().message().find("spec.command"), std::string::npos);
   EXPECT_TRUE(s->ListJobs({}).empty());
   auto store = Store::Open(config_.state_db);
   EXPECT_TRUE((*store)->LoadJobs()->empty());
-  EXPECT_EQ(*s->Submit(Spec(1), 0), "j-000001");
+  EXPECT_EQ(*s->Submit(Spec(1), "alice", 0), "j-000001");
 }
 
 TEST_F(DaemonStateTest, RoundGrantsLeaseNodeLaunchesJobSucceeds) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
-  const std::string id = *s->Submit(Spec(1), 0);
+  const std::string id = *s->Submit(Spec(1), "alice", 0);
   s->RunRound(100);
   auto job = *s->GetJob(id);
   ASSERT_TRUE(job.has_lease());
@@ -159,7 +159,7 @@ TEST_F(DaemonStateTest, RoundGrantsLeaseNodeLaunchesJobSucceeds) {
 TEST_F(DaemonStateTest, StaleEpochsAreRefused) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
-  const std::string id = *s->Submit(Spec(1, "res18", 100), 0);
+  const std::string id = *s->Submit(Spec(1, "res18", 100), "alice", 0);
   s->RunRound(100);
   const int64_t epoch = s->GetJob(id)->lease().epoch();
   v1::AgentHello hello;
@@ -190,7 +190,7 @@ TEST_F(DaemonStateTest, StaleEpochsAreRefused) {
 TEST_F(DaemonStateTest, MeasuredProfilesAreStoredUnderACurrentLease) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
-  const std::string id = *s->Submit(Spec(1, "res18", 100), 0);
+  const std::string id = *s->Submit(Spec(1, "res18", 100), "alice", 0);
   s->RunRound(100);
   v1::MeasuredProfile profile;
   profile.set_job_id(id);
@@ -219,7 +219,7 @@ TEST_F(DaemonStateTest, JobsAreScheduledWithTheirMeasuredProfile) {
   AddNode(*s, "n1", 2, 12, 250, 0);  // share: 6 cores, 125 GB per GPU
   v1::JobSpec spec = Spec(1, "", 1000);
   spec.set_uses_agent(true);
-  const std::string id = *s->Submit(spec, 0);
+  const std::string id = *s->Submit(spec, "alice", 0);
   s->RunRound(0);
   // Before: no model, so the proportional share.
   EXPECT_EQ(s->SnapshotForRound(10).views[0].ideal_speedup, 1.0);
@@ -258,7 +258,7 @@ TEST_F(DaemonStateTest, AJobStaysOnItsNodeWhenAnIdenticalOneFreesUp) {
   AddNode(*s, "n1", 2, 6, 24, 0);
   AddNode(*s, "n2", 2, 6, 24, 0);
   ASSERT_TRUE(s->SetDrained("n1", true, 0).ok());
-  const std::string id = *s->Submit(Spec(2), 0);
+  const std::string id = *s->Submit(Spec(2), "alice", 0);
   s->RunRound(1000);
   auto job = *s->GetJob(id);
   ASSERT_TRUE(job.has_lease());
@@ -280,7 +280,7 @@ TEST_F(DaemonStateTest, AJobStaysOnItsNodeWhenAnIdenticalOneFreesUp) {
   EXPECT_FALSE(job.lease().ending());
   EXPECT_EQ(job.lease().slices(0).node(), "n2");
   // A second job takes the other node.
-  const std::string other = *s->Submit(Spec(2), 2100);
+  const std::string other = *s->Submit(Spec(2), "alice", 2100);
   s->RunRound(3000);
   EXPECT_EQ(s->GetJob(id)->lease().epoch(), epoch);
   ASSERT_TRUE(s->GetJob(other)->has_lease());
@@ -343,8 +343,8 @@ TEST_F(DaemonStateTest, ProfilingLeaseHoldsAWholeNodeThenTheProfileSchedules) {
   auto s = Open();
   AddNode(*s, "n1", 2, 12, 250, 0);
   AddNode(*s, "n2", 2, 12, 250, 0);
-  const std::string p = *s->Submit(ProfiledSpec(1, 1000), 0);
-  const std::string other = *s->Submit(Spec(1), 0);
+  const std::string p = *s->Submit(ProfiledSpec(1, 1000), "alice", 0);
+  const std::string other = *s->Submit(Spec(1), "alice", 0);
   s->RunRound(0);
   auto job = *s->GetJob(p);
   EXPECT_EQ(job.state(), v1::JOB_STATE_PROFILING);
@@ -388,10 +388,10 @@ TEST_F(DaemonStateTest, AJobThatFindsNoFreeNodeToProfileOnRunsUnprofiledAfterThe
   config_.profile_wait_s = 60;
   auto s = Open();
   AddNode(*s, "n1", 4, 8, 64, 0);
-  const std::string busy = *s->Submit(Spec(1), 0);
+  const std::string busy = *s->Submit(Spec(1), "alice", 0);
   s->RunRound(0);
   ASSERT_TRUE(s->GetJob(busy)->has_lease());
-  const std::string p = *s->Submit(ProfiledSpec(1, 1000), 1000);
+  const std::string p = *s->Submit(ProfiledSpec(1, 1000), "alice", 1000);
   // n1 has room, but not a whole free node: the job waits for one...
   for (int64_t t : {2000, 60000}) {
     Beat(*s, "n1", t);
@@ -429,7 +429,7 @@ TEST_F(DaemonStateTest, AJobWiderThanEveryNodeIsScheduledUnprofiled) {
   auto s = Open();
   AddNode(*s, "n1", 1, 4, 32, 0);
   AddNode(*s, "n2", 1, 4, 32, 0);
-  const std::string p = *s->Submit(ProfiledSpec(2, 1000), 0);
+  const std::string p = *s->Submit(ProfiledSpec(2, 1000), "alice", 0);
   s->RunRound(0);
   auto job = *s->GetJob(p);
   ASSERT_TRUE(job.has_lease());
@@ -440,7 +440,7 @@ TEST_F(DaemonStateTest, AJobWiderThanEveryNodeIsScheduledUnprofiled) {
 TEST_F(DaemonStateTest, CrashesAreRetriedThenTheJobFails) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
-  const std::string id = *s->Submit(Spec(1), 0);
+  const std::string id = *s->Submit(Spec(1), "alice", 0);
   for (int attempt = 1; attempt <= 2; ++attempt) {
     s->RunRound(attempt * 1000);
     const int64_t epoch = s->GetJob(id)->lease().epoch();
@@ -459,7 +459,7 @@ TEST_F(DaemonStateTest, RetriesCountCrashesNotLaunches) {
   AddNode(*s, "n2", 2, 6, 24, 0);
   v1::JobSpec spec = Spec(2);
   spec.set_max_retries(1);
-  const std::string id = *s->Submit(spec, 0);
+  const std::string id = *s->Submit(spec, "alice", 0);
   s->RunRound(1000);
   const std::string first = s->GetJob(id)->lease().slices(0).node();
   const int64_t epoch = s->GetJob(id)->lease().epoch();
@@ -488,7 +488,7 @@ TEST_F(DaemonStateTest, RetriesCountCrashesNotLaunches) {
 TEST_F(DaemonStateTest, ALostNodesJobsAreRequeued) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
-  const std::string id = *s->Submit(Spec(1), 0);
+  const std::string id = *s->Submit(Spec(1), "alice", 0);
   s->RunRound(100);
   Beat(*s, "n1", 200);
   s->Tick(2000);
@@ -504,14 +504,14 @@ TEST_F(DaemonStateTest, ALostNodesJobsAreRequeued) {
 TEST_F(DaemonStateTest, AHigherPriorityClassPreemptsAtTheNextRound) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 48, 0);
-  const std::string low = *s->Submit(Spec(1, "res18", 1000), 0);
-  const std::string later = *s->Submit(Spec(1, "res18", 1000), 5);
+  const std::string low = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
+  const std::string later = *s->Submit(Spec(1, "res18", 1000), "alice", 5);
   s->RunRound(0);
   ASSERT_TRUE(s->GetJob(low)->has_lease());
   ASSERT_TRUE(s->GetJob(later)->has_lease());
   v1::JobSpec urgent = Spec(1, "res18", 1000);
   urgent.set_priority(10);
-  const std::string high = *s->Submit(urgent, 10);
+  const std::string high = *s->Submit(urgent, "alice", 10);
   s->RunRound(1000);
   // The urgent job takes a GPU; of the two class-0 jobs FIFO keeps the
   // earlier one.
@@ -520,7 +520,7 @@ TEST_F(DaemonStateTest, AHigherPriorityClassPreemptsAtTheNextRound) {
   EXPECT_FALSE(s->GetJob(later)->has_lease());
   v1::JobSpec bad = Spec(1);
   bad.set_priority(1001);
-  auto refused = s->Submit(bad, 30);
+  auto refused = s->Submit(bad, "alice", 30);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("spec.priority: 1001 is not a priority class (0 to 1000)"),
             std::string::npos)
@@ -532,8 +532,8 @@ TEST_F(DaemonStateTest, TheStarvationGuardCountsFromTheLastRunAndSurvivesARestar
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
   AddNode(*s, "n2", 1, 3, 24, 0);
-  const std::string holds = *s->Submit(Spec(1), 0);  // FIFO keeps it on its GPU throughout
-  const std::string waits = *s->Submit(Spec(1), 1);
+  const std::string holds = *s->Submit(Spec(1), "alice", 0);  // FIFO keeps it on its GPU throughout
+  const std::string waits = *s->Submit(Spec(1), "alice", 1);
   s->RunRound(0);
   ASSERT_TRUE(s->GetJob(holds)->has_lease());
   ASSERT_TRUE(s->GetJob(waits)->has_lease());
@@ -578,7 +578,7 @@ TEST_F(DaemonStateTest, TheStarvationGuardCountsFromTheLastRunAndSurvivesARestar
 TEST_F(DaemonStateTest, AfterARestartAJobDoesNotRunTwiceWhileItsOldNodeIsSilent) {
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
-  const std::string id = *s->Submit(Spec(1), 0);
+  const std::string id = *s->Submit(Spec(1), "alice", 0);
   s->RunRound(0);
   ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
   s.reset();
@@ -603,14 +603,14 @@ TEST_F(DaemonStateTest, ALeaseMovesOnlyAfterItsProcessExits) {
   config_.policy = "las";
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
-  const std::string a = *s->Submit(Spec(1, "res18", 1000), 0);
+  const std::string a = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
   s->RunRound(0);
   const int64_t epoch_a = s->GetJob(a)->lease().epoch();
   v1::RunningProcess pa;
   pa.set_job_id(a);
   pa.set_epoch(epoch_a);
   ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
-  const std::string b = *s->Submit(Spec(1, "res18", 1000), 20);
+  const std::string b = *s->Submit(Spec(1, "res18", 1000), "alice", 20);
   s->RunRound(60000);  // a has held its GPU for a minute, b none
   EXPECT_FALSE(s->GetJob(a)->has_lease());
   ASSERT_TRUE(s->GetJob(b)->has_lease());
@@ -639,11 +639,11 @@ TEST_F(DaemonStateTest, PlainProcessesAreStoppedAtOnceAtLeaseEnd) {
   config_.policy = "las";
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
-  const std::string a = *s->Submit(Spec(1), 0);
+  const std::string a = *s->Submit(Spec(1), "alice", 0);
   s->RunRound(0);
   const int64_t epoch = s->GetJob(a)->lease().epoch();
   ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
-  *s->Submit(Spec(1), 20);
+  *s->Submit(Spec(1), "alice", 20);
   s->RunRound(60000);
   v1::RunningProcess p;
   p.set_job_id(a);
@@ -665,11 +665,11 @@ TEST_F(DaemonStateTest, AgentsGetTheGraceBeforeTheStop) {
   config_.policy = "las";
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
-  const std::string a = *s->Submit(Spec(1, "res18", 1000), 0);
+  const std::string a = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
   s->RunRound(0);
   const int64_t epoch = s->GetJob(a)->lease().epoch();
   Beat(*s, "n1", 10);
-  *s->Submit(Spec(1, "res18", 1000), 20);
+  *s->Submit(Spec(1, "res18", 1000), "alice", 20);
   s->RunRound(60000);
   v1::RunningProcess p;
   p.set_job_id(a);
@@ -685,7 +685,7 @@ TEST_F(DaemonStateTest, MultiNodeJobsGetRanksAndTheMaster) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
   AddNode(*s, "n2", 2, 6, 24, 0);
-  const std::string id = *s->Submit(Spec(4), 0);
+  const std::string id = *s->Submit(Spec(4), "alice", 0);
   s->RunRound(0);
   auto job = *s->GetJob(id);
   ASSERT_EQ(job.lease().slices_size(), 2);
@@ -715,12 +715,12 @@ TEST_F(DaemonStateTest, RankZerosStopIterationReachesTheOtherRanks) {
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
   AddNode(*s, "n2", 1, 3, 24, 0);
-  const std::string a = *s->Submit(Spec(2, "res18", 1000), 0);
+  const std::string a = *s->Submit(Spec(2, "res18", 1000), "alice", 0);
   s->RunRound(0);
   const int64_t epoch = s->GetJob(a)->lease().epoch();
   Beat(*s, "n1", 10);
   Beat(*s, "n2", 10);
-  *s->Submit(Spec(2, "res18", 1000), 20);
+  *s->Submit(Spec(2, "res18", 1000), "alice", 20);
   s->RunRound(60000);  // a's lease ends: b has had no service
   v1::ProgressReport r1;
   r1.set_job_id(a);
@@ -746,7 +746,7 @@ TEST_F(DaemonStateTest, DrainedNodesGetNoLeasesAndTheirLeasesEnd) {
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
   AddNode(*s, "n2", 1, 3, 24, 0);
-  const std::string a = *s->Submit(Spec(1), 0);
+  const std::string a = *s->Submit(Spec(1), "alice", 0);
   s->RunRound(0);
   const std::string node = s->GetJob(a)->lease().slices(0).node();
   Beat(*s, node, 10);
@@ -795,7 +795,7 @@ TEST_F(DaemonStateTest, PlansAsTheSimulatorDoes) {
       const std::vector<int> gpus = {1, 2, 1, 4, 1, 8, 1, 2, 1, 1, 4, 1};
       for (int i = 0; i < 12; ++i) {
         const std::string& model = models[i % models.size()];
-        ASSERT_TRUE(s->Submit(Spec(gpus[i], model, 1000 + 100 * i), 0).ok());
+        ASSERT_TRUE(s->Submit(Spec(gpus[i], model, 1000 + 100 * i), "alice", 0).ok());
         sim::JobSpec j;
         j.id = i + 1;
         j.model = zoo.Find(model);

@@ -129,6 +129,7 @@ TEST(ValidateJobSpec, ChecksLimitsAndModels) {
 
 #include "daemon/config.h"
 #include "node/node_config.h"
+#include "synergy/default_configs.h"
 
 namespace synergy::service {
 namespace {
@@ -146,9 +147,17 @@ TEST(JobSpecYaml, ShippedExamplesParse) {
   EXPECT_GE(files, 3);
 }
 
+TEST(DaemonConfig, EmbeddedDefaultNeedsTlsOrExplicitPlainText) {
+  auto refused = daemon::LoadDaemonConfig("");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("tls.cert and tls.key: required"), std::string::npos) << refused.status();
+}
+
 TEST(DaemonConfig, EmbeddedDefaultAndErrors) {
-  auto c = daemon::LoadDaemonConfig("");
+  auto c = daemon::ParseDaemonConfig(kDefaultDaemonYaml, "<embedded>", daemon::DaemonConfig{});
   ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->auth.required);
+  EXPECT_FALSE(c->tls.plaintext);
   EXPECT_EQ(c->listen, "127.0.0.1:50051");
   EXPECT_EQ(c->mechanism, "tune");
   EXPECT_EQ(c->round_s, 300);

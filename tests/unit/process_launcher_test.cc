@@ -138,8 +138,12 @@ TEST(ProcessLauncher, RelaunchAppendsToTheSameLogs) {
   EXPECT_EQ(ReadAll(OutLog(spec)), "first\nsecond\n");
 }
 
-TEST(ProcessLauncher, JobEnvironmentOverridesTheNodesAndGpuGrantWins) {
+// A job sees a small base of the node's environment (PATH, locale), the
+// names the node's config passes through, and its own on top; never the
+// node's credential.
+TEST(ProcessLauncher, JobEnvironmentIsTheJobsOverAPassedThroughBaseAndGpuGrantWins) {
   TempDir logs;
+  ::setenv("SYNERGY_TOKEN", "node-secret", 1);
   ::setenv("SYNERGY_TEST_NODE_ONLY", "node", 1);
   ::setenv("SYNERGY_TEST_OVERRIDDEN", "node", 1);
   ::setenv("CUDA_VISIBLE_DEVICES", "7", 1);
@@ -147,20 +151,23 @@ TEST(ProcessLauncher, JobEnvironmentOverridesTheNodesAndGpuGrantWins) {
   LaunchSpec pinned = ShellSpec(
       logs, "j-env",
       "echo \"$SYNERGY_TEST_NODE_ONLY|$SYNERGY_TEST_OVERRIDDEN|$SYNERGY_TEST_JOB_ONLY|"
-      "$CUDA_VISIBLE_DEVICES\"");
+      "$CUDA_VISIBLE_DEVICES|${SYNERGY_TOKEN-unset}|${PATH:+path}\"");
+  pinned.env_passthrough = {"SYNERGY_TEST_NODE_ONLY", "SYNERGY_TEST_OVERRIDDEN"};
   pinned.env = {{"SYNERGY_TEST_OVERRIDDEN", "job"}, {"SYNERGY_TEST_JOB_ONLY", "hello"},
                 {"CUDA_VISIBLE_DEVICES", "0,1,2,3"}};
   pinned.gpu_ids = {2, 5};
-  LaunchSpec gpuless = ShellSpec(logs, "j-nogpu", "echo \"[${CUDA_VISIBLE_DEVICES-unset}]\"");
+  LaunchSpec gpuless =
+      ShellSpec(logs, "j-nogpu", "echo \"[${CUDA_VISIBLE_DEVICES-unset}] ${SYNERGY_TEST_NODE_ONLY-unset}\"");
   ASSERT_TRUE(launcher.Launch(pinned).ok());
   ASSERT_TRUE(launcher.Launch(gpuless).ok());
   ASSERT_EQ(PollForExits(launcher, 2).size(), 2u);
   ::unsetenv("SYNERGY_TEST_NODE_ONLY");
   ::unsetenv("SYNERGY_TEST_OVERRIDDEN");
   ::unsetenv("CUDA_VISIBLE_DEVICES");
+  ::unsetenv("SYNERGY_TOKEN");
 
-  EXPECT_EQ(ReadAll(OutLog(pinned)), "node|job|hello|2,5\n");
-  EXPECT_EQ(ReadAll(OutLog(gpuless)), "[]\n") << "no GPUs: set, but empty";
+  EXPECT_EQ(ReadAll(OutLog(pinned)), "node|job|hello|2,5|unset|path\n");
+  EXPECT_EQ(ReadAll(OutLog(gpuless)), "[] unset\n") << "no GPUs: set, but empty; nothing passed through";
 }
 
 TEST(ProcessLauncher, RunsInItsWorkDir) {

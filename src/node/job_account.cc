@@ -1,0 +1,59 @@
+#include "node/job_account.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace synergy::node {
+
+absl::StatusOr<std::optional<JobAccount>> AccountForJob(const std::string& user, const NodeConfig& config) {
+  const bool node_is_root = ::geteuid() == 0;
+  if (config.run_jobs_as_node_user) {
+    if (node_is_root && !config.allow_root_jobs) {
+      return absl::PermissionDeniedError(
+          "run_jobs_as_node_user: the node runs as root, so jobs would too; set allow_root_jobs: true to allow it");
+    }
+    return std::nullopt;
+  }
+  if (user.empty()) return absl::PermissionDeniedError("the job has no owner to run as");
+  auto mapped = config.accounts.find(user);
+  const std::string name = mapped != config.accounts.end() ? mapped->second : user;
+  std::vector<char> buffer(16384);
+  struct passwd pw{};
+  struct passwd* found = nullptr;
+  if (::getpwnam_r(name.c_str(), &pw, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) {
+    return absl::NotFoundError(absl::StrCat("user '", user, "': no local account '", name,
+                                            "' on this node (map it under accounts: in the node's config)"));
+  }
+  if (pw.pw_uid == 0 && !config.allow_root_jobs) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("user '", user, "' maps to '", name, "', which is root: refused (allow_root_jobs is off)"));
+  }
+  if (!node_is_root) {
+    if (pw.pw_uid != ::geteuid()) {
+      return absl::PermissionDeniedError(absl::StrCat("user '", user, "': the node is not root and cannot run jobs as '",
+                                                      name, "'"));
+    }
+    return std::nullopt;
+  }
+  JobAccount account;
+  account.name = name;
+  account.uid = pw.pw_uid;
+  account.gid = pw.pw_gid;
+  account.home = pw.pw_dir ? pw.pw_dir : "/";
+  int count = 64;
+  std::vector<gid_t> groups(count);
+  if (::getgrouplist(name.c_str(), pw.pw_gid, groups.data(), &count) < 0) {
+    groups.resize(count);
+    if (::getgrouplist(name.c_str(), pw.pw_gid, groups.data(), &count) < 0) count = 0;
+  }
+  groups.resize(count);
+  account.groups = std::move(groups);
+  return account;
+}
+
+}  // namespace synergy::node

@@ -1,0 +1,100 @@
+#include "service/channel.h"
+
+#include <arpa/inet.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace synergy::service {
+namespace {
+
+absl::StatusOr<std::string> ReadPem(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat(what, ": cannot read '", path, "'"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (ss.str().find("-----BEGIN") == std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": '", path, "' is not a PEM file"));
+  }
+  return ss.str();
+}
+
+// The host part of "host:port", "[v6]:port" or "dns:///host:port".
+std::string HostOf(std::string target) {
+  if (absl::StartsWith(target, "dns:///")) target = target.substr(7);
+  if (absl::StartsWith(target, "ipv4:") || absl::StartsWith(target, "ipv6:")) target = target.substr(5);
+  if (!target.empty() && target[0] == '[') {
+    const size_t end = target.find(']');
+    return end == std::string::npos ? target : target.substr(1, end - 1);
+  }
+  const size_t colon = target.rfind(':');
+  return colon == std::string::npos ? target : target.substr(0, colon);
+}
+
+}  // namespace
+
+bool IsLoopbackTarget(const std::string& target) {
+  if (absl::StartsWith(target, "unix:")) return true;
+  const std::string host = HostOf(target);
+  if (host == "localhost") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return false;
+}
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const std::string& target,
+                                                           const ChannelSecurity& security,
+                                                           bool sends_credential, grpc::ChannelArguments args) {
+  if (security.plaintext) {
+    if (sends_credential && !IsLoopbackTarget(target)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "plain text to '", target, "' would send a credential across the network in clear text; "
+          "use TLS (a CA file) or a loopback address"));
+    }
+    return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  }
+  grpc::SslCredentialsOptions ssl;
+  if (!security.ca_file.empty()) {
+    auto roots = ReadPem(security.ca_file, "CA file");
+    if (!roots.ok()) return roots.status();
+    ssl.pem_root_certs = *roots;
+  }
+  if (security.cert_file.empty() != security.key_file.empty()) {
+    return absl::InvalidArgumentError("a client certificate needs both its certificate and its key file");
+  }
+  if (!security.cert_file.empty()) {
+    auto cert = ReadPem(security.cert_file, "client certificate");
+    if (!cert.ok()) return cert.status();
+    auto key = ReadPem(security.key_file, "client key");
+    if (!key.ok()) return key.status();
+    ssl.pem_cert_chain = *cert;
+    ssl.pem_private_key = *key;
+  }
+  if (!security.server_name.empty()) args.SetSslTargetNameOverride(security.server_name);
+  return grpc::CreateCustomChannel(target, grpc::SslCredentials(ssl), args);
+}
+
+absl::Status ValidateCredentialText(const std::string& credential, const std::string& field) {
+  if (credential.size() > 4096) return absl::InvalidArgumentError(absl::StrCat(field, ": longer than 4096 characters"));
+  for (size_t i = 0; i < credential.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(credential[i]);
+    if (c < 0x21 || c > 0x7e) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ": character ", i + 1, " (byte 0x", absl::Hex(c, absl::kZeroPad2),
+          ") is not printable ASCII (a newline or space from a file?)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void AttachCredential(grpc::ClientContext& context, const std::string& credential) {
+  if (credential.empty() || !ValidateCredentialText(credential, "credential").ok()) return;
+  context.AddMetadata("authorization", "Bearer " + credential);
+}
+
+}  // namespace synergy::service

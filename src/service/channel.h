@@ -1,0 +1,47 @@
+#pragma once
+// Client channels to synergyd, for synergyctl, synergy-node and the job
+// agent: TLS verified against a CA file (or the system's roots), an
+// optional client certificate (mutual TLS, nodes), or plain text when
+// explicitly asked for. A credential is never sent in plain text to an
+// address that is not loopback: OpenChannel refuses to build such a channel.
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/grpcpp.h"
+
+namespace synergy::service {
+
+struct ChannelSecurity {
+  bool plaintext = false;   // no TLS: only to loopback when a credential is sent
+  std::string ca_file;      // PEM roots to verify synergyd by; "" = the system's
+  std::string cert_file;    // PEM client certificate (mutual TLS); "" = none
+  std::string key_file;     // its private key
+  // The name synergyd's certificate must carry, when it differs from the
+  // target's host (e.g. connecting to an IP address).
+  std::string server_name;
+};
+
+// True when `target` ("host:port", "[v6]:port", "unix:path") can only reach
+// this machine: 127.0.0.0/8, ::1, "localhost", or a Unix socket.
+bool IsLoopbackTarget(const std::string& target);
+
+// A channel to `target`. InvalidArgument when a file cannot be read (naming
+// it), FailedPrecondition for plain text to a non-loopback target when
+// `sends_credential`.
+absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const std::string& target,
+                                                           const ChannelSecurity& security,
+                                                           bool sends_credential,
+                                                           grpc::ChannelArguments args = {});
+
+// A credential must be 1-4096 printable ASCII characters without spaces
+// (gRPC metadata cannot carry others; a stray newline in a token file would
+// otherwise abort the program). InvalidArgument naming `field` says which
+// character is wrong, without echoing the credential.
+absl::Status ValidateCredentialText(const std::string& credential, const std::string& field);
+
+// Adds "authorization: Bearer <credential>" to an outgoing call (nothing
+// when empty or not valid: the call then fails as unauthenticated).
+void AttachCredential(grpc::ClientContext& context, const std::string& credential);
+
+}  // namespace synergy::service
