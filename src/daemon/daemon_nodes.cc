@@ -259,7 +259,9 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
     // Crashes, not launches: a job preempted or moved many times has not
     // used up its retries.
     job.set_crashes(job.crashes() + 1);
-    if (job.crashes() <= retries) {
+    if (e.launch_refused()) {
+      SetState(job, v1::JOB_STATE_FAILED, absl::StrFormat("node %s refused to run it: %s", node, how), now_ms);
+    } else if (job.crashes() <= retries) {
       SetState(job, v1::JOB_STATE_QUEUED,
                absl::StrFormat("crashed on %s (%s); retry %d of %d", node, how, job.crashes(), retries), now_ms);
       ++counters_.jobs_requeued;

@@ -1,23 +1,11 @@
 #include "daemon/transport.h"
 
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "service/channel.h"
 
 namespace synergy::daemon {
 namespace {
-
-absl::StatusOr<std::string> ReadPem(const std::string& path, const std::string& field) {
-  std::ifstream in(path);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(field, ": cannot read '", path, "'"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (ss.str().find("-----BEGIN") == std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": '", path, "' is not a PEM file"));
-  }
-  return ss.str();
-}
 
 class MalformedRequestInterceptor final : public grpc::experimental::Interceptor {
  public:
@@ -50,14 +38,14 @@ class MalformedRequestFactory final : public grpc::experimental::ServerIntercept
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFor(const TlsConfig& tls) {
   if (tls.plaintext) return grpc::InsecureServerCredentials();
-  auto cert = ReadPem(tls.cert, "tls.cert");
+  auto cert = service::ReadPemFile(tls.cert, "tls.cert");
   if (!cert.ok()) return cert.status();
-  auto key = ReadPem(tls.key, "tls.key");
+  auto key = service::ReadPemFile(tls.key, "tls.key");
   if (!key.ok()) return key.status();
   grpc::SslServerCredentialsOptions options(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
   options.pem_key_cert_pairs.push_back({*key, *cert});
   if (!tls.client_ca.empty()) {
-    auto ca = ReadPem(tls.client_ca, "tls.client_ca");
+    auto ca = service::ReadPemFile(tls.client_ca, "tls.client_ca");
     if (!ca.ok()) return ca.status();
     options.pem_root_certs = *ca;
     options.client_certificate_request = GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY;

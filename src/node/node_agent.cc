@@ -209,6 +209,7 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
       x.set_epoch(l.epoch());
       x.set_exit_code(127);
       x.set_reason(std::string(pid.status().message()));
+      x.set_launch_refused(!account.ok());
       unsent_exits_.push_back(std::move(x));
       continue;
     }

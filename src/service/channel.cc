@@ -11,17 +11,6 @@
 namespace synergy::service {
 namespace {
 
-absl::StatusOr<std::string> ReadPem(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(what, ": cannot read '", path, "'"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (ss.str().find("-----BEGIN") == std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": '", path, "' is not a PEM file"));
-  }
-  return ss.str();
-}
-
 // The host part of "host:port", "[v6]:port" or "dns:///host:port".
 std::string HostOf(std::string target) {
   if (absl::StartsWith(target, "dns:///")) target = target.substr(7);
@@ -35,6 +24,17 @@ std::string HostOf(std::string target) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::string> ReadPemFile(const std::string& path, const std::string& field) {
+  std::ifstream in(path);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat(field, ": cannot read '", path, "'"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (ss.str().find("-----BEGIN") == std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": '", path, "' is not a PEM file"));
+  }
+  return ss.str();
+}
 
 bool IsLoopbackTarget(const std::string& target) {
   if (absl::StartsWith(target, "unix:")) return true;
@@ -60,7 +60,7 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const std::string& ta
   }
   grpc::SslCredentialsOptions ssl;
   if (!security.ca_file.empty()) {
-    auto roots = ReadPem(security.ca_file, "CA file");
+    auto roots = ReadPemFile(security.ca_file, "CA file");
     if (!roots.ok()) return roots.status();
     ssl.pem_root_certs = *roots;
   }
@@ -68,9 +68,9 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const std::string& ta
     return absl::InvalidArgumentError("a client certificate needs both its certificate and its key file");
   }
   if (!security.cert_file.empty()) {
-    auto cert = ReadPem(security.cert_file, "client certificate");
+    auto cert = ReadPemFile(security.cert_file, "client certificate");
     if (!cert.ok()) return cert.status();
-    auto key = ReadPem(security.key_file, "client key");
+    auto key = ReadPemFile(security.key_file, "client key");
     if (!key.ok()) return key.status();
     ssl.pem_cert_chain = *cert;
     ssl.pem_private_key = *key;

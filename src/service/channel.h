@@ -22,6 +22,10 @@ struct ChannelSecurity {
   std::string server_name;
 };
 
+// The contents of a PEM file (certificate, key, CA bundle);
+// InvalidArgument "FIELD: cannot read 'PATH'" or "... is not a PEM file".
+absl::StatusOr<std::string> ReadPemFile(const std::string& path, const std::string& field);
+
 // True when `target` ("host:port", "[v6]:port", "unix:path") can only reach
 // this machine: 127.0.0.0/8, ::1, "localhost", or a Unix socket.
 bool IsLoopbackTarget(const std::string& target);

@@ -47,11 +47,12 @@ for secret in "${NODE_TOKEN[n1]}" "$ADMIN_TOKEN" "$ALICE_TOKEN" node-environment
 done
 
 # 2. bob maps to root: refused, never run.
-printf 'name: rootjob\ngpus: 1\nmax_retries: 0\ncommand: ["sh", "-c", "touch /tmp/synergy-security-root-%s"]\n' "$$" >"$work/root.yaml"
+printf 'name: rootjob\ngpus: 1\ncommand: ["sh", "-c", "touch /tmp/synergy-security-root-%s"]\n' "$$" >"$work/root.yaml"
 b=$(as_bob submit -f "$work/root.yaml") || fail "bob's submission refused"
 wait_until_done 30 "$b"
 [[ $(state_of "$b") == failed ]] || fail "bob's root job is $(state_of "$b"), not failed"
-ctl describe job "$b" | grep -q "which is root: refused" || { ctl describe job "$b"; fail "no reason for the refusal"; }
+ctl describe job "$b" | grep -q "refused to run it: user .bob. maps to .root., which is root: refused" || { ctl describe job "$b"; fail "no reason for the refusal"; }
+[[ $(ctl describe job "$b" | grep -c "launched on") == 1 ]] || fail "a refused launch was retried"
 [[ ! -e /tmp/synergy-security-root-$$ ]] || { rm -f "/tmp/synergy-security-root-$$"; fail "bob's job ran as root"; }
 
 # 3. bob cannot see alice's command or environment, nor cancel her jobs.

@@ -234,6 +234,17 @@ TEST_F(AuthMatrix, OnlyTheOwnerAndAdminsSeeAJobsCommandAndEnvironment) {
   EXPECT_EQ(list.jobs(0).spec().env_size(), 0);
 }
 
+TEST_F(AuthMatrix, OnlyAdminsDrainNodes) {
+  v1::DrainNodeRequest req;
+  req.set_name("n1");
+  v1::DrainNodeResponse resp;
+  EXPECT_EQ(Sched()->DrainNode(Ctx(kAlice).get(), req, &resp).error_code(), StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Sched()->UndrainNode(Ctx(kAlice).get(), req, &resp).error_code(), StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Sched()->DrainNode(Ctx(kNode1).get(), req, &resp).error_code(), StatusCode::PERMISSION_DENIED);
+  ASSERT_TRUE(Sched()->DrainNode(Ctx(kAdmin).get(), req, &resp).ok());
+  EXPECT_TRUE(resp.node().drained());
+}
+
 TEST_F(AuthMatrix, AUserCannotSubmitToAnotherTenant) {
   v1::SubmitJobRequest submit;
   submit.mutable_spec()->set_gpus(1);
