@@ -1,12 +1,20 @@
 #pragma once
-// Values echoed in error messages of the configuration and trace readers.
+// Text shown back to a person, judged and escaped in one place: values
+// echoed in the error messages of the configuration, trace and RPC readers,
+// and text from the wire that synergyctl prints. A refused value or a job's
+// name ends up on a terminal or in a log line, so a hostile file or client
+// can neither write escape sequences to the screen, forge a table row,
+// reverse the text after it, nor put a megabyte into one message.
+// (service/escape.h gives the same functions their service:: names.)
 //
-// A refused value goes back to a terminal or a log line, so it is quoted and
-// escaped, and cut short: a hostile file can neither write escape sequences
-// to the screen nor a megabyte into one message. The format is the one of
-// service/escape.h's QuoteForMessage (which also escapes C1 and bidi
-// controls and invalid UTF-8, for text from the wire): for ASCII input both
-// give the same text, so the two can become one without a message changing.
+// "Not printable" here means, after decoding UTF-8:
+//  - C0 controls U+0000-U+001F (tab and newline included) and DEL U+007F;
+//  - C1 controls U+0080-U+009F (U+009B is CSI to many terminals);
+//  - the bidirectional overrides and isolates (U+200E, U+200F,
+//    U+202A-U+202E, U+2066-U+2069) and the line and paragraph separators
+//    U+2028, U+2029, which reorder or break a line without a control code;
+//  - any byte that is not part of valid UTF-8 (overlong forms, surrogates
+//    and code points above U+10FFFF included), as protobuf's own check.
 #include <cstddef>
 #include <string>
 
@@ -14,15 +22,29 @@
 
 namespace synergy {
 
-inline constexpr size_t kQuotedChars = 64;
+// Well-formed UTF-8 (what proto3 `string` fields must hold on the wire).
+bool IsValidUtf8(absl::string_view text);
 
-// `text` with \n, \r, \t and the other C0 controls and DEL escaped (\xNN),
-// at most `max_chars` characters of it kept (an escape counts as one);
-// *cut tells whether some were left out.
+// Valid UTF-8 with no character of the list above. "" is printable.
+bool IsPrintableText(absl::string_view text);
+
+// `text` with every non-printable character replaced by a visible escape:
+// \n, \r, \t for those three, \xNN for other C0 bytes, DEL and bytes of
+// invalid UTF-8, \uNNNN for C1 controls, bidi controls and separators.
+// Printable text comes back unchanged (backslashes are not doubled, so a
+// path reads as written; the escape is for the eye, not to be parsed).
+// With max_chars > 0 at most that many characters of `text` are kept
+// (an escape counts as one; a character is never cut in half), and *cut
+// tells whether some were left out.
 std::string EscapeControls(absl::string_view text, size_t max_chars, bool* cut);
 
-// "'" + EscapeControls(value, kQuotedChars) + "'", then "... (N bytes)" when
-// cut: 'abc', 'a\x1b[2J', 'xxxx...xxxx'... (1048576 bytes).
+// EscapeControls, with "..." marking a cut.
+std::string EscapeForDisplay(absl::string_view text, size_t max_chars = 0);
+
+// For messages that echo a value: "'" + the first kQuotedChars characters
+// escaped + "'", then "... (N bytes)" when cut:
+// 'abc', 'a\x1b[2J', 'xxxx...xxxx'... (1048576 bytes).
+inline constexpr size_t kQuotedChars = 64;
 std::string QuoteValue(absl::string_view value);
 
 }  // namespace synergy

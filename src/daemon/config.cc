@@ -1,147 +1,115 @@
 #include "daemon/config.h"
 
-#include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/security_config.h"
 #include "service/channel.h"
+#include "service/request_limits.h"
 #include "synergy/default_configs.h"
 #include "synergy/mechanism.h"
 #include "synergy/policy.h"
-#include "yaml-cpp/yaml.h"
+#include "synergy/quote.h"
+#include "synergy/yaml_reader.h"
 
 namespace synergy::daemon {
 namespace {
 
-absl::Status FieldError(const std::string& source, const YAML::Node& node, const std::string& field,
-                        const std::string& why) {
-  return absl::InvalidArgumentError(absl::StrCat(source, ":", node.Mark().line + 1, ": ", field,
-                                                 ": '", node.IsScalar() ? node.Scalar() : "...",
-                                                 "' ", why));
+constexpr char kEmbedded[] = "<embedded synergyd.yaml>";
+
+// A day: longer rounds, grace periods or silences are typing mistakes, and
+// keep every sum of them far from overflow.
+constexpr double kMaxSeconds = 86400;
+
+const std::vector<absl::string_view>& Settings() {
+  static const std::vector<absl::string_view> kSettings = {
+      "listen",         "metrics_listen",        "state_db",            "round_s",
+      "policy",         "mechanism",             "models",              "lease_grace_s",
+      "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "profile_wait_s",
+      "auth",           "tls",                   "log_level"};
+  return kSettings;
 }
 
-template <typename T>
-absl::Status Get(const std::string& source, const YAML::Node& node, const std::string& field,
-                 T& out) {
-  try {
-    out = node.as<T>();
-  } catch (const YAML::Exception&) {
-    return FieldError(source, node, field, "is not valid");
+// `refusal` is why `root` is not a map of Settings(). When that is a
+// `tokens:` key (one shared token, from before auth: existed), says so
+// instead, without echoing the token.
+absl::Status ExplainRefusal(const YamlValue& root, absl::Status refusal) {
+  std::vector<absl::string_view> with_tokens = Settings();
+  with_tokens.push_back("tokens");
+  absl::StatusOr<YamlMap> m = root.Map(with_tokens);
+  if (!m.ok() || !m->Has("tokens")) return refusal;
+  return RefuseWithoutValue(m->Get("tokens"),
+                            "one shared token is no longer accepted; give each user, admin and node its "
+                            "own credential under auth: (docs/security.md)");
+}
+
+absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
+  absl::Status st;
+  st.Update(m.Read("listen", c.listen, service::kMaxNodeAddressBytes));
+  st.Update(m.Read("metrics_listen", c.metrics_listen, service::kMaxNodeAddressBytes));
+  st.Update(m.Read("state_db", c.state_db, service::kMaxPathBytes));
+  st.Update(m.Read("round_s", c.round_s, DoubleRange::Positive(kMaxSeconds)));
+  st.Update(m.Read("policy", c.policy, 64));
+  st.Update(m.Read("mechanism", c.mechanism, 64));
+  st.Update(m.Read("models", c.models, service::kMaxPathBytes));
+  st.Update(m.Read("lease_grace_s", c.lease_grace_s, DoubleRange::NonNegative(kMaxSeconds)));
+  // 1 ms to a minute: what nodes are told; a node silent for
+  // heartbeat_timeout_s is lost whatever the interval.
+  st.Update(m.Read("heartbeat_interval_ms", c.heartbeat_interval_ms, IntRange{1, 60'000}));
+  st.Update(m.Read("heartbeat_timeout_s", c.heartbeat_timeout_s, DoubleRange::Positive(kMaxSeconds)));
+  st.Update(m.Read("max_retries", c.max_retries, IntRange{0, service::kMaxRetries}));
+  // Up to about four months: beyond that "never profile" is profile: false.
+  st.Update(m.Read("profile_wait_s", c.profile_wait_s, DoubleRange::NonNegative(1e7)));
+  if (m.Has("auth")) st.Update(ParseAuthSection(m.Get("auth"), c.auth));
+  if (m.Has("tls")) st.Update(ParseTlsSection(m.Get("tls"), c.tls));
+  st.Update(m.Read("log_level", c.log_level, 64));
+  return st;
+}
+
+// What a read cannot say: names from a registry, values that must not be
+// empty.
+absl::Status CheckSettings(const YamlMap& m, const DaemonConfig& c) {
+  if (m.Has("listen") && c.listen.empty()) return m.Get("listen").Error("is empty");
+  if (m.Has("state_db") && c.state_db.empty()) return m.Get("state_db").Error("is empty");
+  if (m.Has("policy") && !MakePolicy(c.policy).ok()) {
+    return m.Get("policy").Error(absl::StrCat("is not one of ", absl::StrJoin(PolicyNames(), ", ")));
+  }
+  if (m.Has("mechanism") && !MakeMechanism(c.mechanism).ok()) {
+    return m.Get("mechanism").Error(absl::StrCat("is not one of ", absl::StrJoin(MechanismNames(), ", ")));
+  }
+  static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
+  if (m.Has("log_level") && !kLevels.count(c.log_level)) {
+    return m.Get("log_level").Error("is not one of trace, debug, info, warn, error");
   }
   return absl::OkStatus();
 }
 
 }  // namespace
 
-namespace {
-
-absl::StatusOr<DaemonConfig> ParseSettings(const std::string& text, const std::string& source, DaemonConfig c) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(source, ":", e.mark.line + 1, ": not valid YAML: ", e.msg));
-  }
-  if (root.IsNull()) return c;
-  if (!root.IsMap()) return absl::InvalidArgumentError(absl::StrCat(source, ": not a map of settings"));
-  static const std::set<std::string> known = {
-      "listen",        "metrics_listen",        "state_db",           "round_s",
-      "policy",        "mechanism",             "models",             "lease_grace_s",
-      "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries", "profile_wait_s", "auth", "tls",
-      "log_level"};
-  for (const auto& kv : root) {
-    if (!kv.first.IsScalar()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(source, ":", kv.first.Mark().line + 1, ": a setting's name must be a plain word"));
-    }
-    const std::string key = kv.first.Scalar();
-    const YAML::Node& v = kv.second;
-    absl::Status st;
-    if (key == "tokens") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          source, ":", kv.first.Mark().line + 1,
-          ": tokens: one shared token is no longer accepted; give each user, admin and node its own "
-          "credential under auth: (docs/security.md)"));
-    }
-    if (!known.count(key)) {
-      return absl::InvalidArgumentError(absl::StrCat(source, ":", kv.first.Mark().line + 1,
-                                                     ": unknown setting '", key, "' (settings: ",
-                                                     absl::StrJoin(known, ", "), ")"));
-    }
-    if (key == "listen") st = Get(source, v, key, c.listen);
-    if (key == "metrics_listen") st = Get(source, v, key, c.metrics_listen);
-    if (key == "state_db") st = Get(source, v, key, c.state_db);
-    if (key == "models") st = Get(source, v, key, c.models);
-    if (key == "log_level") st = Get(source, v, key, c.log_level);
-    if (key == "policy") st = Get(source, v, key, c.policy);
-    if (key == "mechanism") st = Get(source, v, key, c.mechanism);
-    if (key == "round_s") st = Get(source, v, key, c.round_s);
-    if (key == "lease_grace_s") st = Get(source, v, key, c.lease_grace_s);
-    if (key == "heartbeat_timeout_s") st = Get(source, v, key, c.heartbeat_timeout_s);
-    if (key == "heartbeat_interval_ms") st = Get(source, v, key, c.heartbeat_interval_ms);
-    if (key == "max_retries") st = Get(source, v, key, c.max_retries);
-    if (key == "profile_wait_s") st = Get(source, v, key, c.profile_wait_s);
-    if (key == "auth") st = ParseAuthSection(v, source, c.auth);
-    if (key == "tls") st = ParseTlsSection(v, source, c.tls);
-    if (!st.ok()) return st;
-    if (key == "round_s" && !(c.round_s > 0)) return FieldError(source, v, key, "is not > 0");
-    if (key == "lease_grace_s" && !(c.lease_grace_s >= 0)) return FieldError(source, v, key, "is negative");
-    if (key == "heartbeat_timeout_s" && !(c.heartbeat_timeout_s > 0)) {
-      return FieldError(source, v, key, "is not > 0");
-    }
-    if (key == "heartbeat_interval_ms" && c.heartbeat_interval_ms <= 0) {
-      return FieldError(source, v, key, "is not > 0");
-    }
-    if (key == "max_retries" && c.max_retries < 0) return FieldError(source, v, key, "is negative");
-    if (key == "profile_wait_s" && !(c.profile_wait_s >= 0)) return FieldError(source, v, key, "is negative");
-    for (const auto& [name, value] : {std::pair<const char*, double>{"round_s", c.round_s},
-                                      {"lease_grace_s", c.lease_grace_s},
-                                      {"heartbeat_timeout_s", c.heartbeat_timeout_s},
-                                      {"profile_wait_s", c.profile_wait_s}}) {
-      if (key == name && !std::isfinite(value)) return FieldError(source, v, key, "is not a finite number");
-    }
-    if (key == "state_db" && c.state_db.empty()) return FieldError(source, v, key, "is empty");
-    if (key == "listen" && c.listen.empty()) return FieldError(source, v, key, "is empty");
-    if (key == "policy" && !MakePolicy(c.policy).ok()) {
-      return FieldError(source, v, key, absl::StrCat("is not one of ", absl::StrJoin(PolicyNames(), ", ")));
-    }
-    if (key == "mechanism" && !MakeMechanism(c.mechanism).ok()) {
-      return FieldError(source, v, key,
-                        absl::StrCat("is not one of ", absl::StrJoin(MechanismNames(), ", ")));
-    }
-    if (key == "log_level") {
-      static const std::set<std::string> levels = {"trace", "debug", "info", "warn", "error"};
-      if (!levels.count(c.log_level)) return FieldError(source, v, key, "is not trace|debug|info|warn|error");
-    }
-  }
-  return c;
-}
-
-}  // namespace
-
 absl::StatusOr<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::string& source,
                                                DaemonConfig base) {
-  // yaml-cpp throws from more places than its parser (a node's Mark, an
-  // alias of a different type); none of it may end the daemon.
-  try {
-    return ParseSettings(text, source, std::move(base));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(source, ":", e.mark.line + 1, ": not valid: ", e.msg));
-  }
+  absl::StatusOr<YamlValue> root = ParseYaml(text, source);
+  if (!root.ok()) return root.status();
+  if (root->IsNull()) return base;  // an empty file changes nothing
+  // (No YamlValue or YamlMap is copied or moved here: the copy of the
+  // YAML::Node inside is defined inline in yaml-cpp's impl.h, which only
+  // yaml_reader.cc includes, and a clang build leaves it undefined.)
+  absl::StatusOr<YamlMap> m = root->Map(Settings());
+  if (!m.ok()) return ExplainRefusal(*root, m.status());
+  if (absl::Status st = ReadSettings(*m, base); !st.ok()) return st;
+  if (absl::Status st = CheckSettings(*m, base); !st.ok()) return st;
+  return base;
 }
 
 absl::Status ValidateSecurity(const DaemonConfig& c, const std::string& source) {
   const bool loopback = service::IsLoopbackTarget(c.listen);
   if (c.tls.plaintext && !loopback) {
     return absl::InvalidArgumentError(absl::StrCat(
-        source, ": tls.plaintext: true is allowed only on a loopback listen address, not '", c.listen,
-        "': credentials would cross the network in clear text"));
+        source, ": tls.plaintext: true is allowed only on a loopback listen address, not ", QuoteValue(c.listen),
+        ": credentials would cross the network in clear text"));
   }
   if (!c.tls.plaintext && (c.tls.cert.empty() || c.tls.key.empty())) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -154,7 +122,7 @@ absl::Status ValidateSecurity(const DaemonConfig& c, const std::string& source) 
   }
   if (!c.auth.required && !loopback) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": auth.mode: none is allowed only on a loopback "
-                                                           "listen address, not '", c.listen, "'"));
+                                                           "listen address, not ", QuoteValue(c.listen)));
   }
   // One credential, one principal: otherwise who called would depend on
   // the order of the lists.
@@ -187,17 +155,15 @@ absl::Status ValidateSecurity(const DaemonConfig& c, const std::string& source) 
 }
 
 absl::StatusOr<DaemonConfig> LoadDaemonConfig(const std::string& file) {
-  auto config = ParseDaemonConfig(kDefaultDaemonYaml, "<embedded synergyd.yaml>", DaemonConfig{});
+  absl::StatusOr<DaemonConfig> config = ParseDaemonConfig(kDefaultDaemonYaml, kEmbedded, DaemonConfig{});
   if (!config.ok()) return config;
   if (!file.empty()) {
-    std::ifstream in(file);
-    if (!in) return absl::InvalidArgumentError(absl::StrCat(file, ": cannot open"));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    config = ParseDaemonConfig(ss.str(), file, *config);
+    absl::StatusOr<std::string> text = ReadTextFile(file);
+    if (!text.ok()) return text.status();
+    config = ParseDaemonConfig(*text, file, *std::move(config));
     if (!config.ok()) return config;
   }
-  if (auto st = ValidateSecurity(*config, file.empty() ? "<embedded synergyd.yaml>" : file); !st.ok()) return st;
+  if (absl::Status st = ValidateSecurity(*config, file.empty() ? kEmbedded : file); !st.ok()) return st;
   return config;
 }
 

@@ -43,37 +43,43 @@ struct TlsConfig {
   bool plaintext = false;
 };
 
+// Each setting's bounds are checked where it is read: values outside them
+// are typing mistakes, or sizes no real cluster has.
 struct DaemonConfig {
-  std::string listen = "127.0.0.1:50051";
-  std::string metrics_listen = "127.0.0.1:9464";
-  std::string state_db = "synergyd.db";
-  double round_s = 300;
-  std::string policy = "fifo";
-  std::string mechanism = "tune";
-  std::string models;  // "" = embedded zoo
-  double lease_grace_s = 30;
-  int heartbeat_interval_ms = 1000;
-  double heartbeat_timeout_s = 30;
-  int max_retries = 2;
+  std::string listen = "127.0.0.1:50051";         // not empty
+  std::string metrics_listen = "127.0.0.1:9464";  // "" = no /metrics
+  std::string state_db = "synergyd.db";           // not empty
+  double round_s = 300;                           // (0, 86400]
+  std::string policy = "fifo";                    // a name PolicyNames() lists
+  std::string mechanism = "tune";                 // a name MechanismNames() lists
+  std::string models;                             // "" = embedded zoo
+  double lease_grace_s = 30;                      // [0, 86400]
+  int heartbeat_interval_ms = 1000;               // [1, 60000]
+  double heartbeat_timeout_s = 30;                // (0, 86400]
+  int max_retries = 2;                            // [0, 100]
   // How long a job that asks for a profile waits for a whole free node to
   // profile on; after that it is scheduled unprofiled until a round finds
-  // it without a lease and a node free.
+  // it without a lease and a node free. [0, 1e7]
   double profile_wait_s = 600;
   AuthConfig auth;
   TlsConfig tls;
-  std::string log_level = "info";
+  std::string log_level = "info";  // trace | debug | info | warn | error
 };
 
 // The embedded default, then `file` (if not empty) on top, then the checks
-// that need the whole config (ValidateSecurity). Errors name the file, line
-// and field: "synergyd.yaml:4: round_s: '-3' is not > 0".
+// that need the whole config (ValidateSecurity). Errors have the YAML
+// reader's format (synergy/yaml_reader.h), naming the file, line, field and
+// value: "synergyd.yaml:4: round_s: '-3': must be > 0 and at most 86400".
+// Unknown keys are refused with the list of known ones; `tokens:` (one
+// shared token) with a pointer to auth:.
 absl::StatusOr<DaemonConfig> LoadDaemonConfig(const std::string& file);
 
 // TLS needs a certificate and key unless tls.plaintext; plain text and
 // auth mode none only on a loopback listen address; every credential
 // unique. Files are not read here (Daemon::Start reads them).
 absl::Status ValidateSecurity(const DaemonConfig& config, const std::string& source);
-// The same from text (tests).
+// `text` named `source` on top of `base`, field by field (an empty text
+// changes nothing); no ValidateSecurity.
 absl::StatusOr<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::string& source,
                                                DaemonConfig base);
 

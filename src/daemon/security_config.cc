@@ -1,45 +1,21 @@
 #include "daemon/security_config.h"
 
-#include <set>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "service/channel.h"
 #include "service/credentials.h"
+#include "service/request_limits.h"
+#include "synergy/quote.h"
 
 namespace synergy::daemon {
 namespace {
 
-absl::Status At(const std::string& source, const YAML::Node& node, const std::string& field,
-                const std::string& why) {
-  return absl::InvalidArgumentError(absl::StrCat(source, ":", node.Mark().line + 1, ": ", field, ": ", why));
-}
-
-// A scalar key, or an error (yaml-cpp throws on a non-scalar key).
-absl::StatusOr<std::string> KeyOf(const std::string& source, const YAML::Node& key, const std::string& where) {
-  if (!key.IsScalar()) return At(source, key, where, "a key must be a plain name");
-  return key.Scalar();
-}
-
-absl::Status ScalarString(const std::string& source, const YAML::Node& v, const std::string& field,
-                          std::string& out) {
-  if (!v.IsScalar()) return At(source, v, field, "must be a string");
-  out = v.Scalar();
-  return absl::OkStatus();
-}
-
-absl::Status ScalarBool(const std::string& source, const YAML::Node& v, const std::string& field, bool& out) {
-  if (!v.IsScalar()) return At(source, v, field, "must be true or false");
-  const std::string s = absl::AsciiStrToLower(v.Scalar());
-  if (s == "true" || s == "yes" || s == "on") {
-    out = true;
-  } else if (s == "false" || s == "no" || s == "off") {
-    out = false;
-  } else {
-    return At(source, v, field, absl::StrCat("'", v.Scalar(), "' is not true or false"));
-  }
-  return absl::OkStatus();
-}
+constexpr char kNameRule[] = "1-64 characters of A-Z a-z 0-9 . _ @ -";
 
 // A printable name of at most 64 characters from [A-Za-z0-9._@-].
 bool IsPrincipalName(const std::string& name) {
@@ -50,118 +26,125 @@ bool IsPrincipalName(const std::string& name) {
   return true;
 }
 
-// One list of credential entries: `field` is e.g. "auth.users".
-absl::Status ParseCredentials(const YAML::Node& list, const std::string& source, const std::string& field,
-                              bool named, bool with_tenant, std::vector<CredentialEntry>& out) {
-  if (list.IsNull()) return absl::OkStatus();
-  if (!list.IsSequence()) return At(source, list, field, "must be a list of {name, token_sha256}");
-  out.clear();
-  for (size_t i = 0; i < list.size(); ++i) {
-    const YAML::Node& e = list[i];
-    const std::string where = absl::StrCat(field, "[", i, "]");
-    if (!e.IsMap()) return At(source, e, where, "must be a map");
-    CredentialEntry entry;
-    std::string token, digest;
-    for (const auto& kv : e) {
-      auto key = KeyOf(source, kv.first, where);
-      if (!key.ok()) return key.status();
-      const std::string f = absl::StrCat(where, ".", *key);
-      absl::Status st;
-      if (*key == "name" && named) {
-        st = ScalarString(source, kv.second, f, entry.name);
-      } else if (*key == "tenant" && with_tenant) {
-        st = ScalarString(source, kv.second, f, entry.tenant);
-      } else if (*key == "token") {
-        st = ScalarString(source, kv.second, f, token);
-      } else if (*key == "token_sha256") {
-        st = ScalarString(source, kv.second, f, digest);
-      } else {
-        std::vector<std::string> fields;
-        if (named) fields.push_back("name");
-        if (with_tenant) fields.push_back("tenant");
-        fields.insert(fields.end(), {"token", "token_sha256"});
-        return At(source, kv.first, f, absl::StrCat("unknown field (fields: ", absl::StrJoin(fields, ", "), ")"));
-      }
-      if (!st.ok()) return st;
-    }
-    if (named && !IsPrincipalName(entry.name)) {
-      return At(source, e, where + ".name", "required: 1-64 characters of A-Z a-z 0-9 . _ @ -");
-    }
-    if (!token.empty() == !digest.empty()) {
-      return At(source, e, where, "needs exactly one of token or token_sha256");
-    }
-    if (!token.empty()) {
-      // A short credential can be guessed; 16 characters is the least that
-      // openssl rand -hex 8 gives, and tests use longer ones.
-      if (token.size() < 16) return At(source, e, where + ".token", "is shorter than 16 characters");
-      entry.sha256 = service::Sha256Hex(token);
-    } else {
-      if (!service::IsSha256Hex(digest)) {
-        return At(source, e, where + ".token_sha256", "is not 64 hex digits (a SHA-256 digest)");
-      }
-      entry.sha256 = absl::AsciiStrToLower(digest);
-    }
-    out.push_back(std::move(entry));
+// A credential or its digest: never echoed, whatever is wrong with it.
+// Printable ASCII of at most 4096 bytes (what a gRPC header carries, the
+// rule of service::ValidateCredentialText).
+absl::StatusOr<std::string> ReadSecret(const YamlValue& value) {
+  // A list, a map or null shows as (a list), (a map), (null): nothing secret.
+  if (!value.IsScalar()) return value.Error("is not a string");
+  // No byte limit here: the reader's limit error would echo the value, and
+  // ValidateCredentialText bounds it without doing so.
+  absl::StatusOr<std::string> text = value.String(std::numeric_limits<size_t>::max());
+  if (!text.ok()) return text.status();
+  if (absl::Status st = service::ValidateCredentialText(*text, value.field()); !st.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(value.source(), ":", value.line(), ": ", st.message()));
   }
+  return text;
+}
+
+// One entry of a credential list: {name, tenant, token | token_sha256}.
+absl::StatusOr<CredentialEntry> ParseCredential(const YamlValue& item, bool named, bool with_tenant) {
+  // A bare scalar may well be the credential itself.
+  if (item.IsScalar()) return RefuseWithoutValue(item, "is not a map of name and token_sha256");
+  std::vector<absl::string_view> fields;
+  if (named) fields.push_back("name");
+  if (with_tenant) fields.push_back("tenant");
+  fields.insert(fields.end(), {"token", "token_sha256"});
+  absl::StatusOr<YamlMap> m = item.Map(fields);
+  if (!m.ok()) return m.status();
+  CredentialEntry entry;
+  if (named) {
+    const YamlValue name = m->Get("name");
+    if (!name.Present()) return name.Error(absl::StrCat("missing (", kNameRule, ")"));
+    absl::StatusOr<std::string> s = name.String();
+    if (!s.ok()) return s.status();
+    if (!IsPrincipalName(*s)) return name.Error(absl::StrCat("is not ", kNameRule));
+    entry.name = *std::move(s);
+  }
+  if (absl::Status st = m->Read("tenant", entry.tenant, service::kMaxTenantBytes); !st.ok()) return st;
+  if (!IsPrintableText(entry.tenant)) return m->Get("tenant").Error("is not printable text");
+  std::string token, digest;
+  for (auto [key, out] : {std::pair<const char*, std::string*>{"token", &token}, {"token_sha256", &digest}}) {
+    if (!m->Has(key)) continue;
+    absl::StatusOr<std::string> secret = ReadSecret(m->Get(key));
+    if (!secret.ok()) return secret.status();
+    *out = *std::move(secret);
+  }
+  // An empty one counts as not given.
+  if (token.empty() == digest.empty()) {
+    return RefuseWithoutValue(item, "needs exactly one of token or token_sha256");
+  }
+  if (!token.empty()) {
+    // A short credential can be guessed; 16 characters is the least that
+    // openssl rand -hex 8 gives, and tests use longer ones.
+    if (token.size() < 16) return RefuseWithoutValue(m->Get("token"), "is shorter than 16 characters");
+    entry.sha256 = service::Sha256Hex(token);
+  } else {
+    if (!service::IsSha256Hex(digest)) {
+      return RefuseWithoutValue(m->Get("token_sha256"), "is not 64 hex digits (a SHA-256 digest)");
+    }
+    entry.sha256 = absl::AsciiStrToLower(digest);
+  }
+  return entry;
+}
+
+// One list of credential entries (auth.users, ...). Absent or null leaves
+// `out` as it is; a list replaces it.
+absl::Status ParseCredentials(const YamlValue& list, bool named, bool with_tenant,
+                              std::vector<CredentialEntry>& out) {
+  if (list.IsNull()) return absl::OkStatus();
+  if (!list.IsSequence()) {
+    return list.Error(named ? "is not a list of {name, token_sha256}" : "is not a list of {token_sha256}");
+  }
+  absl::StatusOr<std::vector<YamlValue>> items = list.List(0, kMaxCredentialEntries);
+  if (!items.ok()) return items.status();
+  std::vector<CredentialEntry> entries;
+  for (const YamlValue& item : *items) {
+    absl::StatusOr<CredentialEntry> entry = ParseCredential(item, named, with_tenant);
+    if (!entry.ok()) return entry.status();
+    entries.push_back(*std::move(entry));
+  }
+  out = std::move(entries);
   return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::Status ParseAuthSection(const YAML::Node& node, const std::string& source, AuthConfig& out) {
-  if (!node.IsMap()) return At(source, node, "auth", "must be a map (mode, users, admins, nodes, node_join)");
-  for (const auto& kv : node) {
-    auto key = KeyOf(source, kv.first, "auth");
-    if (!key.ok()) return key.status();
-    const std::string f = absl::StrCat("auth.", *key);
-    absl::Status st;
-    if (*key == "mode") {
-      std::string mode;
-      st = ScalarString(source, kv.second, f, mode);
-      if (st.ok() && mode != "tokens" && mode != "none") {
-        st = At(source, kv.second, f, absl::StrCat("'", mode, "' is not tokens or none"));
-      }
-      out.required = mode != "none";
-    } else if (*key == "users") {
-      st = ParseCredentials(kv.second, source, f, true, true, out.users);
-    } else if (*key == "admins") {
-      st = ParseCredentials(kv.second, source, f, true, false, out.admins);
-    } else if (*key == "nodes") {
-      st = ParseCredentials(kv.second, source, f, true, false, out.nodes);
-    } else if (*key == "node_join") {
-      st = ParseCredentials(kv.second, source, f, false, false, out.node_join);
-    } else {
-      st = At(source, kv.first, f, "unknown setting (settings: mode, users, admins, nodes, node_join)");
-    }
-    if (!st.ok()) return st;
-  }
-  return absl::OkStatus();
+absl::Status RefuseWithoutValue(const YamlValue& value, absl::string_view why) {
+  const std::string where =
+      value.line() > 0 ? absl::StrCat(value.source(), ":", value.line()) : value.source();
+  return absl::InvalidArgumentError(
+      absl::StrCat(where, ": ", value.field().empty() ? "document" : value.field(), ": ", why));
 }
 
-absl::Status ParseTlsSection(const YAML::Node& node, const std::string& source, TlsConfig& out) {
-  if (!node.IsMap()) return At(source, node, "tls", "must be a map (cert, key, client_ca, plaintext)");
-  for (const auto& kv : node) {
-    auto key = KeyOf(source, kv.first, "tls");
-    if (!key.ok()) return key.status();
-    const std::string f = absl::StrCat("tls.", *key);
-    absl::Status st;
-    if (*key == "cert") {
-      st = ScalarString(source, kv.second, f, out.cert);
-    } else if (*key == "key") {
-      st = ScalarString(source, kv.second, f, out.key);
-    } else if (*key == "client_ca") {
-      st = ScalarString(source, kv.second, f, out.client_ca);
-    } else if (*key == "require_node_certificates") {
-      st = ScalarBool(source, kv.second, f, out.require_node_certificates);
-    } else if (*key == "plaintext") {
-      st = ScalarBool(source, kv.second, f, out.plaintext);
-    } else {
-      st = At(source, kv.first, f,
-              "unknown setting (settings: cert, key, client_ca, require_node_certificates, plaintext)");
-    }
-    if (!st.ok()) return st;
+absl::Status ParseAuthSection(const YamlValue& section, AuthConfig& out) {
+  absl::StatusOr<YamlMap> m = section.Map({"mode", "users", "admins", "nodes", "node_join"});
+  if (!m.ok()) return m.status();
+  if (m->Has("mode")) {
+    std::string mode;
+    if (absl::Status st = m->Read("mode", mode); !st.ok()) return st;
+    if (mode != "tokens" && mode != "none") return m->Get("mode").Error("is not tokens or none");
+    out.required = mode == "tokens";
   }
-  return absl::OkStatus();
+  absl::Status st;
+  st.Update(ParseCredentials(m->Get("users"), /*named=*/true, /*with_tenant=*/true, out.users));
+  st.Update(ParseCredentials(m->Get("admins"), true, false, out.admins));
+  st.Update(ParseCredentials(m->Get("nodes"), true, false, out.nodes));
+  st.Update(ParseCredentials(m->Get("node_join"), false, false, out.node_join));
+  return st;
+}
+
+absl::Status ParseTlsSection(const YamlValue& section, TlsConfig& out) {
+  absl::StatusOr<YamlMap> m =
+      section.Map({"cert", "key", "client_ca", "require_node_certificates", "plaintext"});
+  if (!m.ok()) return m.status();
+  absl::Status st;
+  st.Update(m->Read("cert", out.cert, service::kMaxPathBytes));
+  st.Update(m->Read("key", out.key, service::kMaxPathBytes));
+  st.Update(m->Read("client_ca", out.client_ca, service::kMaxPathBytes));
+  st.Update(m->Read("require_node_certificates", out.require_node_certificates));
+  st.Update(m->Read("plaintext", out.plaintext));
+  return st;
 }
 
 }  // namespace synergy::daemon

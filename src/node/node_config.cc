@@ -5,120 +5,210 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
-#include <sstream>
+#include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "service/channel.h"
+#include "service/request_limits.h"
+#include "service/request_validation.h"
 #include "synergy/default_configs.h"
-#include "yaml-cpp/yaml.h"
+#include "synergy/quote.h"
+#include "synergy/yaml_reader.h"
 
 namespace synergy::node {
 namespace {
 
-absl::Status FieldError(const std::string& source, const YAML::Node& node, const std::string& field,
-                        const std::string& why) {
-  return absl::InvalidArgumentError(absl::StrCat(source, ":", node.Mark().line + 1, ": ", field, ": ",
-                                                 why));
+constexpr char kEmbedded[] = "<embedded synergy-node.yaml>";
+
+// Sizes no server has, refused before anything is allocated for them.
+constexpr int kMaxGpus = 1024;  // gpus: N; ids 0-1023
+constexpr int kMaxCpuId = 65535;
+constexpr size_t kMaxCpus = 65536;
+constexpr int kMaxCpuSlots = 65536;
+constexpr double kMaxMemoryGb = 1e6;
+constexpr size_t kMaxAccounts = 4096;
+constexpr size_t kMaxPassthrough = 256;
+
+// token and join_token: printable ASCII of at most 4096 bytes (what a gRPC
+// header carries; service::ValidateCredentialText), never echoed.
+absl::Status ReadCredential(const YamlMap& m, absl::string_view key, std::string& out) {
+  if (!m.Has(key)) return absl::OkStatus();
+  const YamlValue value = m.Get(key);
+  // A list, a map or null shows as (a list), (a map), (null): nothing secret.
+  if (!value.IsScalar()) return value.Error("is not a string");
+  // No byte limit here: the reader's limit error would echo the value, and
+  // ValidateCredentialText bounds it without doing so.
+  absl::StatusOr<std::string> text = value.String(std::numeric_limits<size_t>::max());
+  if (!text.ok()) return text.status();
+  if (absl::Status st = service::ValidateCredentialText(*text, value.field()); !st.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(value.source(), ":", value.line(), ": ", st.message()));
+  }
+  out = *std::move(text);
+  return absl::OkStatus();
 }
 
-absl::StatusOr<NodeConfig> ParseSettings(const std::string& text, const std::string& source, NodeConfig c) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(source, ":", e.mark.line + 1, ": not valid YAML: ", e.msg));
+// A list of distinct ids in `range`, each error naming its item.
+absl::StatusOr<std::vector<int>> ReadIds(const YamlValue& list, IntRange range, size_t max_items) {
+  absl::StatusOr<std::vector<YamlValue>> items = list.List(0, max_items);
+  if (!items.ok()) return items.status();
+  std::vector<int> ids;
+  std::set<int> seen;
+  for (const YamlValue& item : *items) {
+    absl::StatusOr<int64_t> id = item.Int(range);
+    if (!id.ok()) return id.status();
+    if (!seen.insert(static_cast<int>(*id)).second) return item.Error("is listed twice");
+    ids.push_back(static_cast<int>(*id));
   }
-  if (root.IsNull()) return c;
-  if (!root.IsMap()) return absl::InvalidArgumentError(absl::StrCat(source, ": not a map of settings"));
-  static const std::set<std::string> known = {"name", "scheduler", "address", "gpus", "cpus", "cpu_slots",
-                                              "memory_gb", "log_dir", "work_dir", "token", "join_token",
-                                              "credential_file", "tls_ca", "tls_cert", "tls_key",
-                                              "tls_server_name", "plaintext", "accounts", "allow_root_jobs",
-                                              "run_jobs_as_node_user", "job_env_passthrough", "log_level"};
-  for (const auto& kv : root) {
-    if (!kv.first.IsScalar()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(source, ":", kv.first.Mark().line + 1, ": a setting's name must be a plain word"));
-    }
-    const std::string key = kv.first.Scalar();
-    const YAML::Node& v = kv.second;
-    if (!known.count(key)) {
-      return absl::InvalidArgumentError(absl::StrCat(source, ":", kv.first.Mark().line + 1, ": unknown setting '",
-                                                     key, "' (settings: ", absl::StrJoin(known, ", "), ")"));
-    }
-    try {
-      if (key == "name") c.name = v.as<std::string>();
-      if (key == "scheduler") c.scheduler = v.as<std::string>();
-      if (key == "address") c.address = v.as<std::string>();
-      if (key == "log_dir") c.log_dir = v.as<std::string>();
-      if (key == "work_dir") c.work_dir = v.as<std::string>();
-      if (key == "token") c.token = v.as<std::string>();
-      if (key == "join_token") c.join_token = v.as<std::string>();
-      if (key == "credential_file") c.credential_file = v.as<std::string>();
-      if (key == "tls_ca") c.tls_ca = v.as<std::string>();
-      if (key == "tls_cert") c.tls_cert = v.as<std::string>();
-      if (key == "tls_key") c.tls_key = v.as<std::string>();
-      if (key == "tls_server_name") c.tls_server_name = v.as<std::string>();
-      if (key == "plaintext") c.plaintext = v.as<bool>();
-      if (key == "accounts") c.accounts = v.as<std::map<std::string, std::string>>();
-      if (key == "allow_root_jobs") c.allow_root_jobs = v.as<bool>();
-      if (key == "run_jobs_as_node_user") c.run_jobs_as_node_user = v.as<bool>();
-      if (key == "job_env_passthrough") c.job_env_passthrough = v.as<std::vector<std::string>>();
-      if (key == "log_level") c.log_level = v.as<std::string>();
-      if (key == "memory_gb") c.memory_gb = v.as<double>();
-      if (key == "cpus") c.cpu_ids = v.as<std::vector<int>>();
-      if (key == "cpu_slots") c.cpu_slots = v.as<int>();
-      if (key == "gpus") {
-        if (v.IsSequence()) {
-          c.gpu_ids = v.as<std::vector<int>>();
-          c.gpu_count = static_cast<int>(c.gpu_ids.size());
-        } else {
-          c.gpu_count = v.as<int>();
-          c.gpu_ids.clear();
-        }
-      }
-    } catch (const YAML::Exception&) {
-      return FieldError(source, v, key, absl::StrCat("'", v.IsScalar() ? v.Scalar() : "...", "' is not valid"));
-    }
-    if (key == "gpus" && c.gpu_count < 0) return FieldError(source, v, key, "is negative");
-    // Sizes no server has are refused before anything is allocated for them.
-    if (key == "gpus" && c.gpu_count > 1024) return FieldError(source, v, key, "is more than 1024 GPUs");
-    if (key == "cpu_slots" && c.cpu_slots > 65536) return FieldError(source, v, key, "is more than 65536");
-    if (key == "memory_gb" && !(c.memory_gb <= 1e6)) return FieldError(source, v, key, "is not a number up to 1e6");
-    for (int id : key == "gpus" ? c.gpu_ids : std::vector<int>{}) {
-      if (id < 0 || id > 1023) return FieldError(source, v, key, absl::StrCat("GPU id ", id, " is not in 0-1023"));
-    }
-    if (key == "cpus" && c.cpu_ids.size() > 65536) return FieldError(source, v, key, "lists more than 65536 CPUs");
+  return ids;
+}
 
-    if (key == "cpu_slots" && c.cpu_slots < 0) return FieldError(source, v, key, "is negative");
-    if (key == "memory_gb" && c.memory_gb < 0) return FieldError(source, v, key, "is negative");
-    if (key == "scheduler" && c.scheduler.empty()) return FieldError(source, v, key, "is empty");
-    for (int id : key == "cpus" ? c.cpu_ids : std::vector<int>{}) {
-      if (id < 0 || id > 65535) return FieldError(source, v, key, absl::StrCat("CPU id ", id, " is not in 0-65535"));
+// `gpus: N` (a count) or `gpus: [0, 1]` (ids).
+absl::Status ReadGpus(const YamlMap& m, NodeConfig& c) {
+  if (!m.Has("gpus")) return absl::OkStatus();
+  const YamlValue gpus = m.Get("gpus");
+  if (gpus.IsSequence()) {
+    absl::StatusOr<std::vector<int>> ids = ReadIds(gpus, IntRange{0, kMaxGpus - 1}, kMaxGpus);
+    if (!ids.ok()) return ids.status();
+    c.gpu_ids = *std::move(ids);
+    c.gpu_count = static_cast<int>(c.gpu_ids.size());
+    return absl::OkStatus();
+  }
+  absl::StatusOr<int64_t> count = gpus.Int(IntRange{0, kMaxGpus});
+  if (!count.ok()) return count.status();
+  c.gpu_count = static_cast<int>(*count);
+  c.gpu_ids.clear();
+  return absl::OkStatus();
+}
+
+absl::Status ReadCpus(const YamlMap& m, NodeConfig& c) {
+  if (!m.Has("cpus")) return absl::OkStatus();
+  absl::StatusOr<std::vector<int>> ids = ReadIds(m.Get("cpus"), IntRange{0, kMaxCpuId}, kMaxCpus);
+  if (!ids.ok()) return ids.status();
+  c.cpu_ids = *std::move(ids);
+  return absl::OkStatus();
+}
+
+// 1-64 characters of [A-Za-z0-9._@-]: synergyd's principal names (its
+// auth: section) and, not starting with '-', local account names.
+bool IsAccountLikeName(absl::string_view name, bool local_account) {
+  if (name.empty() || name.size() > 64 || (local_account && name[0] == '-')) return false;
+  for (unsigned char ch : name) {
+    if (!absl::ascii_isalnum(ch) && ch != '.' && ch != '_' && ch != '-' && ch != '@') return false;
+  }
+  return true;
+}
+
+// accounts: {user: local account}. The map's entries have no lines of
+// their own, so errors give the map's.
+absl::Status ReadAccounts(const YamlMap& m, std::map<std::string, std::string>& out) {
+  if (!m.Has("accounts")) return absl::OkStatus();
+  const YamlValue accounts = m.Get("accounts");
+  absl::StatusOr<std::map<std::string, std::string>> map = accounts.StringMap(kMaxAccounts, kMaxAccounts * 128);
+  if (!map.ok()) return map.status();
+  const auto refuse = [&](absl::string_view field, absl::string_view value, absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(accounts.source(), ":", accounts.line(), ": ", field, ": ", QuoteValue(value), ": ", why));
+  };
+  for (const auto& [user, account] : *map) {
+    if (!IsAccountLikeName(user, false)) {
+      return refuse(accounts.field(), user, "is not a user name (1-64 characters of A-Z a-z 0-9 . _ @ -)");
+    }
+    if (!IsAccountLikeName(account, true)) {
+      return refuse(absl::StrCat(accounts.field(), ".", user), account,
+                    "is not a local account name (1-64 characters of A-Z a-z 0-9 . _ @ -, not starting with -)");
     }
   }
-  return c;
+  out = *std::move(map);
+  return absl::OkStatus();
+}
+
+// job_env_passthrough: POSIX names, not synergy-node's own SYNERGY_* (its
+// credential among them).
+absl::Status ReadPassthrough(const YamlMap& m, std::vector<std::string>& out) {
+  if (!m.Has("job_env_passthrough")) return absl::OkStatus();
+  absl::StatusOr<std::vector<YamlValue>> items = m.Get("job_env_passthrough").List(0, kMaxPassthrough);
+  if (!items.ok()) return items.status();
+  std::vector<std::string> names;
+  for (const YamlValue& item : *items) {
+    absl::StatusOr<std::string> name = item.String(service::kMaxEnvNameBytes);
+    if (!name.ok()) return name.status();
+    if (!service::IsPosixEnvName(*name)) return item.Error("is not a POSIX name ([A-Za-z_][A-Za-z0-9_]*)");
+    if (absl::StartsWith(*name, "SYNERGY_")) {
+      return item.Error(
+          "is synergy-node's own (SYNERGY_TOKEN is its credential); jobs get their SYNERGY_* from the lease");
+    }
+    names.push_back(*std::move(name));
+  }
+  out = std::move(names);
+  return absl::OkStatus();
+}
+
+absl::Status ReadSettings(const YamlMap& m, NodeConfig& c) {
+  absl::Status st;
+  st.Update(m.Read("name", c.name, service::kMaxNodeNameBytes));
+  st.Update(m.Read("scheduler", c.scheduler, service::kMaxPathBytes));
+  st.Update(m.Read("address", c.address, service::kMaxNodeAddressBytes));
+  st.Update(ReadGpus(m, c));
+  st.Update(ReadCpus(m, c));
+  st.Update(m.Read("cpu_slots", c.cpu_slots, IntRange{0, kMaxCpuSlots}));
+  st.Update(m.Read("memory_gb", c.memory_gb, DoubleRange::NonNegative(kMaxMemoryGb)));
+  st.Update(m.Read("log_dir", c.log_dir, service::kMaxPathBytes));
+  st.Update(m.Read("work_dir", c.work_dir, service::kMaxPathBytes));
+  st.Update(ReadCredential(m, "token", c.token));
+  st.Update(ReadCredential(m, "join_token", c.join_token));
+  st.Update(m.Read("credential_file", c.credential_file, service::kMaxPathBytes));
+  st.Update(m.Read("tls_ca", c.tls_ca, service::kMaxPathBytes));
+  st.Update(m.Read("tls_cert", c.tls_cert, service::kMaxPathBytes));
+  st.Update(m.Read("tls_key", c.tls_key, service::kMaxPathBytes));
+  st.Update(m.Read("tls_server_name", c.tls_server_name, service::kMaxNodeNameBytes));
+  st.Update(m.Read("plaintext", c.plaintext));
+  st.Update(ReadAccounts(m, c.accounts));
+  st.Update(m.Read("allow_root_jobs", c.allow_root_jobs));
+  st.Update(m.Read("run_jobs_as_node_user", c.run_jobs_as_node_user));
+  st.Update(ReadPassthrough(m, c.job_env_passthrough));
+  st.Update(m.Read("log_level", c.log_level, 64));
+  return st;
+}
+
+// What a read cannot say.
+absl::Status CheckSettings(const YamlMap& m, const NodeConfig& c) {
+  if (m.Has("name") && !c.name.empty() && !service::IsNameToken(c.name)) {
+    return m.Get("name").Error("is not a node name (A-Z a-z 0-9 . _ -, not . or ..; \"\" = the host name)");
+  }
+  if (m.Has("scheduler") && c.scheduler.empty()) return m.Get("scheduler").Error("is empty");
+  static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
+  if (m.Has("log_level") && !kLevels.count(c.log_level)) {
+    return m.Get("log_level").Error("is not one of trace, debug, info, warn, error");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::string& source, NodeConfig base) {
-  try {
-    return ParseSettings(text, source, std::move(base));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(source, ":", e.mark.line + 1, ": not valid: ", e.msg));
-  }
+  absl::StatusOr<YamlValue> root = ParseYaml(text, source);
+  if (!root.ok()) return root.status();
+  if (root->IsNull()) return base;  // an empty file changes nothing
+  absl::StatusOr<YamlMap> m = root->Map(
+      {"name", "scheduler", "address", "gpus", "cpus", "cpu_slots", "memory_gb", "log_dir", "work_dir", "token",
+       "join_token", "credential_file", "tls_ca", "tls_cert", "tls_key", "tls_server_name", "plaintext",
+       "accounts", "allow_root_jobs", "run_jobs_as_node_user", "job_env_passthrough", "log_level"});
+  if (!m.ok()) return m.status();
+  if (absl::Status st = ReadSettings(*m, base); !st.ok()) return st;
+  if (absl::Status st = CheckSettings(*m, base); !st.ok()) return st;
+  return base;
 }
 
 absl::StatusOr<NodeConfig> LoadNodeConfig(const std::string& file) {
-  auto base = ParseNodeConfig(kDefaultNodeYaml, "<embedded synergy-node.yaml>", NodeConfig{});
+  absl::StatusOr<NodeConfig> base = ParseNodeConfig(kDefaultNodeYaml, kEmbedded, NodeConfig{});
   if (!base.ok() || file.empty()) return base;
-  std::ifstream in(file);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(file, ": cannot open"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseNodeConfig(ss.str(), file, *base);
+  absl::StatusOr<std::string> text = ReadTextFile(file);
+  if (!text.ok()) return text.status();
+  return ParseNodeConfig(*text, file, *std::move(base));
 }
 
 absl::StatusOr<NodeOffer> Discover(const NodeConfig& config) {

@@ -11,27 +11,30 @@
 
 namespace synergy::node {
 
+// Each setting's bounds are checked where it is read: values outside them
+// are typing mistakes, or sizes no real server has.
 struct NodeConfig {
-  std::string name;            // "" = host name
-  std::string scheduler = "127.0.0.1:50051";
+  std::string name;            // "" = host name; else A-Z a-z 0-9 . _ - (not . or ..)
+  std::string scheduler = "127.0.0.1:50051";  // not empty
   std::string address = "127.0.0.1";
-  int gpu_count = 0;           // `gpus: N`
-  std::vector<int> gpu_ids;    // `gpus: [0, 1]`
-  std::vector<int> cpu_ids;    // [] = this process's affinity
+  int gpu_count = 0;           // `gpus: N`, 0-1024
+  std::vector<int> gpu_ids;    // `gpus: [0, 1]`: distinct ids 0-1023
+  std::vector<int> cpu_ids;    // [] = this process's affinity; distinct ids 0-65535
   // 0: jobs are pinned to the CPU ids they are granted. N > 0: the node
   // offers N CPUs as equal shares of the CPUs above; a job granted k of
   // them may run on all of those CPUs, limited by the cpu cgroup to
   // k x (cores / N) cores of CPU time (CFS bandwidth, as Kubernetes CPU
   // limits). For nodes whose cores are fewer than the CPUs the scheduler
   // should weigh, e.g. a 2-core demo machine offering 4.
-  int cpu_slots = 0;
-  double memory_gb = 0;        // 0 = MemTotal
+  int cpu_slots = 0;           // 0-65536
+  double memory_gb = 0;        // 0 = MemTotal; finite, at most 1e6
   std::string log_dir = "synergy-node-logs";
   std::string work_dir;
   // The node's own credential (or SYNERGY_TOKEN), or, for a node not listed
   // in synergyd's auth.nodes, an admin-issued join credential: the node
   // registers with it once and keeps the credential synergyd gives it in
-  // credential_file (0600), which it uses from then on.
+  // credential_file (0600), which it uses from then on. Printable ASCII,
+  // at most 4096 bytes (a gRPC header); never echoed in an error.
   std::string token;
   std::string join_token;
   std::string credential_file;
@@ -47,17 +50,24 @@ struct NodeConfig {
   // account of the same name. Never as root unless allow_root_jobs.
   // run_jobs_as_node_user: every job runs as the node's own account (a
   // single-user machine; with a root node it also needs allow_root_jobs).
+  // Both sides 1-64 characters of A-Z a-z 0-9 . _ @ - (an account not
+  // starting with -), at most 4096 entries.
   std::map<std::string, std::string> accounts;
   bool allow_root_jobs = false;
   bool run_jobs_as_node_user = false;
   // Variables of the node's environment jobs also get (beyond PATH, the
-  // locale, TZ and TMPDIR).
+  // locale, TZ and TMPDIR): POSIX names, not SYNERGY_*, at most 256.
   std::vector<std::string> job_env_passthrough;
-  std::string log_level = "info";
+  std::string log_level = "info";  // trace | debug | info | warn | error
   int heartbeat_interval_ms = 1000;  // until the daemon says otherwise
 };
 
+// The embedded default, then `file` (if not empty) on top, field by field.
+// Errors have the YAML reader's format (synergy/yaml_reader.h), naming the
+// file, line, field and value: "node.yaml:4: gpus: '-1': must be between 0
+// and 1024"; unknown keys are refused with the list of known ones.
 absl::StatusOr<NodeConfig> LoadNodeConfig(const std::string& file);
+// `text` named `source` on top of `base` (an empty text changes nothing).
 absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::string& source,
                                            NodeConfig base);
 

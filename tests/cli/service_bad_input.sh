@@ -24,22 +24,46 @@ expect() {  # NAME FRAGMENT COMMAND...
 printf 'round_s: 0\n' >"$work/round.yaml"
 printf 'listen: 127.0.0.1:0\npolicy: lifo\n' >"$work/policy.yaml"
 printf 'rounds: 3\n' >"$work/unknown.yaml"
+printf 'round_s: 60\ntokens: [shared-secret-0123456789]\n' >"$work/tokens.yaml"
+printf 'auth:\n  users: [{name: alice, token: tiny-secret}]\n' >"$work/short_token.yaml"
 printf 'gpus: [0, 1\n' >"$work/node.yaml"
 printf 'gpus: 1\ncpu: [0]\n' >"$work/node_unknown.yaml"
+printf 'gpus: 1000000000\n' >"$work/node_gpus.yaml"
+printf 'name: n9\ntoken: "abc\\rdef-secret-0123"\n' >"$work/node_token.yaml"
+printf '? [a, b]\n: 1\n' >"$work/list_key.yaml"
 printf 'profile_wait_s: -5\n' >"$work/wait.yaml"
 printf 'gpus: 1\npriority: 5000\ncommand: [x]\n' >"$work/priority.yaml"
-expect daemon_round "round.yaml:1: round_s: '0' is not > 0" "$bin/synergyd" --config "$work/round.yaml"
-expect daemon_policy "policy.yaml:2: policy: 'lifo' is not one of" "$bin/synergyd" --config "$work/policy.yaml"
-expect daemon_unknown "unknown.yaml:1: unknown setting 'rounds'" "$bin/synergyd" --config "$work/unknown.yaml"
-expect daemon_profile_wait "wait.yaml:1: profile_wait_s: '-5' is negative" "$bin/synergyd" --config "$work/wait.yaml"
+expect daemon_round "round.yaml:1: round_s: '0': must be > 0" "$bin/synergyd" --config "$work/round.yaml"
+expect daemon_policy "policy.yaml:2: policy: 'lifo': is not one of" "$bin/synergyd" --config "$work/policy.yaml"
+expect daemon_unknown "unknown.yaml:1: rounds: unknown field (fields: listen," "$bin/synergyd" --config "$work/unknown.yaml"
+expect daemon_tokens "tokens.yaml:2: tokens: one shared token is no longer accepted" "$bin/synergyd" --config "$work/tokens.yaml"
+expect daemon_short_token "short_token.yaml:2: auth.users[0].token: is shorter than 16 characters" \
+  "$bin/synergyd" --config "$work/short_token.yaml"
+expect daemon_list_key "list_key.yaml:1: document: (a list): is not a field name" "$bin/synergyd" --config "$work/list_key.yaml"
+expect daemon_profile_wait "wait.yaml:1: profile_wait_s: '-5': must be between 0 and" "$bin/synergyd" --config "$work/wait.yaml"
 expect daemon_missing "nope.yaml: cannot open" "$bin/synergyd" --config "$work/nope.yaml"
 expect daemon_flag "unknown flag '--bogus'" "$bin/synergyd" --bogus
-expect node_yaml "node.yaml:" "$bin/synergy-node" --config "$work/node.yaml"
-expect node_unknown "node_unknown.yaml:2: unknown setting 'cpu'" "$bin/synergy-node" --config "$work/node_unknown.yaml"
+expect node_yaml "node.yaml:2: document: malformed YAML" "$bin/synergy-node" --config "$work/node.yaml"
+expect node_unknown "node_unknown.yaml:2: cpu: unknown field (fields: name," "$bin/synergy-node" --config "$work/node_unknown.yaml"
+expect node_gpus "node_gpus.yaml:1: gpus: '1000000000': must be between 0 and 1024" \
+  "$bin/synergy-node" --config "$work/node_gpus.yaml"
+expect node_token "node_token.yaml:2: token: character 4 (byte 0x0d) is not printable ASCII" \
+  "$bin/synergy-node" --config "$work/node_token.yaml"
+expect node_list_key "list_key.yaml:1: document: (a list): is not a field name" "$bin/synergy-node" --config "$work/list_key.yaml"
 expect node_flag "unknown flag '--gpus'" "$bin/synergy-node" --gpus 2
 expect ctl_command "unknown command 'launch'" "$bin/synergyctl" launch
 expect ctl_output "-o: 'yaml' is not wide or json" "$bin/synergyctl" get jobs -o yaml
 expect ctl_file "nope.yaml: cannot open" "$bin/synergyctl" submit -f "$work/nope.yaml"
 expect ctl_priority "priority.yaml: spec.priority: 5000 is not a priority class (0 to 1000)" \
   "$bin/synergyctl" submit -f "$work/priority.yaml"
+# A refused credential is named, never echoed.
+for f in tokens short_token node_token; do
+  prog=synergyd
+  [[ $f == node_* ]] && prog=synergy-node
+  if "$bin/$prog" --config "$work/$f.yaml" 2>&1 | grep -q secret; then
+    echo "FAIL ${f}_not_echoed: $prog repeats the credential"; failed=1
+  else
+    echo "ok   ${f}_not_echoed"
+  fi
+done
 exit $failed

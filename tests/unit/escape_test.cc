@@ -3,6 +3,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "synergy/quote.h"
 
 namespace synergy::service {
 namespace {
@@ -78,6 +79,33 @@ TEST(QuoteForMessage, AMegabyteValueIsCutTo64CharactersAndItsSizeGiven) {
   EXPECT_EQ(quoted, "'" + std::string(64, 'x') + "'... (1048576 bytes)");
   EXPECT_EQ(QuoteForMessage("A B"), "'A B'");
   EXPECT_EQ(QuoteForMessage("A\x1b" "B"), "'A\\x1bB'");
+}
+
+// One escaper (synergy/quote.h) for the YAML and trace readers and the RPC
+// validators: a value reads the same in every message.
+TEST(QuoteValue, IsQuoteForMessageAndEscapesC1BidiAndInvalidUtf8Too) {
+  for (const std::string& value :
+       {"abc"s, "a\x1b[2J\n\t"s, "\xc2\x9b" "2J"s, "abc\xe2\x80\xae" "fed"s, "a\xff\x9b" "b"s,
+        std::string(100, 'x'), "h\xc3\xa9llo"s}) {
+    EXPECT_EQ(synergy::QuoteValue(value), QuoteForMessage(value)) << EscapeForDisplay(value);
+  }
+  // The readers' values used to pass bytes above 0x7f through as they were.
+  EXPECT_EQ(synergy::QuoteValue("\xc2\x9b" "2J"), "'\\u009b2J'");
+  EXPECT_EQ(synergy::QuoteValue("a\xff"), "'a\\xff'");
+  // 64 characters, not bytes: a cut never halves one.
+  std::string wide;
+  for (int i = 0; i < 65; ++i) wide += "\xe6\x97\xa5";
+  std::string kept;
+  for (int i = 0; i < 64; ++i) kept += "\xe6\x97\xa5";
+  EXPECT_EQ(synergy::QuoteValue(wide), "'" + kept + "'... (195 bytes)");
+}
+
+TEST(EscapeControls, SaysWhetherItCut) {
+  bool cut = true;
+  EXPECT_EQ(synergy::EscapeControls("a\nb", 0, &cut), "a\\nb");
+  EXPECT_FALSE(cut);
+  EXPECT_EQ(synergy::EscapeControls("a\nbc", 2, &cut), "a\\n");
+  EXPECT_TRUE(cut);
 }
 
 }  // namespace
