@@ -89,6 +89,15 @@ class YamlMap;
 // "file:line: field: missing", the line being the map's.
 class YamlValue {
  public:
+  // Defined in yaml_reader.cc: YAML::Node's copy lives in yaml-cpp's impl.h,
+  // which only that file includes, so copies made inline elsewhere would
+  // not link under every compiler.
+  YamlValue(const YamlValue& other);
+  YamlValue(YamlValue&& other);
+  YamlValue& operator=(const YamlValue& other);
+  YamlValue& operator=(YamlValue&& other);
+  ~YamlValue();
+
   bool Present() const { return present_; }
   bool IsNull() const;      // absent, empty, ~ or null
   bool IsScalar() const;

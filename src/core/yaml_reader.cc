@@ -119,6 +119,12 @@ absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
 
 // ---- YamlValue ------------------------------------------------------------
 
+YamlValue::YamlValue(const YamlValue& other) = default;
+YamlValue::YamlValue(YamlValue&& other) = default;
+YamlValue& YamlValue::operator=(const YamlValue& other) = default;
+YamlValue& YamlValue::operator=(YamlValue&& other) = default;
+YamlValue::~YamlValue() = default;
+
 YamlValue::YamlValue(YAML::Node node, std::shared_ptr<const std::string> source, std::string field,
                      int line)
     : node_(std::move(node)), source_(std::move(source)), field_(std::move(field)), line_(line) {}

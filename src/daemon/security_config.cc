@@ -1,13 +1,11 @@
 #include "daemon/security_config.h"
 
-#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "service/channel.h"
 #include "service/credentials.h"
 #include "service/request_limits.h"
 #include "synergy/quote.h"
@@ -24,22 +22,6 @@ bool IsPrincipalName(const std::string& name) {
     if (!absl::ascii_isalnum(c) && c != '.' && c != '_' && c != '-' && c != '@') return false;
   }
   return true;
-}
-
-// A credential or its digest: never echoed, whatever is wrong with it.
-// Printable ASCII of at most 4096 bytes (what a gRPC header carries, the
-// rule of service::ValidateCredentialText).
-absl::StatusOr<std::string> ReadSecret(const YamlValue& value) {
-  // A list, a map or null shows as (a list), (a map), (null): nothing secret.
-  if (!value.IsScalar()) return value.Error("is not a string");
-  // No byte limit here: the reader's limit error would echo the value, and
-  // ValidateCredentialText bounds it without doing so.
-  absl::StatusOr<std::string> text = value.String(std::numeric_limits<size_t>::max());
-  if (!text.ok()) return text.status();
-  if (absl::Status st = service::ValidateCredentialText(*text, value.field()); !st.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(value.source(), ":", value.line(), ": ", st.message()));
-  }
-  return text;
 }
 
 // One entry of a credential list: {name, tenant, token | token_sha256}.
@@ -66,7 +48,7 @@ absl::StatusOr<CredentialEntry> ParseCredential(const YamlValue& item, bool name
   std::string token, digest;
   for (auto [key, out] : {std::pair<const char*, std::string*>{"token", &token}, {"token_sha256", &digest}}) {
     if (!m->Has(key)) continue;
-    absl::StatusOr<std::string> secret = ReadSecret(m->Get(key));
+    absl::StatusOr<std::string> secret = service::ReadCredentialYaml(m->Get(key));
     if (!secret.ok()) return secret.status();
     *out = *std::move(secret);
   }

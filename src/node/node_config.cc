@@ -5,14 +5,13 @@
 
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <set>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "service/channel.h"
+#include "service/credentials.h"
 #include "service/request_limits.h"
 #include "service/request_validation.h"
 #include "synergy/default_configs.h"
@@ -33,20 +32,11 @@ constexpr double kMaxMemoryGb = 1e6;
 constexpr size_t kMaxAccounts = 4096;
 constexpr size_t kMaxPassthrough = 256;
 
-// token and join_token: printable ASCII of at most 4096 bytes (what a gRPC
-// header carries; service::ValidateCredentialText), never echoed.
+// token and join_token, when present (service::ReadCredentialYaml: never echoed).
 absl::Status ReadCredential(const YamlMap& m, absl::string_view key, std::string& out) {
   if (!m.Has(key)) return absl::OkStatus();
-  const YamlValue value = m.Get(key);
-  // A list, a map or null shows as (a list), (a map), (null): nothing secret.
-  if (!value.IsScalar()) return value.Error("is not a string");
-  // No byte limit here: the reader's limit error would echo the value, and
-  // ValidateCredentialText bounds it without doing so.
-  absl::StatusOr<std::string> text = value.String(std::numeric_limits<size_t>::max());
+  absl::StatusOr<std::string> text = service::ReadCredentialYaml(m.Get(key));
   if (!text.ok()) return text.status();
-  if (absl::Status st = service::ValidateCredentialText(*text, value.field()); !st.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(value.source(), ":", value.line(), ": ", st.message()));
-  }
   out = *std::move(text);
   return absl::OkStatus();
 }

@@ -5,10 +5,13 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include <limits>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "service/channel.h"
 
 namespace synergy::service {
 namespace {
@@ -51,6 +54,19 @@ bool IsSha256Hex(std::string_view text) {
     if (!absl::ascii_isxdigit(static_cast<unsigned char>(c))) return false;
   }
   return true;
+}
+
+absl::StatusOr<std::string> ReadCredentialYaml(const YamlValue& value) {
+  // A list, a map or null shows as (a list), (a map), (null): nothing secret.
+  if (!value.IsScalar()) return value.Error("is not a string");
+  // No byte limit here: the reader's limit error would echo the value, and
+  // ValidateCredentialText bounds it without doing so.
+  absl::StatusOr<std::string> text = value.String(std::numeric_limits<size_t>::max());
+  if (!text.ok()) return text.status();
+  if (absl::Status st = ValidateCredentialText(*text, value.field()); !st.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(value.source(), ":", value.line(), ": ", st.message()));
+  }
+  return text;
 }
 
 }  // namespace synergy::service

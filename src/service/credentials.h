@@ -6,6 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "absl/status/statusor.h"
+#include "synergy/yaml_reader.h"
+
 namespace synergy::service {
 
 // Lower-case hex of SHA-256(text): how credentials are kept in configs.
@@ -25,5 +28,11 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
 // True for 64 lower- or upper-case hex digits (a SHA-256 digest).
 bool IsSha256Hex(std::string_view text);
+
+// A credential (or its digest) from a config file: printable ASCII of at
+// most 4096 bytes (what a gRPC header carries; ValidateCredentialText).
+// Whatever is wrong with it, the error names the file, line and field and
+// never echoes the value.
+absl::StatusOr<std::string> ReadCredentialYaml(const YamlValue& value);
 
 }  // namespace synergy::service
