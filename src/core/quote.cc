@@ -41,9 +41,13 @@ Decoded DecodeAt(absl::string_view text, size_t at) {
 }
 
 bool IsNonPrintable(int32_t cp) {
-  return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || cp == 0x200E || cp == 0x200F ||
-         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
-         cp == 0x2029;
+  // Controls (C0, DEL, C1), and the invisible characters that reorder or
+  // hide text: the Arabic letter mark, zero-width space/joiners and marks,
+  // bidi embeddings, overrides and isolates, line and paragraph
+  // separators, the byte-order mark.
+  return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C ||
+         (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||
+         cp == 0x2028 || cp == 0x2029 || cp == 0xFEFF;
 }
 
 // \xNN or \uNNNN, lower-case hex.

@@ -28,7 +28,7 @@ const std::vector<absl::string_view>& Settings() {
   static const std::vector<absl::string_view> kSettings = {
       "listen",         "metrics_listen",        "state_db",            "round_s",
       "policy",         "mechanism",             "models",              "lease_grace_s",
-      "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "profile_wait_s",
+      "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "max_active_jobs_per_user", "profile_wait_s",
       "auth",           "tls",                   "log_level"};
   return kSettings;
 }
@@ -61,6 +61,7 @@ absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
   st.Update(m.Read("heartbeat_interval_ms", c.heartbeat_interval_ms, IntRange{1, 60'000}));
   st.Update(m.Read("heartbeat_timeout_s", c.heartbeat_timeout_s, DoubleRange::Positive(kMaxSeconds)));
   st.Update(m.Read("max_retries", c.max_retries, IntRange{0, service::kMaxRetries}));
+  st.Update(m.Read("max_active_jobs_per_user", c.max_active_jobs_per_user, IntRange{1, 1000000}));
   // Up to about four months: beyond that "never profile" is profile: false.
   st.Update(m.Read("profile_wait_s", c.profile_wait_s, DoubleRange::NonNegative(1e7)));
   if (m.Has("auth")) st.Update(ParseAuthSection(m.Get("auth"), c.auth));

@@ -56,6 +56,9 @@ struct DaemonConfig {
   double lease_grace_s = 30;                      // [0, 86400]
   int heartbeat_interval_ms = 1000;               // [1, 60000]
   double heartbeat_timeout_s = 30;                // (0, 86400]
+  // Jobs a user (not an admin) may have that have not ended: a flood of
+  // submissions fills the store and every list.
+  int max_active_jobs_per_user = 1000;
   int max_retries = 2;                            // [0, 100]
   // How long a job that asks for a profile waits for a whole free node to
   // profile on; after that it is scheduled unprofiled until a round finds

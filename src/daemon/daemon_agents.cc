@@ -43,7 +43,11 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job.id(), ": lease ", report.epoch(), " is not current; stop"));
   }
-  if (report.iterations_done() > job.iterations_done()) job.set_iterations_done(report.iterations_done());
+  // A job's own count never runs past what it asked for (it would make its
+  // remaining work look done to SRTF and the estimates).
+  int64_t done = report.iterations_done();
+  if (job.spec().iterations() > 0) done = std::min(done, job.spec().iterations());
+  if (done > job.iterations_done()) job.set_iterations_done(done);
   job.set_throughput(report.throughput());
   dirty_.insert(job.id());
   reply.set_lease_ending(!current || job.lease().ending());
@@ -69,6 +73,11 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
     return absl::FailedPreconditionError(absl::StrCat("job ", job.id(), ": checkpoint at iteration ",
                                                       done.iteration(), " is older than ",
                                                       job.checkpoint_iteration()));
+  }
+  // The same checkpoint again changes nothing: no write, no event (an agent
+  // repeating it must not fill the store or hold the lock).
+  if (!done.finished() && done.iteration() == job.checkpoint_iteration() && done.path() == job.checkpoint_path()) {
+    return absl::OkStatus();
   }
   job.set_checkpoint_iteration(done.iteration());
   job.set_checkpoint_path(done.path());
@@ -106,6 +115,12 @@ absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int6
         absl::StrCat("job ", job.id(), ": lease ", profile.epoch(), " is not current; profile refused"));
   }
   if (profile.points_size() == 0) return absl::InvalidArgumentError("points: empty");
+  // A job measures itself under a profiling lease, or once if it never had
+  // one: not over and over (each is a write and an event).
+  if (!job.lease().profiling() && job.has_measured_profile()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job.id(), ": already profiled; a new profile needs a profiling lease"));
+  }
   for (int i = 0; i < profile.points_size(); ++i) {
     const v1::ProfilePoint& p = profile.points(i);
     if (!(p.cpus() > 0) || !(p.mem_gb() > 0) || !(p.throughput() >= 0)) {

@@ -3,6 +3,8 @@
 // orders after the grace), and dropping it once its processes are gone.
 #include "daemon/daemon_state.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "daemon/round_input.h"
@@ -116,6 +118,14 @@ void DaemonState::SendStop(const std::string& node, const std::string& job, int6
   stop.set_job_id(job);
   stop.set_epoch(epoch);
   stop.set_grace_ms(grace_ms);
+  // One order per process: a node that lists the same processes again
+  // (each registration) must not grow the list.
+  for (v1::StopOrder& queued : it->second.stops) {
+    if (queued.job_id() == job && queued.epoch() == epoch) {
+      queued.set_grace_ms(std::min(queued.grace_ms(), grace_ms));
+      return;
+    }
+  }
   it->second.stops.push_back(stop);
 }
 

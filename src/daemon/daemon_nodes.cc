@@ -24,6 +24,7 @@ int64_t DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_
   n.held.clear();
   n.unknown_processes = false;
   Batch batch;
+  int not_current = 0;
   for (const v1::RunningProcess& p : request.running()) {
     n.processes.insert({p.job_id(), p.epoch()});
     auto it = jobs_.find(p.job_id());
@@ -46,9 +47,12 @@ int64_t DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_
     if (!adopted) {
       n.unknown_processes = true;
       SendStop(request.name(), p.job_id(), p.epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
-      spdlog::warn("node {}: process of {} lease {} is not current: stopping it", request.name(),
-                   p.job_id(), p.epoch());
+      ++not_current;
     }
+  }
+  // One line per registration, however many processes it lists.
+  if (not_current > 0) {
+    spdlog::warn("node {}: {} process(es) of leases that are not current: stopping them", request.name(), not_current);
   }
   Persist(std::move(batch)).IgnoreError();
   spdlog::info("node {} {}: {} GPUs{}, {} CPUs, {:.1f} GB, cgroups: {}", request.name(),

@@ -159,6 +159,12 @@ absl::StatusOr<std::string> DaemonState::Submit(const v1::JobSpec& spec, const s
   return id;
 }
 
+int DaemonState::ActiveJobsOf(const std::string& owner) const {
+  int n = 0;
+  for (const auto& [id, job] : jobs_) n += job.owner() == owner && !Terminal(job) ? 1 : 0;
+  return n;
+}
+
 absl::StatusOr<v1::Job> DaemonState::Cancel(const std::string& job_id, int64_t now_ms) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));

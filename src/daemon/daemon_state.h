@@ -61,6 +61,8 @@ class DaemonState {
   // UNAVAILABLE when the store fails; nothing changes on error)
   // `owner`: the user the caller's credential names (Job.owner).
   absl::StatusOr<std::string> Submit(const v1::JobSpec& spec, const std::string& owner, int64_t now_ms);
+  // Jobs of `owner` that have not ended.
+  int ActiveJobsOf(const std::string& owner) const;
   absl::StatusOr<v1::Job> Cancel(const std::string& job_id, int64_t now_ms);
   absl::StatusOr<v1::Job> GetJob(const std::string& job_id) const;  // with events
   std::vector<v1::Job> ListJobs(const std::set<int>& states) const;

@@ -2,6 +2,9 @@
 //   synergyd [--config FILE]
 // Without --config the embedded configs/synergyd.yaml is used. Exit status
 // 2 on a bad config or flag, 1 when it cannot start (port, database).
+#include <sys/resource.h>
+#include <sys/stat.h>
+
 #include <csignal>
 #include <cstring>
 #include <iostream>
@@ -31,6 +34,16 @@ int main(int argc, char** argv) {
     } else {
       return Usage("unknown flag '" + a + "'");
     }
+  }
+  // Everything synergyd writes (the state database and its WAL, which hold
+  // the credential key and jobs' environments) is its own account's only.
+  umask(077);
+  // Every client costs a descriptor; gRPC 1.51 stops accepting for good once
+  // accept() fails with EMFILE, so take all the descriptors allowed.
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
   }
   auto config = synergy::daemon::LoadDaemonConfig(config_file);
   if (!config.ok()) {

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -80,6 +81,11 @@ absl::StatusOr<int> MetricsServer::Start(const std::string& address, std::functi
       if (poll(&p, 1, 200) <= 0) continue;
       const int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
       if (c < 0) continue;
+      // A client that connects and says nothing (or reads nothing) must not
+      // hold the only serving thread, nor shutdown, for long.
+      const timeval limit{2, 0};
+      setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
+      setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
       char buf[2048];
       const ssize_t n = recv(c, buf, sizeof(buf) - 1, 0);
       std::string req(buf, n > 0 ? static_cast<size_t>(n) : 0);

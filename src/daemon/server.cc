@@ -32,6 +32,14 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   // synergyd would silently take half of the calls.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
+  // Anyone on the network can open connections: one that does not finish
+  // its TLS handshake is dropped, a connection carries a bounded number of
+  // calls at once, and all of them together a bounded amount of memory.
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, kHandshakeTimeoutMs);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, kMaxStreamsPerConnection);
+  grpc::ResourceQuota quota("synergyd");
+  quota.Resize(kMemoryQuotaBytes);
+  builder.SetResourceQuota(quota);
   builder.SetMaxSendMessageSize(kMaxSendMessageBytes);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(MalformedRequestInterceptorFactory());

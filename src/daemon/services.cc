@@ -127,6 +127,11 @@ grpc::Status SchedulerServiceImpl::SubmitJob(grpc::ServerContext* ctx, const v1:
                                  "' only"));
     }
   }
+  if (who->role == Role::kUser && g_.state->ActiveJobsOf(who->name) >= g_.state->config().max_active_jobs_per_user) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        absl::StrCat("user '", who->name, "' has ", g_.state->config().max_active_jobs_per_user,
+                                     " jobs that have not ended (max_active_jobs_per_user)"));
+  }
   auto id = g_.state->Submit(spec, who->name, NowUnixMs());
   if (!id.ok()) return ToGrpc(id.status());
   resp->set_job_id(*id);

@@ -1,6 +1,7 @@
 #include "daemon/store.h"
 
 #include <sqlite3.h>
+#include <cerrno>
 #include <sys/stat.h>
 
 #include "absl/strings/str_cat.h"
@@ -62,8 +63,18 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path) {
        }) {
     if (auto st = store->Exec(sql); !st.ok()) return st;
   }
-  if (path != ":memory:" && ::chmod(path.c_str(), 0600) != 0) {
-    return absl::UnavailableError(absl::StrCat(path, ": cannot make the state database private (chmod 0600)"));
+  if (path != ":memory:") {
+    if (::chmod(path.c_str(), 0600) != 0) {
+      return absl::UnavailableError(absl::StrCat(path, ": cannot make the state database private (chmod 0600)"));
+    }
+    // The WAL holds every recent write (the key included) until a
+    // checkpoint: it is as private as the database.
+    for (const char* suffix : {"-wal", "-shm"}) {
+      const std::string side = path + suffix;
+      if (::chmod(side.c_str(), 0600) != 0 && errno != ENOENT) {
+        return absl::UnavailableError(absl::StrCat(side, ": cannot make it private (chmod 0600)"));
+      }
+    }
   }
   return store;
 }
@@ -187,10 +198,12 @@ absl::StatusOr<std::vector<v1::Job>> Store::LoadJobs() const {
   return out;
 }
 
-absl::StatusOr<std::vector<v1::JobEvent>> Store::LoadEvents(const std::string& job_id) const {
-  Statement q(db_, "SELECT unix_ms, text FROM events WHERE job_id = ?1 ORDER BY seq");
+absl::StatusOr<std::vector<v1::JobEvent>> Store::LoadEvents(const std::string& job_id, int limit) const {
+  Statement q(db_, "SELECT unix_ms, text FROM (SELECT seq, unix_ms, text FROM events WHERE job_id = ?1"
+                   " ORDER BY seq DESC LIMIT ?2) ORDER BY seq");
   if (!q.ok()) return Error("read events");
   q.Text(1, job_id);
+  q.Int(2, limit);
   std::vector<v1::JobEvent> out;
   int rc;
   while ((rc = q.Step()) == SQLITE_ROW) {

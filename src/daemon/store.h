@@ -44,7 +44,8 @@ class Store {
   absl::Status Commit(const Batch& batch);
 
   absl::StatusOr<std::vector<v1::Job>> LoadJobs() const;          // by submission order
-  absl::StatusOr<std::vector<v1::JobEvent>> LoadEvents(const std::string& job_id) const;
+  // The job's last `limit` events, oldest first.
+  absl::StatusOr<std::vector<v1::JobEvent>> LoadEvents(const std::string& job_id, int limit = 1000) const;
   absl::StatusOr<std::map<std::string, int64_t>> LoadCounters() const;
   absl::StatusOr<std::map<std::string, bool>> LoadDrained() const;
   absl::StatusOr<std::map<std::string, std::string>> LoadSecrets() const;

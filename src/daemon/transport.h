@@ -15,6 +15,12 @@ namespace synergy::daemon {
 // The largest request synergyd reads, and the largest reply it sends.
 inline constexpr int kMaxReceiveMessageBytes = service::kMaxGrpcMessageBytes;
 inline constexpr int kMaxSendMessageBytes = 64 << 20;
+// Unauthenticated peers' share of the daemon: a TLS handshake must finish
+// within this, a connection may carry this many calls at once, and gRPC's
+// buffers for every call together stay within the quota.
+inline constexpr int kHandshakeTimeoutMs = 10000;
+inline constexpr int kMaxStreamsPerConnection = 100;
+inline constexpr size_t kMemoryQuotaBytes = size_t{512} << 20;
 
 // TLS from tls.cert/tls.key (client certificates verified against
 // tls.client_ca when set, requested but not required: users and agents

@@ -1,6 +1,7 @@
 #include "node/cgroups.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <chrono>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -346,9 +348,18 @@ void Cgroups::Remove(const std::string& group) {
   }
   for (const std::string& base : bases) {
     const std::string dir = absl::StrCat(base, "/", group);
+    // Whatever is still in the group left the job's process group (setsid,
+    // a double fork): it must not outlive the lease, holding the GPUs and
+    // CPUs the scheduler hands to someone else.
+    int killed = 0;
+    std::ifstream procs(dir + "/cgroup.procs");
+    for (pid_t pid; procs >> pid;) {
+      if (pid > 0 && ::kill(pid, SIGKILL) == 0) ++killed;
+    }
+    if (killed > 0) spdlog::warn("cgroup {}: killed {} process(es) left behind by the job", dir, killed);
     int error_number = 0;
     // A SIGKILLed straggler may take a moment to leave the group.
-    for (int attempt = 0; attempt < kBusyRetries; ++attempt) {
+    for (int attempt = 0; attempt < (killed > 0 ? 50 * kBusyRetries : kBusyRetries); ++attempt) {
       error_number = ::rmdir(dir.c_str()) == 0 ? 0 : errno;
       if (error_number != EBUSY) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));

@@ -10,6 +10,7 @@
 
 #include "node/job_account.h"
 #include "service/channel.h"
+#include "service/escape.h"
 #include "spdlog/spdlog.h"
 
 namespace synergy::node {
@@ -21,6 +22,11 @@ namespace {
 std::chrono::system_clock::time_point CallDeadline(int interval_ms) {
   return std::chrono::system_clock::now() + std::chrono::milliseconds(std::clamp(2 * interval_ms, 1000, 5000));
 }
+
+// An exit's reason as synergyd accepts it (printable, at most 1 KiB): one
+// refused reason would otherwise refuse every heartbeat that carries it,
+// and the node would be lost.
+std::string ReasonForDaemon(absl::string_view reason) { return service::EscapeForDisplay(reason, 160); }
 
 }  // namespace
 
@@ -124,7 +130,7 @@ bool NodeAgent::Step() {
     x.set_exit_code(e.exit_code);
     x.set_signal(e.signal);
     x.set_stopped_by_node(e.stopped_by_us);
-    x.set_reason(e.reason);
+    x.set_reason(ReasonForDaemon(e.reason));
     spdlog::info("node {}: {} lease {} {}", offer_.name, e.job_id, e.epoch, e.reason);
     unsent_exits_.push_back(std::move(x));
   }
@@ -208,7 +214,7 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
       x.set_job_id(l.job_id());
       x.set_epoch(l.epoch());
       x.set_exit_code(127);
-      x.set_reason(std::string(pid.status().message()));
+      x.set_reason(ReasonForDaemon(pid.status().message()));
       x.set_launch_refused(!account.ok());
       unsent_exits_.push_back(std::move(x));
       continue;

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "service/escape.h"
 #include "spdlog/spdlog.h"
 
 extern char** environ;
@@ -311,7 +312,12 @@ absl::Status ChildFailure(const LaunchSpec& spec, const ChildReport& report) {
   switch (report.stage) {
     case ChildStage::kStdio: what = "cannot redirect stdin/stdout/stderr"; break;
     case ChildStage::kChdir: what = absl::StrCat("cannot chdir to '", spec.work_dir, "'"); break;
-    case ChildStage::kExec: what = absl::StrCat("cannot exec '", spec.argv[0], "'"); break;
+    // The reason reaches every user's job list: the program's path (which
+    // may name a private project) stays in the node's log.
+    case ChildStage::kExec:
+      spdlog::warn("{}: cannot exec '{}'", JobName(spec.job_id, spec.epoch), service::EscapeForDisplay(spec.argv[0], 256));
+      what = "cannot exec its command[0]";
+      break;
     case ChildStage::kIdentity:
       what = absl::StrCat("cannot run as '", spec.account ? spec.account->name : "?", "'");
       break;
@@ -442,7 +448,7 @@ absl::StatusOr<pid_t> ProcessLauncher::Launch(const LaunchSpec& spec) {
   child.pid = parked->pid;
   children_[key] = child;
   spdlog::info("{}: started pid {}: {}", JobName(spec.job_id, spec.epoch), child.pid,
-               absl::StrJoin(spec.argv, " "));
+               service::EscapeForDisplay(absl::StrJoin(spec.argv, " "), 1024));
   return child.pid;
 }
 

@@ -14,7 +14,8 @@
 //
 // Exec errors are reported synchronously: Launch() returns an error Status
 // (NotFound for a missing binary, PermissionDenied, ...; message "job <id>
-// epoch <n>: cannot exec '<argv0>': <strerror>", or "... cannot chdir to
+// epoch <n>: cannot exec its command[0]: <strerror>" (argv[0] itself goes to
+// the node's log only: the reason is shown to every user), or "... cannot chdir to
 // '<dir>': ...") and no exit is reported later. Confinement is best effort: if the cgroup or affinity
 // cannot be applied the job still runs, with one warn line saying what was
 // not applied, because refusing work over a missing cgroup would idle GPUs.

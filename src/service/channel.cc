@@ -7,20 +7,29 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace synergy::service {
 namespace {
 
-// The host part of "host:port", "[v6]:port" or "dns:///host:port".
-std::string HostOf(std::string target) {
-  if (absl::StartsWith(target, "dns:///")) target = target.substr(7);
-  if (absl::StartsWith(target, "ipv4:") || absl::StartsWith(target, "ipv6:")) target = target.substr(5);
-  if (!target.empty() && target[0] == '[') {
-    const size_t end = target.find(']');
-    return end == std::string::npos ? target : target.substr(1, end - 1);
+// The host part of one address: "host:port", "[v6]:port", "v4".
+std::string HostOf(std::string address) {
+  if (!address.empty() && address[0] == '[') {
+    const size_t end = address.find(']');
+    return end == std::string::npos ? address : address.substr(1, end - 1);
   }
-  const size_t colon = target.rfind(':');
-  return colon == std::string::npos ? target : target.substr(0, colon);
+  const size_t colon = address.rfind(':');
+  if (colon != std::string::npos && address.find(':') == colon) return address.substr(0, colon);
+  return address;  // a bare v6 address, or no port
+}
+
+bool IsLoopbackHost(const std::string& host) {
+  if (host == "localhost") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return false;
 }
 
 }  // namespace
@@ -37,14 +46,17 @@ absl::StatusOr<std::string> ReadPemFile(const std::string& path, const std::stri
 }
 
 bool IsLoopbackTarget(const std::string& target) {
-  if (absl::StartsWith(target, "unix:")) return true;
-  const std::string host = HostOf(target);
-  if (host == "localhost") return true;
-  in_addr v4{};
-  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6{};
-  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
-  return false;
+  if (absl::StartsWith(target, "unix:") || absl::StartsWith(target, "unix-abstract:")) return true;
+  std::string rest = target;
+  if (absl::StartsWith(rest, "dns:///")) rest = rest.substr(7);
+  // ipv4:/ipv6: targets may list several addresses: every one must be
+  // loopback, or the credential could go to the others in clear text.
+  if (absl::StartsWith(rest, "ipv4:") || absl::StartsWith(rest, "ipv6:")) rest = rest.substr(5);
+  if (rest.empty()) return false;
+  for (absl::string_view address : absl::StrSplit(rest, ',')) {
+    if (!IsLoopbackHost(HostOf(std::string(address)))) return false;
+  }
+  return true;
 }
 
 absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const std::string& target,

@@ -55,6 +55,33 @@ ctl describe job "$b" | grep -q "refused to run it: user .bob. maps to .root., w
 [[ $(ctl describe job "$b" | grep -c "launched on") == 1 ]] || fail "a refused launch was retried"
 [[ ! -e /tmp/synergy-security-root-$$ ]] || { rm -f "/tmp/synergy-security-root-$$"; fail "bob's job ran as root"; }
 
+# 2b. A command whose name carries a newline (its exec fails) does not wedge
+# the node (the exit's reason reaches synergyd escaped), and what a job
+# leaves behind outside its process group dies with its lease.
+printf 'name: badexec\ngpus: 1\ncommand: ["/nonexistent/x\\ny"]\n' >"$work/badexec.yaml"
+x=$(as_alice submit -f "$work/badexec.yaml") || fail "badexec refused at submit"
+wait_until_done 30 "$x"
+sleep 1
+(($(ready_nodes) == 1)) || fail "the node was lost after a job's exec failed"
+orphan_script=/tmp/synergy-orphan-$$.sh orphan_pid=/tmp/synergy-orphan-$$.pid
+cat >"$orphan_script" <<'SH'
+#!/bin/sh
+# Leaves the job's process group and ignores SIGTERM: only the cgroup finds it.
+setsid sh -c 'trap "" TERM; echo $$ > "$1"; exec sleep 600' sh "$1" &
+sleep 1
+SH
+chmod 755 "$orphan_script"
+printf 'name: orphan\ngpus: 1\ncommand: ["%s", "%s"]\n' "$orphan_script" "$orphan_pid" >"$work/orphan.yaml"
+o=$(as_alice submit -f "$work/orphan.yaml") || fail "orphan refused at submit"
+wait_until_done 30 "$o"
+sleep 1
+orphan=$(cat "$orphan_pid" 2>/dev/null)
+rm -f "$orphan_pid" "$orphan_script"
+[[ -n $orphan ]] || fail "the orphan job did not start its detached process"
+# Dead or a zombie (whoever adopted it may reap it late): not running.
+state=$(awk '/^State:/ { print $2 }' "/proc/$orphan/status" 2>/dev/null)
+if [[ -n $state && $state != Z ]]; then kill -9 "$orphan"; fail "a detached process outlived its job's lease ($state)"; fi
+
 # 3. bob cannot see alice's command or environment, nor cancel her jobs.
 as_bob describe job "$a" -o json | grep -q "alice-only\|id -u" && fail "bob read alice's command or environment"
 as_alice describe job "$a" -o json | grep -q "alice-only" || fail "alice cannot read her own environment"

@@ -59,6 +59,7 @@ class AuthMatrix : public ::testing::Test {
     c.auth.admins = {Entry("admin", kAdmin)};
     c.auth.nodes = {Entry("n1", kNode1), Entry("n2", kNode2)};
     c.auth.node_join = {Entry("", kJoin)};
+    c.max_active_jobs_per_user = 2;
     ASSERT_TRUE(daemon::ValidateSecurity(c, "test").ok());
     auto d = daemon::Daemon::Start(c);
     ASSERT_TRUE(d.ok()) << d.status();
@@ -389,6 +390,50 @@ TEST_F(AuthMatrix, BadInputIsRefusedNamingTheFieldAndNothingIsStored) {
   EXPECT_EQ(list.jobs_size(), 1);
 }
 
+TEST_F(AuthMatrix, AUsersActiveJobsAreCapped) {
+  v1::SubmitJobRequest submit;
+  submit.mutable_spec()->set_gpus(1);
+  submit.mutable_spec()->add_command("true");
+  v1::SubmitJobResponse resp;
+  EXPECT_TRUE(Sched()->SubmitJob(Ctx(kAlice).get(), submit, &resp).ok()) << "alice's second job";
+  EXPECT_EQ(Sched()->SubmitJob(Ctx(kAlice).get(), submit, &resp).error_code(), StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(Sched()->SubmitJob(Ctx(kBob).get(), submit, &resp).ok()) << "the cap is per user";
+  EXPECT_TRUE(Sched()->SubmitJob(Ctx(kAdmin).get(), submit, &resp).ok()) << "admins are not capped";
+}
+
+TEST_F(AuthMatrix, AnAgentCannotInflateItsProgressOrRepeatWrites) {
+  v1::ProgressReport report;
+  report.set_job_id(job_);
+  report.set_epoch(epoch_);
+  report.set_iterations_done(1000000000000);
+  report.set_throughput(5);
+  v1::ProgressReply reply;
+  ASSERT_TRUE(Agent()->ReportProgress(Ctx(LeaseCredential()).get(), report, &reply).ok());
+  EXPECT_EQ(Get(job_, kAdmin).iterations_done(), 100000) << "no further than the job's own iterations";
+  v1::CheckpointDone done;
+  done.set_job_id(job_);
+  done.set_epoch(epoch_);
+  done.set_iteration(10);
+  done.set_path("ckpt-10");
+  v1::CheckpointAck ack;
+  ASSERT_TRUE(Agent()->ConfirmCheckpoint(Ctx(LeaseCredential()).get(), done, &ack).ok());
+  const int events = Get(job_, kAdmin).events_size();
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(Agent()->ConfirmCheckpoint(Ctx(LeaseCredential()).get(), done, &ack).ok());
+  EXPECT_EQ(Get(job_, kAdmin).events_size(), events) << "the same checkpoint again writes nothing";
+  v1::MeasuredProfile profile;
+  profile.set_job_id(job_);
+  profile.set_epoch(epoch_);
+  auto* p = profile.add_points();
+  p->set_cpus(1);
+  p->set_mem_gb(1);
+  p->set_throughput(1);
+  v1::ProfileAck pack;
+  ASSERT_TRUE(Agent()->SubmitProfile(Ctx(LeaseCredential()).get(), profile, &pack).ok()) << "once";
+  EXPECT_EQ(Agent()->SubmitProfile(Ctx(LeaseCredential()).get(), profile, &pack).error_code(),
+            StatusCode::FAILED_PRECONDITION)
+      << "not again without a profiling lease";
+}
+
 TEST(Channel, PlainTextWithACredentialOnlyToLoopback) {
   service::ChannelSecurity plain;
   plain.plaintext = true;
@@ -400,6 +445,11 @@ TEST(Channel, PlainTextWithACredentialOnlyToLoopback) {
   EXPECT_TRUE(service::OpenChannel("[::1]:50051", plain, true).ok());
   EXPECT_TRUE(service::OpenChannel("localhost:50051", plain, true).ok());
   EXPECT_FALSE(service::IsLoopbackTarget("128.0.0.1:1"));
+  // Every address of a list, not the first only.
+  EXPECT_FALSE(service::IsLoopbackTarget("ipv6:[::1]:1,[::ffff:192.0.2.2]:47002"));
+  EXPECT_FALSE(service::IsLoopbackTarget("ipv4:127.0.0.1:1,10.0.0.1:2"));
+  EXPECT_TRUE(service::IsLoopbackTarget("ipv4:127.0.0.1:1,127.0.0.2:2"));
+  EXPECT_FALSE(service::IsLoopbackTarget("xds:///scheduler"));
 }
 
 TEST(Credentials, ControlCharactersAndNonAsciiAreRefusedNotSent) {

@@ -330,7 +330,7 @@ TEST(ProcessLauncher, ExecFailuresAreLaunchErrors) {
   ASSERT_FALSE(pid.ok());
   EXPECT_EQ(pid.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(pid.status().message(),
-            "job j-missing epoch 0: cannot exec 'synergy-no-such-binary': "
+            "job j-missing epoch 0: cannot exec its command[0]: "
             "No such file or directory");
 
   WriteAll(logs / "not-executable", "echo hi\n");

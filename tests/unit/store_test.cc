@@ -1,5 +1,7 @@
 #include "daemon/store.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "gtest/gtest.h"
@@ -12,6 +14,26 @@ std::string TempDb(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return (dir / "state.db").string();
+}
+
+// It holds the credential key and jobs' environments: the database and its
+// WAL are the owner's only, whatever the umask.
+TEST(Store, TheDatabaseAndItsWalArePrivate) {
+  const std::string path = TempDb("private");
+  const mode_t old_mask = ::umask(022);
+  auto store = Store::Open(path);
+  ::umask(old_mask);
+  ASSERT_TRUE(store.ok()) << store.status();
+  Batch b;
+  b.secrets["key"] = "value";
+  ASSERT_TRUE((*store)->Commit(b).ok());
+  for (const std::string& file : {path, path + "-wal", path + "-shm"}) {
+    ASSERT_TRUE(std::filesystem::exists(file)) << file;
+    const auto perms = std::filesystem::status(file).permissions();
+    EXPECT_EQ(perms & (std::filesystem::perms::group_all | std::filesystem::perms::others_all),
+              std::filesystem::perms::none)
+        << file;
+  }
 }
 
 TEST(Store, BatchesAreDurableAcrossReopen) {
