@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  // SIGHUP (a closed terminal, a reload by habit) must not end the
+  // scheduler: it is logged and ignored, since nothing is re-read.
+  sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   auto daemon = synergy::daemon::Daemon::Start(*config);
   if (!daemon.ok()) {
@@ -66,7 +69,9 @@ int main(int argc, char** argv) {
   }
   std::thread signals([&] {
     int sig = 0;
-    sigwait(&set, &sig);
+    while (sigwait(&set, &sig) == 0 && sig == SIGHUP) {
+      spdlog::warn("synergyd: SIGHUP received and ignored: the config is read only at start; restart to change it");
+    }
     spdlog::info("synergyd: {} received, shutting down", strsignal(sig));
     (*daemon)->Shutdown();
   });

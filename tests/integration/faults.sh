@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Faults, each checked on real processes:
+#  0. SIGHUP to synergyd is logged and ignored;
 #  1. kill -9 synergyd mid-round and restart it: every accepted job is still
 #     there and finishes; progress is lost at most back to a checkpoint;
 #  2. a node killed: its jobs are requeued after the heartbeat timeout and
@@ -8,7 +9,7 @@
 #  3. a job that crashes once is retried and succeeds; one that always
 #     crashes fails with its exit reason after max_retries; one killed
 #     halfway through writing a checkpoint resumes from its last good one;
-#  4. bad job specs and calls without the token are refused and store
+#  4. bad job specs and calls without a credential are refused and store
 #     nothing.
 # usage: faults.sh BUILD_DIR
 BIN=$1
@@ -19,6 +20,12 @@ start_daemon
 start_node n1 2
 start_node n2 2
 wait_for_nodes 2
+
+# ---- 0. SIGHUP is logged and ignored, not the end of the scheduler
+kill -HUP "$daemon_pid"
+sleep 0.5
+ctl cluster >/dev/null || fail "synergyd did not survive SIGHUP"
+grep -q "SIGHUP received and ignored" "$work/synergyd.log" || fail "SIGHUP was not logged"
 
 # ---- 4. bad input first, on an empty queue
 printf 'name: x\ngpus: 0\ncommand: [true]\n' >"$work/zero.yaml"
