@@ -159,6 +159,12 @@ absl::StatusOr<std::string> DaemonState::Submit(const v1::JobSpec& spec, const s
   return id;
 }
 
+absl::StatusOr<std::string> DaemonState::OwnerOf(const std::string& job_id) const {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+  return it->second.owner();
+}
+
 int DaemonState::ActiveJobsOf(const std::string& owner) const {
   int n = 0;
   for (const auto& [id, job] : jobs_) n += job.owner() == owner && !Terminal(job) ? 1 : 0;

@@ -65,6 +65,8 @@ class DaemonState {
   int ActiveJobsOf(const std::string& owner) const;
   absl::StatusOr<v1::Job> Cancel(const std::string& job_id, int64_t now_ms);
   absl::StatusOr<v1::Job> GetJob(const std::string& job_id) const;  // with events
+  // Who submitted it (no store read); NOT_FOUND when there is no such job.
+  absl::StatusOr<std::string> OwnerOf(const std::string& job_id) const;
   std::vector<v1::Job> ListJobs(const std::set<int>& states) const;
   std::vector<v1::Node> ListNodes(int64_t now_ms) const;
   v1::ClusterState Cluster() const;

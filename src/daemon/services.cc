@@ -4,7 +4,6 @@
 #include "daemon/access_rules.h"
 #include "service/auth.h"
 #include "service/request_validation.h"
-#include "spdlog/spdlog.h"
 
 namespace synergy::daemon {
 namespace {
@@ -143,9 +142,9 @@ grpc::Status SchedulerServiceImpl::CancelJob(grpc::ServerContext* ctx, const v1:
   std::lock_guard lock(g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/CancelJob"));
   SYNERGY_VALIDATE(service::ValidateCancelJobRequest(*req));
-  auto current = g_.state->GetJob(req->job_id());
-  if (!current.ok()) return ToGrpc(current.status());
-  if (!SeesEverything(*who) && current->owner() != who->name) {
+  auto owner = g_.state->OwnerOf(req->job_id());
+  if (!owner.ok()) return ToGrpc(owner.status());
+  if (!SeesEverything(*who) && *owner != who->name) {
     return Denied(absl::StrCat("job ", req->job_id(), " belongs to another user"));
   }
   auto job = g_.state->Cancel(req->job_id(), NowUnixMs());

@@ -36,6 +36,19 @@ class Statement {
   int rc_;
 };
 
+// The rows of `sql`, a text key in column 0 and a value `column` reads;
+// false when the query cannot be prepared or stepped to its end.
+template <typename V, typename Column>
+bool ReadKeyed(sqlite3* db, const char* sql, Column column, std::map<std::string, V>& out) {
+  Statement q(db, sql);
+  if (!q.ok()) return false;
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    out[reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0))] = column(q.get());
+  }
+  return rc == SQLITE_DONE;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path) {
@@ -217,51 +230,38 @@ absl::StatusOr<std::vector<v1::JobEvent>> Store::LoadEvents(const std::string& j
 }
 
 absl::StatusOr<std::map<std::string, int64_t>> Store::LoadCounters() const {
-  Statement q(db_, "SELECT key, value FROM meta");
-  if (!q.ok()) return Error("read meta");
   std::map<std::string, int64_t> out;
-  int rc;
-  while ((rc = q.Step()) == SQLITE_ROW) {
-    out[reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0))] = sqlite3_column_int64(q.get(), 1);
+  if (!ReadKeyed(db_, "SELECT key, value FROM meta", [](sqlite3_stmt* q) { return sqlite3_column_int64(q, 1); }, out)) {
+    return Error("read meta");
   }
-  if (rc != SQLITE_DONE) return Error("read meta");
   return out;
 }
 
 absl::StatusOr<std::map<std::string, bool>> Store::LoadDrained() const {
-  Statement q(db_, "SELECT name, drained FROM nodes");
-  if (!q.ok()) return Error("read nodes");
   std::map<std::string, bool> out;
-  int rc;
-  while ((rc = q.Step()) == SQLITE_ROW) {
-    out[reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0))] = sqlite3_column_int64(q.get(), 1) != 0;
+  if (!ReadKeyed(db_, "SELECT name, drained FROM nodes",
+                 [](sqlite3_stmt* q) { return sqlite3_column_int64(q, 1) != 0; }, out)) {
+    return Error("read nodes");
   }
-  if (rc != SQLITE_DONE) return Error("read nodes");
   return out;
 }
 
 absl::StatusOr<std::map<std::string, std::string>> Store::LoadSecrets() const {
-  Statement q(db_, "SELECT name, value FROM secrets");
-  if (!q.ok()) return Error("read secrets");
   std::map<std::string, std::string> out;
-  int rc;
-  while ((rc = q.Step()) == SQLITE_ROW) {
-    out[reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0))] =
-        reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 1));
+  if (!ReadKeyed(db_, "SELECT name, value FROM secrets",
+                 [](sqlite3_stmt* q) { return std::string(reinterpret_cast<const char*>(sqlite3_column_text(q, 1))); },
+                 out)) {
+    return Error("read secrets");
   }
-  if (rc != SQLITE_DONE) return Error("read secrets");
   return out;
 }
 
 absl::StatusOr<std::map<std::string, int64_t>> Store::LoadJoinedNodes() const {
-  Statement q(db_, "SELECT name, unix_ms FROM joined_nodes");
-  if (!q.ok()) return Error("read joined_nodes");
   std::map<std::string, int64_t> out;
-  int rc;
-  while ((rc = q.Step()) == SQLITE_ROW) {
-    out[reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0))] = sqlite3_column_int64(q.get(), 1);
+  if (!ReadKeyed(db_, "SELECT name, unix_ms FROM joined_nodes",
+                 [](sqlite3_stmt* q) { return sqlite3_column_int64(q, 1); }, out)) {
+    return Error("read joined_nodes");
   }
-  if (rc != SQLITE_DONE) return Error("read joined_nodes");
   return out;
 }
 

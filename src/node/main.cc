@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
                                                                  offer->cores_per_cpu > 0);
   const std::string described = cgroups.Describe();
   auto launcher = std::make_unique<synergy::node::ProcessLauncher>(std::move(cgroups));
-  synergy::node::NodeAgent agent(*config, *offer, std::move(launcher), described, [&] {
+  synergy::node::NodeAgent agent(*config, *offer, std::move(launcher), described, *channel, [&] {
     auto fresh = synergy::service::OpenChannel(config->scheduler, security, true, args);
     return fresh.ok() ? *fresh : *channel;  // the files were readable a moment ago
   });

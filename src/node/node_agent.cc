@@ -1,11 +1,10 @@
 #include "node/node_agent.h"
 
-#include <algorithm>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "node/job_account.h"
@@ -31,14 +30,14 @@ std::string ReasonForDaemon(absl::string_view reason) { return service::EscapeFo
 }  // namespace
 
 NodeAgent::NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<ProcessLauncher> launcher,
-                     std::string cgroups, Connect connect)
+                     std::string cgroups, std::shared_ptr<grpc::Channel> channel, Connect reconnect)
     : config_(std::move(config)),
       offer_(std::move(offer)),
       launcher_(std::move(launcher)),
       cgroups_(std::move(cgroups)),
-      interval_ms_(config_.heartbeat_interval_ms),
-      connect_(std::move(connect)) {
-  stub_ = v1::NodeService::NewStub(connect_());
+      reconnect_(std::move(reconnect)),
+      stub_(v1::NodeService::NewStub(channel)),
+      interval_ms_(config_.heartbeat_interval_ms) {
   std::error_code ec;
   std::filesystem::create_directories(config_.log_dir, ec);
   if (!config_.credential_file.empty()) {
@@ -79,6 +78,17 @@ void NodeAgent::KeepIssuedCredential(const std::string& credential) {
   }
 }
 
+bool NodeAgent::CallFailed(const char* call, const grpc::Status& st) {
+  if (!unreachable_) {
+    spdlog::warn("node {}: {} with {} failed: {} (retrying; jobs keep running)", offer_.name, call, config_.scheduler,
+                 st.error_message());
+  }
+  spdlog::debug("node {}: {}: {} ({})", offer_.name, call, st.error_message(), static_cast<int>(st.error_code()));
+  if (st.error_code() == grpc::StatusCode::UNAVAILABLE) stub_ = v1::NodeService::NewStub(reconnect_());
+  unreachable_ = true;
+  return false;
+}
+
 bool NodeAgent::Register() {
   v1::RegisterNodeRequest req;
   req.set_name(offer_.name);
@@ -99,16 +109,7 @@ bool NodeAgent::Register() {
   service::AttachCredential(ctx, Credential());
   v1::RegisterNodeResponse resp;
   const grpc::Status st = stub_->RegisterNode(&ctx, req, &resp);
-  if (!st.ok()) {
-    if (!unreachable_) {
-      spdlog::warn("node {}: cannot register with {}: {} (retrying; jobs keep running)", offer_.name,
-                   config_.scheduler, st.error_message());
-    }
-    spdlog::debug("node {}: register: {} ({})", offer_.name, st.error_message(), static_cast<int>(st.error_code()));
-    if (st.error_code() == grpc::StatusCode::UNAVAILABLE) stub_ = v1::NodeService::NewStub(connect_());
-    unreachable_ = true;
-    return false;
-  }
+  if (!st.ok()) return CallFailed("registering", st);
   if (unreachable_) spdlog::info("node {}: {} reachable again", offer_.name, config_.scheduler);
   unreachable_ = false;
   registered_ = true;
@@ -149,16 +150,7 @@ bool NodeAgent::Step() {
   service::AttachCredential(ctx, Credential());
   v1::HeartbeatResponse resp;
   const grpc::Status st = stub_->Heartbeat(&ctx, req, &resp);
-  if (!st.ok()) {
-    if (!unreachable_) {
-      spdlog::warn("node {}: heartbeat to {} failed: {} (retrying; jobs keep running)", offer_.name,
-                   config_.scheduler, st.error_message());
-    }
-    spdlog::debug("node {}: heartbeat: {} ({})", offer_.name, st.error_message(), static_cast<int>(st.error_code()));
-    if (st.error_code() == grpc::StatusCode::UNAVAILABLE) stub_ = v1::NodeService::NewStub(connect_());
-    unreachable_ = true;
-    return false;
-  }
+  if (!st.ok()) return CallFailed("heartbeat", st);
   if (unreachable_) spdlog::info("node {}: {} reachable again", offer_.name, config_.scheduler);
   unreachable_ = false;
   if (resp.reregister()) {

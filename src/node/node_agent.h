@@ -21,13 +21,14 @@ namespace synergy::node {
 class NodeAgent {
  public:
   // `cgroups`: what the launcher enforces, reported at registration.
-  // `connect` opens a channel to synergyd (service::OpenChannel with the
-  // node's TLS). A call that finds synergyd unavailable opens a new one:
-  // gRPC 1.51's TLS channels can stay failed after the server comes back
-  // (grpc/grpc#33593), which would outlast the daemon's re-adoption window.
+  // `channel`: to synergyd (service::OpenChannel with the node's TLS).
+  // `reconnect` opens a new one, which a call that finds synergyd
+  // unavailable switches to: gRPC 1.51's TLS channels can stay failed after
+  // the server comes back (grpc/grpc#33593), which would outlast the
+  // daemon's re-adoption window.
   using Connect = std::function<std::shared_ptr<grpc::Channel>()>;
   NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<ProcessLauncher> launcher,
-            std::string cgroups, Connect connect);
+            std::string cgroups, std::shared_ptr<grpc::Channel> channel, Connect reconnect);
   // Runs until `stop` is set; then stops every job process (grace 5 s).
   void Run(const std::atomic<bool>& stop);
   // One register-or-heartbeat exchange (tests drive it step by step).
@@ -35,6 +36,9 @@ class NodeAgent {
 
  private:
   bool Register();
+  // A failed call to synergyd: logged once per outage, a new channel after
+  // UNAVAILABLE; returns false for Step's caller.
+  bool CallFailed(const char* call, const grpc::Status& st);
   // The credential calls carry: the node's own (configured, or issued at
   // join and kept in credential_file), else the join credential.
   std::string Credential() const;
@@ -45,7 +49,7 @@ class NodeAgent {
   NodeOffer offer_;
   std::unique_ptr<ProcessLauncher> launcher_;
   std::string cgroups_;
-  Connect connect_;
+  Connect reconnect_;
   std::unique_ptr<v1::NodeService::Stub> stub_;
   bool registered_ = false;
   bool unreachable_ = false;

@@ -71,6 +71,10 @@ absl::Status ValidateSpec(const LaunchSpec& spec) {
   return absl::OkStatus();
 }
 
+// Where programs are looked up, and the PATH a job gets, when the node has
+// none.
+constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
+
 // Of the node's environment, what every job may see: where programs are,
 // the locale and the time zone. Nothing else (the node's credential, its
 // secrets) unless the node's config names it.
@@ -90,7 +94,7 @@ std::vector<std::string> BuildEnvironment(const LaunchSpec& spec) {
     std::string name(*entry, static_cast<size_t>(eq - *entry));
     if (PassesToJobs(name, spec)) merged[name] = std::string(eq + 1);
   }
-  if (!merged.count("PATH")) merged["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  if (!merged.count("PATH")) merged["PATH"] = kDefaultPath;
   if (spec.account) {
     merged["HOME"] = spec.account->home;
     merged["USER"] = spec.account->name;
@@ -115,7 +119,7 @@ std::vector<std::string> ExecCandidates(const LaunchSpec& spec) {
   } else if (const char* node_path = std::getenv("PATH"); node_path != nullptr) {
     path = node_path;
   } else {
-    path = "/bin:/usr/bin";
+    path = kDefaultPath;
   }
   std::vector<std::string> candidates;
   for (absl::string_view dir : absl::StrSplit(path, ':')) {
