@@ -2,6 +2,8 @@
 // processes it is told to.
 //   synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT]
 // Exit status 2 on a bad config or flag.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -78,7 +80,8 @@ int main(int argc, char** argv) {
   synergy::node::Cgroups cgroups = synergy::node::Cgroups::Detect("/sys/fs/cgroup", "/sys/fs/cgroup", "/proc/self/cgroup",
                                                                  offer->cores_per_cpu > 0);
   const std::string described = cgroups.Describe();
-  auto launcher = std::make_unique<synergy::node::ProcessLauncher>(std::move(cgroups));
+  auto launcher = std::make_unique<synergy::node::ProcessLauncher>(
+      std::move(cgroups), offer->name + "." + std::to_string(getpid()));
   synergy::node::NodeAgent agent(*config, *offer, std::move(launcher), described, *channel, [&] {
     auto fresh = synergy::service::OpenChannel(config->scheduler, security, true, args);
     return fresh.ok() ? *fresh : *channel;  // the files were readable a moment ago

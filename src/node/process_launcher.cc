@@ -407,7 +407,12 @@ absl::StatusOr<ParkedChild> ForkParked(const LaunchSpec& spec) {
 
 }  // namespace
 
-ProcessLauncher::ProcessLauncher(Cgroups cgroups) : cgroups_(std::move(cgroups)) {}
+ProcessLauncher::ProcessLauncher(Cgroups cgroups, std::string group_prefix)
+    : cgroups_(std::move(cgroups)), group_prefix_(std::move(group_prefix)) {}
+
+std::string ProcessLauncher::GroupOf(const std::string& job_id, int64_t epoch) const {
+  return group_prefix_.empty() ? InstanceName(job_id, epoch) : absl::StrCat(group_prefix_, ".", InstanceName(job_id, epoch));
+}
 
 ProcessLauncher::~ProcessLauncher() {
   {
@@ -427,7 +432,7 @@ absl::StatusOr<pid_t> ProcessLauncher::Launch(const LaunchSpec& spec) {
     return absl::AlreadyExistsError(
         absl::StrCat("launch ", JobName(spec.job_id, spec.epoch), ": already running"));
   }
-  const std::string group = InstanceName(spec.job_id, spec.epoch);
+  const std::string group = GroupOf(spec.job_id, spec.epoch);
   LaunchSpec launched = spec;
   if (spec.delegate_cpu_limit && spec.cpu_cores > 0 && cgroups_.cpu()) {
     launched.env["SYNERGY_CPU_LIMIT_FILE"] = cgroups_.CpuLimitFile(group);
@@ -566,7 +571,7 @@ void ProcessLauncher::ReapAndEscalate(Clock::time_point now) {
       exit.reason = "reaped outside the launcher; exit status unknown";
     }
     spdlog::info("{}: pid {} {}", JobName(key.first, key.second), child.pid, exit.reason);
-    cgroups_.Remove(InstanceName(key.first, key.second));
+    cgroups_.Remove(GroupOf(key.first, key.second));
     exits_.push_back(std::move(exit));
     it = children_.erase(it);
   }

@@ -96,7 +96,10 @@ struct ProcessExit {
 
 class ProcessLauncher {
  public:
-  explicit ProcessLauncher(Cgroups cgroups);
+  // `group_prefix` makes this launcher's cgroup names its own (synergy-node
+  // uses its name and pid): nodes on one machine share the hierarchy, and a
+  // job's group is swept of what is left in it when the job ends.
+  explicit ProcessLauncher(Cgroups cgroups, std::string group_prefix = "");
   // Kills (SIGTERM, then SIGKILL at once) and reaps what is still running.
   ~ProcessLauncher();
   ProcessLauncher(const ProcessLauncher&) = delete;
@@ -154,6 +157,8 @@ class ProcessLauncher {
   // the children live in.
   mutable std::mutex children_mu_;
   Cgroups cgroups_;
+  std::string group_prefix_;
+  std::string GroupOf(const std::string& job_id, int64_t epoch) const;
   std::map<Key, Child> children_;
   std::vector<ProcessExit> exits_;
 };
