@@ -35,8 +35,10 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
                                                               int64_t) {
   auto it = jobs_.find(report.job_id());
   if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", report.job_id(), ": no such job"));
-  v1::Job& job = it->second;
-  JobRuntime& rt = runtime_[job.id()];
+  // Progress is kept in memory and stored with the next tick (no Change:
+  // an agent's report is advice, and it repeats).
+  v1::Job& job = jobs_.Edit(report.job_id());
+  JobRuntime& rt = runtime_.Edit(report.job_id());
   v1::ProgressReply reply;
   const bool current = job.has_lease() && job.lease().epoch() == report.epoch() && !Terminal(job);
   if (!current && !rt.ending.count(report.epoch())) {
@@ -62,8 +64,9 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
 absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int64_t now_ms) {
   auto it = jobs_.find(done.job_id());
   if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", done.job_id(), ": no such job"));
-  v1::Job job = it->second;
-  JobRuntime& rt = runtime_[job.id()];
+  Change change(*this);
+  v1::Job& job = jobs_.Edit(done.job_id());
+  JobRuntime& rt = runtime_.Edit(done.job_id());
   const bool current = job.has_lease() && job.lease().epoch() == done.epoch();
   if (!current && !rt.ending.count(done.epoch())) {
     return absl::FailedPreconditionError(
@@ -100,16 +103,15 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
     batch.jobs.clear();
     batch.jobs.push_back(job);
   }
-  if (auto st = Persist(std::move(batch)); !st.ok()) return st;
   if (done.finished()) rt.finished = true;
-  it->second = job;
-  return absl::OkStatus();
+  return change.Commit(std::move(batch));
 }
 
 absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int64_t now_ms) {
   auto it = jobs_.find(profile.job_id());
   if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", profile.job_id(), ": no such job"));
-  v1::Job job = it->second;
+  Change change(*this);
+  v1::Job& job = jobs_.Edit(profile.job_id());
   if (!job.has_lease() || job.lease().epoch() != profile.epoch() || Terminal(job)) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job.id(), ": lease ", profile.epoch(), " is not current; profile refused"));
@@ -138,9 +140,7 @@ absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int6
   // The profiling lease has done its work: the job checkpoints, exits and
   // waits for a round that schedules it with what it measured.
   if (job.lease().profiling()) EndLease(job, "profile measured", batch, now_ms);
-  if (auto st = Persist(std::move(batch)); !st.ok()) return st;
-  it->second = job;
-  return absl::OkStatus();
+  return change.Commit(std::move(batch));
 }
 
 }  // namespace synergy::daemon

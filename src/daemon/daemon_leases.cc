@@ -28,7 +28,7 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
     const v1::Node& info = nodes_.at(node).info;
     std::set<int> gpus(info.capacity().gpu_ids().begin(), info.capacity().gpu_ids().end());
     std::set<int> cpus(info.capacity().cpu_ids().begin(), info.capacity().cpu_ids().end());
-    for (const auto& [id, other] : jobs_) {
+    for (const auto& [id, other] : jobs_.all()) {
       if (!other.has_lease() || id == job.id()) continue;
       for (const v1::LeaseSlice& o : other.lease().slices()) {
         if (o.node() != node) continue;
@@ -56,7 +56,7 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
       return;
     }
   }
-  JobRuntime& rt = runtime_[job.id()];
+  JobRuntime& rt = runtime_.Edit(job.id());
   rt.launched_on.clear();
   rt.exited_on.clear();
   rt.finished = false;
@@ -68,9 +68,8 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
 }
 
 void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, int64_t now_ms) {
-  JobRuntime& rt = runtime_[job.id()];
+  JobRuntime& rt = runtime_.Edit(job.id());
   const v1::Lease lease = job.lease();
-  ++counters_.leases_ended;
   if (!rt.launched()) {
     // Never launched: nothing to stop.
     DropLease(job, rt, now_ms);
@@ -103,6 +102,8 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
 }
 
 void DaemonState::DropLease(v1::Job& job, JobRuntime& rt, int64_t now_ms) {
+  // Every end counts: planned, crashed, finished, lost with a node.
+  if (job.has_lease()) ++counters_.leases_ended;
   if (job.has_lease() && rt.launched()) job.set_last_lease_end_unix_ms(now_ms);
   job.clear_lease();
   rt.launched_on.clear();
@@ -112,21 +113,21 @@ void DaemonState::DropLease(v1::Job& job, JobRuntime& rt, int64_t now_ms) {
 
 void DaemonState::SendStop(const std::string& node, const std::string& job, int64_t epoch,
                            int64_t grace_ms) {
-  auto it = nodes_.find(node);
-  if (it == nodes_.end()) return;
+  if (!nodes_.count(node)) return;
+  NodeRecord& record = nodes_.Edit(node);
   v1::StopOrder stop;
   stop.set_job_id(job);
   stop.set_epoch(epoch);
   stop.set_grace_ms(grace_ms);
   // One order per process: a node that lists the same processes again
   // (each registration) must not grow the list.
-  for (v1::StopOrder& queued : it->second.stops) {
+  for (v1::StopOrder& queued : record.stops) {
     if (queued.job_id() == job && queued.epoch() == epoch) {
       queued.set_grace_ms(std::min(queued.grace_ms(), grace_ms));
       return;
     }
   }
-  it->second.stops.push_back(stop);
+  record.stops.push_back(stop);
 }
 
 }  // namespace synergy::daemon

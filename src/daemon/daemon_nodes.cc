@@ -10,8 +10,10 @@
 
 namespace synergy::daemon {
 
-int64_t DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms) {
-  NodeRecord& n = nodes_[request.name()];
+absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms,
+                                                   bool joins) {
+  Change change(*this);
+  NodeRecord& n = nodes_.EditOrAdd(request.name());
   const bool known = n.info.name() == request.name();
   n.info.set_name(request.name());
   n.info.set_address(request.address());
@@ -24,6 +26,7 @@ int64_t DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_
   n.held.clear();
   n.unknown_processes = false;
   Batch batch;
+  if (joins) batch.joined_nodes[request.name()] = now_ms;
   int not_current = 0;
   for (const v1::RunningProcess& p : request.running()) {
     n.processes.insert({p.job_id(), p.epoch()});
@@ -32,15 +35,15 @@ int64_t DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_
     // A finished or cancelled job's process is adopted too, so that its ids
     // stay held until it exits.
     if (it != jobs_.end() && it->second.has_lease() && it->second.lease().epoch() == p.epoch()) {
-      for (const v1::LeaseSlice& s : it->second.lease().slices()) {
+      v1::Job& job = jobs_.Edit(p.job_id());
+      for (const v1::LeaseSlice& s : job.lease().slices()) {
         if (s.node() != request.name()) continue;
-        JobRuntime& rt = runtime_[p.job_id()];
+        JobRuntime& rt = runtime_.Edit(p.job_id());
         rt.launched_on.insert(request.name());
         rt.adopt_deadline_ms = 0;
         n.held[{p.job_id(), p.epoch()}] = {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
                                            std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())};
-        Record(batch, it->second, absl::StrFormat("lease %d re-adopted on %s", p.epoch(), request.name()),
-               now_ms);
+        Record(batch, job, absl::StrFormat("lease %d re-adopted on %s", p.epoch(), request.name()), now_ms);
         adopted = true;
       }
     }
@@ -54,7 +57,11 @@ int64_t DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_
   if (not_current > 0) {
     spdlog::warn("node {}: {} process(es) of leases that are not current: stopping them", request.name(), not_current);
   }
-  Persist(std::move(batch)).IgnoreError();
+  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  if (joins) {
+    joined_nodes_[request.name()] = now_ms;
+    spdlog::info("node {} joined with a join credential; it holds its own credential from now on", request.name());
+  }
   spdlog::info("node {} {}: {} GPUs{}, {} CPUs, {:.1f} GB, cgroups: {}", request.name(),
                known ? "re-registered" : "registered", request.resources().gpu_ids_size(),
                request.resources().gpus_declared() ? " (declared)" : "",
@@ -62,14 +69,16 @@ int64_t DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_
   return config_.heartbeat_interval_ms;
 }
 
-v1::HeartbeatResponse DaemonState::Heartbeat(const v1::HeartbeatRequest& request, int64_t now_ms) {
+absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::HeartbeatRequest& request,
+                                                             int64_t now_ms) {
   v1::HeartbeatResponse response;
   auto it = nodes_.find(request.name());
   if (it == nodes_.end() || !it->second.info.alive()) {
     response.set_reregister(true);
     return response;
   }
-  NodeRecord& n = it->second;
+  Change change(*this);
+  NodeRecord& n = nodes_.Edit(request.name());
   n.info.set_last_heartbeat_unix_ms(now_ms);
   Batch batch;
   for (const v1::ProcessExit& e : request.exits()) {
@@ -91,7 +100,8 @@ v1::HeartbeatResponse DaemonState::Heartbeat(const v1::HeartbeatRequest& request
   n.unknown_processes = unknown;
   // Ids of processes that are gone (exit lost with a node restart) are free.
   for (auto h = n.held.begin(); h != n.held.end();) {
-    if (!n.processes.count(h->first) && runtime_[h->first.first].launched_on.count(request.name()) == 0) {
+    auto rt = runtime_.find(h->first.first);
+    if (!n.processes.count(h->first) && (rt == runtime_.end() || !rt->second.launched_on.count(request.name()))) {
       h = n.held.erase(h);
     } else {
       ++h;
@@ -99,7 +109,7 @@ v1::HeartbeatResponse DaemonState::Heartbeat(const v1::HeartbeatRequest& request
   }
   // An ended lease whose process this node no longer has (and never
   // reported leaving) is over here.
-  for (auto& [id, rt] : runtime_) {
+  for (const auto& [id, rt] : runtime_.all()) {
     std::vector<int64_t> gone;
     for (const auto& [epoch, e] : rt.ending) {
       for (const v1::LeaseSlice& s : e.lease.slices()) {
@@ -122,7 +132,7 @@ v1::HeartbeatResponse DaemonState::Heartbeat(const v1::HeartbeatRequest& request
   for (v1::StopOrder& s : n.stops) *response.add_stop() = std::move(s);
   n.stops.clear();
   for (v1::LaunchOrder& l : LaunchesFor(n, batch, now_ms)) *response.add_launch() = std::move(l);
-  Persist(std::move(batch)).IgnoreError();
+  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   return response;
 }
 
@@ -134,11 +144,16 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
     busy_gpus.insert(ids.first.begin(), ids.first.end());
     busy_cpus.insert(ids.second.begin(), ids.second.end());
   }
-  for (auto& [id, job] : jobs_) {
-    if (!job.has_lease() || Terminal(job)) continue;
-    JobRuntime& rt = runtime_[id];
-    if (rt.launched_on.count(n.info.name())) continue;
-    if (!rt.ending.empty()) continue;  // its previous lease's processes still run
+  for (const auto& [id, current] : jobs_.all()) {
+    if (!current.has_lease() || Terminal(current)) continue;
+    const JobRuntime& now_rt = runtime_.at(id);
+    if (now_rt.launched_on.count(n.info.name())) continue;
+    if (!now_rt.ending.empty()) continue;  // its previous lease's processes still run
+    bool here = false;
+    for (const v1::LeaseSlice& s : current.lease().slices()) here = here || s.node() == n.info.name();
+    if (!here) continue;
+    v1::Job& job = jobs_.Edit(id);
+    JobRuntime& rt = runtime_.Edit(id);
     const v1::Lease& lease = job.lease();
     for (const v1::LeaseSlice& s : lease.slices()) {
       if (s.node() != n.info.name()) continue;
@@ -209,14 +224,14 @@ bool DaemonState::NodeHoldsLease(const NodeRecord& node, const std::string& job_
 
 void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, Batch& batch,
                              int64_t now_ms) {
-  if (auto n = nodes_.find(node); n != nodes_.end()) {
-    n->second.held.erase({e.job_id(), e.epoch()});
-    n->second.processes.erase({e.job_id(), e.epoch()});
+  if (nodes_.count(node)) {
+    NodeRecord& n = nodes_.Edit(node);
+    n.held.erase({e.job_id(), e.epoch()});
+    n.processes.erase({e.job_id(), e.epoch()});
   }
-  auto it = jobs_.find(e.job_id());
-  if (it == jobs_.end()) return;
-  v1::Job& job = it->second;
-  JobRuntime& rt = runtime_[job.id()];
+  if (!jobs_.count(e.job_id())) return;
+  v1::Job& job = jobs_.Edit(e.job_id());
+  JobRuntime& rt = runtime_.Edit(job.id());
   const std::string how = e.reason().empty() ? absl::StrCat("exit ", e.exit_code()) : e.reason();
   if (auto end = rt.ending.find(e.epoch()); end != rt.ending.end()) {
     // An ended lease's process is gone: its resources are free now; the
@@ -306,16 +321,20 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
   node.processes.clear();
   node.stops.clear();
   spdlog::warn("node {} lost: no heartbeat for {:.0f} s", node.info.name(), config_.heartbeat_timeout_s);
-  for (auto& [id, job] : jobs_) {
-    JobRuntime& rt = runtime_[id];
-    for (auto e = rt.ending.begin(); e != rt.ending.end();) {
-      bool on = false;
-      for (const v1::LeaseSlice& s : e->second.lease.slices()) on = on || s.node() == node.info.name();
-      e = on ? rt.ending.erase(e) : std::next(e);
+  auto on = [&](const v1::Lease& lease) {
+    for (const v1::LeaseSlice& s : lease.slices()) {
+      if (s.node() == node.info.name()) return true;
     }
-    if (!job.has_lease()) continue;
-    bool on_node = false;
-    for (const v1::LeaseSlice& s : job.lease().slices()) on_node = on_node || s.node() == node.info.name();
+    return false;
+  };
+  for (const auto& [id, current] : jobs_.all()) {
+    bool ending_on_node = false;
+    for (const auto& [epoch, e] : runtime_.at(id).ending) ending_on_node = ending_on_node || on(e.lease);
+    const bool on_node = current.has_lease() && on(current.lease());
+    if (!ending_on_node && !on_node) continue;
+    v1::Job& job = jobs_.Edit(id);
+    JobRuntime& rt = runtime_.Edit(id);
+    for (auto e = rt.ending.begin(); e != rt.ending.end();) e = on(e->second.lease) ? rt.ending.erase(e) : std::next(e);
     if (!on_node) continue;
     const int64_t epoch = job.lease().epoch();
     for (const v1::LeaseSlice& s : job.lease().slices()) {
@@ -330,16 +349,24 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
   }
 }
 
-void DaemonState::Tick(int64_t now_ms) {
+absl::Status DaemonState::Tick(int64_t now_ms) {
+  Change change(*this);
   Batch batch;
   const int64_t timeout_ms = static_cast<int64_t>(config_.heartbeat_timeout_s * 1000);
-  for (auto& [name, n] : nodes_) {
-    if (n.info.alive() && now_ms - n.info.last_heartbeat_unix_ms() > timeout_ms) LoseNode(n, batch, now_ms);
+  std::vector<std::string> lost;
+  for (const auto& [name, n] : nodes_.all()) {
+    if (n.info.alive() && now_ms - n.info.last_heartbeat_unix_ms() > timeout_ms) lost.push_back(name);
   }
+  for (const std::string& name : lost) LoseNode(nodes_.Edit(name), batch, now_ms);
   const int64_t grace_ms = static_cast<int64_t>(config_.lease_grace_s * 1000);
-  for (auto& [id, job] : jobs_) {
-    JobRuntime& rt = runtime_[id];
-    if (job.has_lease() && rt.adopt_deadline_ms > 0 && now_ms > rt.adopt_deadline_ms) {
+  for (const auto& [id, current] : jobs_.all()) {
+    const JobRuntime& now_rt = runtime_.at(id);
+    const bool unadopted =
+        current.has_lease() && now_rt.adopt_deadline_ms > 0 && now_ms > now_rt.adopt_deadline_ms;
+    if (!unadopted && now_rt.ending.empty()) continue;
+    v1::Job& job = jobs_.Edit(id);
+    JobRuntime& rt = runtime_.Edit(id);
+    if (unadopted) {
       const int64_t epoch = job.lease().epoch();
       DropLease(job, rt, now_ms);
       if (!Terminal(job)) {
@@ -372,7 +399,7 @@ void DaemonState::Tick(int64_t now_ms) {
     }
   }
   AddDirtyJobs(batch);
-  Persist(std::move(batch)).IgnoreError();
+  return change.Commit(std::move(batch));
 }
 
 }  // namespace synergy::daemon

@@ -16,7 +16,7 @@ bool DaemonState::WantsProfiling(const v1::Job& job) const {
   }
   // The profile is measured on one whole node; a job wider than every node
   // is scheduled unprofiled.
-  for (const auto& [name, n] : nodes_) {
+  for (const auto& [name, n] : nodes_.all()) {
     if (n.info.capacity().gpu_ids_size() >= job.spec().gpus()) return true;
   }
   return false;
@@ -28,7 +28,7 @@ bool DaemonState::ProfileWaitOver(const v1::Job& job, int64_t now_ms) const {
 
 void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
   std::set<std::string> busy;
-  for (const auto& [id, job] : jobs_) {
+  for (const auto& [id, job] : jobs_.all()) {
     for (const v1::LeaseSlice& s : job.lease().slices()) busy.insert(s.node());
     for (const auto& [epoch, e] : runtime_.at(id).ending) {
       for (const v1::LeaseSlice& s : e.lease.slices()) busy.insert(s.node());
@@ -39,13 +39,13 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
     return jobs_.at(a).spec().priority() > jobs_.at(b).spec().priority();
   });
   for (const std::string& id : order) {
-    v1::Job& job = jobs_.at(id);
-    if (!WantsProfiling(job)) continue;
+    const v1::Job& wanting = jobs_.at(id);
+    if (!WantsProfiling(wanting)) continue;
     // A node with nothing on it and enough GPUs: the job gets all its CPUs
     // and memory. Jobs larger than any node are scheduled unprofiled.
-    for (auto& [name, n] : nodes_) {
+    for (const auto& [name, n] : nodes_.all()) {
       if (busy.count(name) || !n.info.alive() || n.info.drained() ||
-          n.info.capacity().gpu_ids_size() < job.spec().gpus() || n.info.capacity().cpu_ids_size() == 0) {
+          n.info.capacity().gpu_ids_size() < wanting.spec().gpus() || n.info.capacity().cpu_ids_size() == 0) {
         continue;
       }
       v1::Lease lease;
@@ -56,12 +56,13 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
       lease.set_profiling(true);
       v1::LeaseSlice* s = lease.add_slices();
       s->set_node(name);
-      for (int i = 0; i < job.spec().gpus(); ++i) s->add_gpu_ids(n.info.capacity().gpu_ids(i));
+      for (int i = 0; i < wanting.spec().gpus(); ++i) s->add_gpu_ids(n.info.capacity().gpu_ids(i));
       *s->mutable_cpu_ids() = n.info.capacity().cpu_ids();
       s->set_mem_gb(n.info.capacity().mem_gb());
-      JobRuntime& rt = runtime_[id];
+      JobRuntime& rt = runtime_.Edit(id);
       rt.launched_on.clear();
       rt.exited_on.clear();
+      v1::Job& job = jobs_.Edit(id);
       *job.mutable_lease() = lease;
       ++counters_.leases_granted;
       batch.counters[kNextEpochCounter] = next_epoch_;
@@ -75,10 +76,11 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
 
 void DaemonState::NoteProfileWaitsOver(Batch& batch, int64_t now_ms) {
   for (const std::string& id : queue_order_) {
-    v1::Job& job = jobs_.at(id);
-    JobRuntime& rt = runtime_.at(id);
-    if (rt.profile_wait_told || !ProfileWaitOver(job, now_ms) || !WantsProfiling(job)) continue;
-    rt.profile_wait_told = true;
+    if (runtime_.at(id).profile_wait_told || !ProfileWaitOver(jobs_.at(id), now_ms) || !WantsProfiling(jobs_.at(id))) {
+      continue;
+    }
+    runtime_.Edit(id).profile_wait_told = true;
+    v1::Job& job = jobs_.Edit(id);
     if (job.state() == v1::JOB_STATE_QUEUED) SetState(job, job.state(), "waiting for resources (unprofiled)", now_ms);
     Record(batch, job,
            absl::StrFormat("no node was free to profile on for %.0f s (profile_wait_s): scheduled unprofiled "

@@ -16,7 +16,7 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
   RoundSnapshot snap;
   // A node lent whole to a profiling lease sits out the round.
   std::set<std::string> profiling_nodes;
-  for (const auto& [id, job] : jobs_) {
+  for (const auto& [id, job] : jobs_.all()) {
     if (!job.has_lease() || !job.lease().profiling()) continue;
     for (const v1::LeaseSlice& s : job.lease().slices()) profiling_nodes.insert(s.node());
   }
@@ -24,8 +24,8 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
   // processes have not exited yet) keep their ids: the round plans without
   // them.
   std::map<std::string, v1::Node> adjusted;
-  for (const auto& [name, n] : nodes_) adjusted[name] = n.info;
-  for (const auto& [id, job] : jobs_) {
+  for (const auto& [name, n] : nodes_.all()) adjusted[name] = n.info;
+  for (const auto& [id, job] : jobs_.all()) {
     if (!job.has_lease() || !Terminal(job)) continue;
     for (const v1::LeaseSlice& s : job.lease().slices()) {
       auto it = adjusted.find(s.node());
@@ -73,19 +73,19 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
 }
 
 void DaemonState::AccountService(int64_t now_ms) {
-  for (auto& [id, job] : jobs_) {
-    JobRuntime& rt = runtime_[id];
-    if (job.has_lease() && !rt.launched_on.empty()) {
-      // Time held, as the core's JobView::attained_service_s means it.
-      job.set_attained_service_ms(job.attained_service_ms() + (now_ms - rt.last_accounted_ms));
-      dirty_.insert(id);
-    }
-    rt.last_accounted_ms = now_ms;
+  for (const auto& [id, job] : jobs_.all()) {
+    if (!job.has_lease() || runtime_.at(id).launched_on.empty()) continue;
+    // Time held, as the core's JobView::attained_service_s means it.
+    v1::Job& held = jobs_.Edit(id);
+    held.set_attained_service_ms(held.attained_service_ms() + (now_ms - last_accounted_ms_));
+    dirty_.insert(id);
   }
+  last_accounted_ms_ = now_ms;
 }
 
-void DaemonState::RunRound(int64_t now_ms) {
+absl::Status DaemonState::RunRound(int64_t now_ms) {
   const auto start = std::chrono::steady_clock::now();
+  Change change(*this);
   AccountService(now_ms);
   Batch batch;
   GrantProfilingLeases(batch, now_ms);
@@ -93,18 +93,18 @@ void DaemonState::RunRound(int64_t now_ms) {
   RoundSnapshot snap = SnapshotForRound(now_ms);
   ++round_;
   if (snap.cluster.num_servers() == 0) {
-    Persist(std::move(batch)).IgnoreError();
+    AddDirtyJobs(batch);
     counters_.rounds++;
-    return;
+    return change.Commit(std::move(batch));
   }
   RoundInput in;
   in.now_s = now_ms / 1000.0;
   in.cluster = &snap.cluster;
   for (const JobView& v : snap.views) in.queue.push_back(&v);
   RoundResult r = ScheduleRound(in, *policy_, *mechanism_);
-  // The queue keeps the policy's order for the next round.
+  // The queue keeps the policy's order for the next round (once stored).
+  std::vector<std::string> order;
   {
-    std::vector<std::string> order;
     std::set<std::string> seen;
     for (const JobView* v : r.order) {
       order.push_back(JobIdString(v->id));
@@ -113,16 +113,15 @@ void DaemonState::RunRound(int64_t now_ms) {
     for (const std::string& id : queue_order_) {
       if (!seen.count(id)) order.push_back(id);
     }
-    queue_order_ = std::move(order);
   }
   for (const JobView* v : r.bumped) {
-    v1::Job& job = jobs_.at(JobIdString(v->id));
+    v1::Job& job = jobs_.Edit(JobIdString(v->id));
     job.set_starvation_priority(1);
     Record(batch, job, "waited over 1000 hours: first in its class from now on", now_ms);
   }
   {
     std::map<std::string, const v1::Lease*> current;
-    for (const auto& [id, job] : jobs_) {
+    for (const auto& [id, job] : jobs_.all()) {
       if (job.has_lease() && !Terminal(job) && !job.lease().profiling() && !job.lease().ending()) {
         current[id] = &job.lease();
       }
@@ -133,38 +132,46 @@ void DaemonState::RunRound(int64_t now_ms) {
   for (const Assignment& a : r.plan.assignments) planned[JobIdString(a.job)] = &a;
 
   // Pass 1: keep or end the current leases, so their ids are known.
-  for (auto& [id, job] : jobs_) {
-    if (!job.has_lease() || Terminal(job) || job.lease().profiling()) continue;
+  std::vector<std::string> held;
+  for (const auto& [id, job] : jobs_.all()) {
+    if (job.has_lease() && !Terminal(job) && !job.lease().profiling()) held.push_back(id);
+  }
+  for (const std::string& id : held) {
+    const v1::Job& job = jobs_.at(id);
     auto p = planned.find(id);
     if (p != planned.end() && !job.lease().ending() && LeaseHolds(job.lease(), *p->second, snap.node_names)) {
       ++counters_.leases_kept;
       planned.erase(p);
       continue;
     }
-    EndLease(job, p == planned.end() ? "not in this round's plan" : "allocation changes", batch, now_ms);
+    EndLease(jobs_.Edit(id), p == planned.end() ? "not in this round's plan" : "allocation changes", batch, now_ms);
   }
   // Pass 2: grant the rest.
   for (const Assignment& a : r.plan.assignments) {
     auto p = planned.find(JobIdString(a.job));
     if (p == planned.end()) continue;
-    v1::Job& job = jobs_.at(p->first);
-    Grant(job, a, snap.node_names, batch, now_ms);
+    Grant(jobs_.Edit(p->first), a, snap.node_names, batch, now_ms);
   }
   // Jobs left waiting.
-  for (auto& [id, job] : jobs_) {
-    if (job.state() == v1::JOB_STATE_PENDING) {
-      const bool for_profile = WantsProfiling(job) && !ProfileWaitOver(job, now_ms);
-      SetState(job, v1::JOB_STATE_QUEUED, for_profile ? "waiting for a free node to profile on" : "waiting for resources",
-               now_ms);
-      Record(batch, job, "queued", now_ms);
-    }
+  std::vector<std::string> pending;
+  for (const auto& [id, job] : jobs_.all()) {
+    if (job.state() == v1::JOB_STATE_PENDING) pending.push_back(id);
+  }
+  for (const std::string& id : pending) {
+    v1::Job& job = jobs_.Edit(id);
+    const bool for_profile = WantsProfiling(job) && !ProfileWaitOver(job, now_ms);
+    SetState(job, v1::JOB_STATE_QUEUED, for_profile ? "waiting for a free node to profile on" : "waiting for resources",
+             now_ms);
+    Record(batch, job, "queued", now_ms);
   }
   AddDirtyJobs(batch);
-  Persist(std::move(batch)).IgnoreError();
   counters_.rounds++;
+  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  queue_order_ = std::move(order);
   counters_.last_round_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   spdlog::debug("round {}: {} placed, {:.3f} ms", round_, r.plan.assignments.size(), counters_.last_round_ms);
+  return absl::OkStatus();
 }
 
 }  // namespace synergy::daemon

@@ -56,18 +56,20 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
   auto drained = s->store_->LoadDrained();
   if (!drained.ok()) return drained.status();
   s->drained_ = *drained;
+  s->last_accounted_ms_ = now_ms;
   auto jobs = s->store_->LoadJobs();
   if (!jobs.ok()) return jobs.status();
   for (v1::Job& job : *jobs) {
-    JobRuntime& rt = s->runtime_[job.id()];
-    rt.last_accounted_ms = now_ms;
+    JobRuntime rt;
     if (job.has_lease()) {
       // Running when the daemon stopped: its node has heartbeat_timeout_s to
       // report the processes, or the job is requeued.
       rt.adopt_deadline_ms = now_ms + static_cast<int64_t>(config.heartbeat_timeout_s * 1000);
     }
-    s->queue_order_.push_back(job.id());
-    s->jobs_.emplace(job.id(), std::move(job));
+    const std::string id = job.id();
+    s->runtime_.Insert(id, std::move(rt));
+    s->queue_order_.push_back(id);
+    s->jobs_.Insert(id, std::move(job));
   }
   spdlog::info("state: {} jobs from {} (next job {}, next epoch {})", s->jobs_.size(),
                s->store_->path(), s->next_job_, s->next_epoch_);
@@ -85,17 +87,69 @@ void DaemonState::AddDirtyJobs(Batch& batch) const {
   }
 }
 
-absl::Status DaemonState::Persist(Batch batch) {
-  if (auto st = store_->Commit(batch); !st.ok()) {
-    spdlog::error("state: {}", std::string(st.message()));
+DaemonState::Change::Change(DaemonState& state)
+    : state_(state),
+      next_job_(state.next_job_),
+      next_epoch_(state.next_epoch_),
+      round_(state.round_),
+      last_accounted_ms_(state.last_accounted_ms_),
+      counters_(state.counters_) {
+  state_.jobs_.Open();
+  state_.runtime_.Open();
+  state_.nodes_.Open();
+}
+
+DaemonState::Change::~Change() {
+  if (!closed_) Undo();
+}
+
+void DaemonState::Change::Undo() {
+  state_.jobs_.Undo();
+  state_.runtime_.Undo();
+  state_.nodes_.Undo();
+  state_.next_job_ = next_job_;
+  state_.next_epoch_ = next_epoch_;
+  state_.round_ = round_;
+  state_.last_accounted_ms_ = last_accounted_ms_;
+  const int64_t failures = state_.counters_.store_failures;
+  state_.counters_ = counters_;
+  state_.counters_.store_failures = failures;
+  closed_ = true;
+}
+
+absl::Status DaemonState::Change::Commit(Batch batch) {
+  if (auto st = state_.CommitToStore(batch); !st.ok()) {
+    Undo();
     return st;
   }
+  state_.jobs_.Keep();
+  state_.runtime_.Keep();
+  state_.nodes_.Keep();
+  closed_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status DaemonState::CommitToStore(const Batch& batch) {
+  if (auto st = store_->Commit(batch); !st.ok()) {
+    ++counters_.store_failures;
+    // A full disk fails every commit: one line when it starts, one when it ends.
+    if (failing_commits_++ == 0) {
+      spdlog::error("state: cannot store a change ({}); nothing is acted on until the store takes writes again",
+                    std::string(st.message()));
+    }
+    return absl::UnavailableError(absl::StrCat("the state store refused the change: ", st.message()));
+  }
+  if (failing_commits_ > 0) {
+    spdlog::warn("state: the store takes writes again, after {} refused change(s)", failing_commits_);
+    failing_commits_ = 0;
+  }
   for (const v1::Job& j : batch.jobs) dirty_.erase(j.id());
+  // Logged once stored: a change the store refused did not happen.
+  for (const auto& [job, event] : batch.events) spdlog::info("{} {}", job, event.text());
   return absl::OkStatus();
 }
 
 void DaemonState::Record(Batch& batch, v1::Job& job, const std::string& text, int64_t now_ms) {
-  spdlog::info("{} {}", job.id(), text);
   batch.events.emplace_back(job.id(), JobEventAt(now_ms, text));
   job.set_updated_unix_ms(now_ms);
   // The job's latest record replaces any earlier one in the batch.
@@ -123,7 +177,7 @@ bool DaemonState::Terminal(const v1::Job& job) const {
 
 int DaemonState::MaxJobGpus() const {
   int gpus = 0;
-  for (const auto& [name, n] : nodes_) gpus += n.info.capacity().gpu_ids_size();
+  for (const auto& [name, n] : nodes_.all()) gpus += n.info.capacity().gpu_ids_size();
   return gpus;
 }
 
@@ -149,13 +203,14 @@ absl::StatusOr<std::string> DaemonState::Submit(const v1::JobSpec& spec, const s
                                      spec.uses_agent() ? "agent" : "plain process"),
          now_ms);
   batch.counters[kNextJobCounter] = next_job_ + 1;
-  if (auto st = Persist(std::move(batch)); !st.ok()) return st;
+  Change change(*this);
+  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   ++next_job_;
   ++counters_.jobs_submitted;
-  runtime_[job.id()].last_accounted_ms = now_ms;
+  runtime_.Insert(job.id(), JobRuntime{});
   queue_order_.push_back(job.id());
   const std::string id = job.id();
-  jobs_.emplace(id, std::move(job));
+  jobs_.Insert(id, std::move(job));
   return id;
 }
 
@@ -167,7 +222,7 @@ absl::StatusOr<std::string> DaemonState::OwnerOf(const std::string& job_id) cons
 
 int DaemonState::ActiveJobsOf(const std::string& owner) const {
   int n = 0;
-  for (const auto& [id, job] : jobs_) n += job.owner() == owner && !Terminal(job) ? 1 : 0;
+  for (const auto& [id, job] : jobs_.all()) n += job.owner() == owner && !Terminal(job) ? 1 : 0;
   return n;
 }
 
@@ -178,14 +233,14 @@ absl::StatusOr<v1::Job> DaemonState::Cancel(const std::string& job_id, int64_t n
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job_id, " is already ", service::JobStateName(it->second.state())));
   }
-  v1::Job job = it->second;
+  Change change(*this);
+  v1::Job& job = jobs_.Edit(job_id);
   Batch batch;
   SetState(job, v1::JOB_STATE_CANCELLED, "cancelled by request", now_ms);
   if (job.has_lease()) EndLease(job, "cancelled", batch, now_ms);
   Record(batch, job, "cancelled", now_ms);
-  if (auto st = Persist(std::move(batch)); !st.ok()) return st;
-  it->second = job;
-  return job;
+  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  return jobs_.at(job_id);
 }
 
 absl::StatusOr<v1::Job> DaemonState::GetJob(const std::string& job_id) const {
@@ -200,7 +255,7 @@ absl::StatusOr<v1::Job> DaemonState::GetJob(const std::string& job_id) const {
 
 std::vector<v1::Job> DaemonState::ListJobs(const std::set<int>& states) const {
   std::vector<v1::Job> out;
-  for (const auto& [id, job] : jobs_) {
+  for (const auto& [id, job] : jobs_.all()) {
     if (states.empty() || states.count(job.state())) out.push_back(job);
   }
   return out;
@@ -208,11 +263,11 @@ std::vector<v1::Job> DaemonState::ListJobs(const std::set<int>& states) const {
 
 std::vector<v1::Node> DaemonState::ListNodes(int64_t) const {
   std::vector<v1::Node> out;
-  for (const auto& [name, n] : nodes_) {
+  for (const auto& [name, n] : nodes_.all()) {
     v1::Node node = n.info;
     node.clear_jobs();
     v1::NodeResources allocated;
-    for (const auto& [id, job] : jobs_) {
+    for (const auto& [id, job] : jobs_.all()) {
       if (!job.has_lease()) continue;
       for (const v1::LeaseSlice& s : job.lease().slices()) {
         if (s.node() != name) continue;
@@ -230,7 +285,7 @@ std::vector<v1::Node> DaemonState::ListNodes(int64_t) const {
 
 v1::ClusterState DaemonState::Cluster() const {
   v1::ClusterState c;
-  for (const auto& [name, n] : nodes_) {
+  for (const auto& [name, n] : nodes_.all()) {
     c.set_nodes(c.nodes() + 1);
     if (!n.info.alive()) continue;
     c.set_nodes_alive(c.nodes_alive() + 1);
@@ -238,7 +293,7 @@ v1::ClusterState DaemonState::Cluster() const {
     c.set_cpus(c.cpus() + n.info.capacity().cpu_ids_size());
     c.set_mem_gb(c.mem_gb() + n.info.capacity().mem_gb());
   }
-  for (const auto& [id, job] : jobs_) {
+  for (const auto& [id, job] : jobs_.all()) {
     (*c.mutable_jobs_by_state())[service::JobStateName(job.state())]++;
     if (!job.has_lease()) continue;
     for (const v1::LeaseSlice& s : job.lease().slices()) {
@@ -254,24 +309,16 @@ v1::ClusterState DaemonState::Cluster() const {
   return c;
 }
 
-absl::Status DaemonState::RecordJoin(const std::string& name, int64_t now_ms) {
-  Batch batch;
-  batch.joined_nodes[name] = now_ms;
-  if (auto st = Persist(std::move(batch)); !st.ok()) return st;
-  joined_nodes_[name] = now_ms;
-  spdlog::info("node {} joined with a join credential; it holds its own credential from now on", name);
-  return absl::OkStatus();
-}
-
 absl::StatusOr<v1::Node> DaemonState::SetDrained(const std::string& node, bool drained,
                                                  int64_t now_ms) {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return absl::NotFoundError(absl::StrCat("node ", node, ": not registered"));
   Batch batch;
   batch.drained[node] = drained;
-  if (auto st = Persist(std::move(batch)); !st.ok()) return st;
+  Change change(*this);
+  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   drained_[node] = drained;
-  it->second.info.set_drained(drained);
+  nodes_.Edit(node).info.set_drained(drained);
   spdlog::info("node {} {}", node, drained ? "drained: no new leases; running jobs end at the next round"
                                            : "undrained");
   return ListNodes(now_ms)[std::distance(nodes_.begin(), it)];

@@ -3,8 +3,15 @@
 // the time it runs at, so tests drive it deterministically and the gRPC
 // layer (services.cc) only translates and locks.
 //
-// Jobs live as v1::Job records, persisted through Store before a change is
-// acknowledged. A round (RunRound) asks the core for a plan and diffs it
+// Jobs live as v1::Job records. Every change (an RPC, a round, a tick) is
+// one Change: it edits the state through journaled maps and collects what
+// must be stored in a Batch; only when the store has committed the batch
+// does the change stay and is anything sent (a reply, a launch or stop
+// order in a heartbeat reply). A failed commit undoes the change, is
+// logged once while the store keeps failing, and answers UNAVAILABLE: the
+// caller retries (nodes keep their unacknowledged exits, the round loop
+// plans again), and the epoch counter never goes back past what a node or
+// agent was told. A round (RunRound) asks the core for a plan and diffs it
 // against the leases: a lease whose allocation the plan keeps is kept; one
 // the plan drops or changes ends (the agent checkpoints and exits; plain
 // processes get SIGTERM, then SIGKILL after the grace period); a job the
@@ -29,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "daemon/authenticator.h"
 #include "daemon/config.h"
+#include "daemon/journaled_map.h"
 #include "daemon/store.h"
 #include "synergy/mechanism.h"
 #include "synergy/model_zoo.h"
@@ -47,6 +55,7 @@ struct DaemonCounters {
   int64_t leases_kept = 0;
   int64_t jobs_submitted = 0;
   int64_t jobs_requeued = 0;
+  int64_t store_failures = 0;  // commits the store refused (each undone)
 };
 
 class DaemonState {
@@ -76,9 +85,12 @@ class DaemonState {
   // A node that registered with a join credential (durable): it holds a
   // credential of its own from then on, and the name cannot join again.
   bool NodeJoined(const std::string& name) const { return joined_nodes_.count(name) > 0; }
-  absl::Status RecordJoin(const std::string& name, int64_t now_ms);
-  int64_t RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms);
-  v1::HeartbeatResponse Heartbeat(const v1::HeartbeatRequest& request, int64_t now_ms);
+  // The heartbeat interval the node is to keep. `joins`: it registers with
+  // a join credential; the join is stored in the same commit as the
+  // registration, so a node is never left joined without its credential.
+  absl::StatusOr<int64_t> RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms,
+                                       bool joins = false);
+  absl::StatusOr<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& request, int64_t now_ms);
 
   // ---- agent API (a stale epoch is FAILED_PRECONDITION)
   absl::StatusOr<v1::AgentWelcome> RegisterAgent(const v1::AgentHello& hello, int64_t now_ms);
@@ -90,11 +102,12 @@ class DaemonState {
   absl::Status SubmitProfile(const v1::MeasuredProfile& profile, int64_t now_ms);
 
   // ---- time
-  // A scheduling round now.
-  void RunRound(int64_t now_ms);
+  // A scheduling round now (UNAVAILABLE: its commit failed and it changed
+  // nothing; the next round plans again).
+  absl::Status RunRound(int64_t now_ms);
   // Housekeeping between rounds: lost nodes, unadopted leases, overdue
   // lease ends, progress flushed to the store.
-  void Tick(int64_t now_ms);
+  absl::Status Tick(int64_t now_ms);
 
   const DaemonCounters& counters() const { return counters_; }
   const DaemonConfig& config() const { return config_; }
@@ -136,7 +149,6 @@ class DaemonState {
     int64_t adopt_deadline_ms = 0;      // after a restart: 0 = adopted or new
     bool finished = false;              // the agent confirmed its last iteration
     std::map<int64_t, EndingLease> ending;  // by epoch
-    int64_t last_accounted_ms = 0;
     bool stopping = false;              // cancelled or failed: stop orders out
     bool profile_wait_told = false;     // its event says it runs unprofiled for now
     // Its current lease has (or, after a restart, may have) processes.
@@ -148,9 +160,30 @@ class DaemonState {
   static constexpr const char* kNextEpochCounter = "next_epoch";
   static constexpr const char* kCredentialKeySecret = "credential_key";
 
+  // One change to the state (see the top of this file). A change that is
+  // not committed is undone when it goes out of scope, so an early return
+  // on error leaves nothing behind.
+  class Change {
+   public:
+    explicit Change(DaemonState& state);
+    ~Change();
+    Change(const Change&) = delete;
+    Change& operator=(const Change&) = delete;
+    // Stores `batch`; OK keeps the change, an error undoes it.
+    absl::Status Commit(Batch batch);
+
+   private:
+    void Undo();
+    DaemonState& state_;
+    int64_t next_job_, next_epoch_, round_, last_accounted_ms_;
+    DaemonCounters counters_;
+    bool closed_ = false;
+  };
+
   DaemonState(const DaemonConfig& config, std::unique_ptr<Store> store, ModelZoo zoo);
 
-  absl::Status Persist(Batch batch);
+  // The store's commit, with failures counted and logged once per episode.
+  absl::Status CommitToStore(const Batch& batch);
   // Jobs whose progress changed since the last commit, added to `batch`.
   void AddDirtyJobs(Batch& batch) const;
   void Record(Batch& batch, v1::Job& job, const std::string& text, int64_t now_ms);
@@ -189,17 +222,22 @@ class DaemonState {
   ModelZoo zoo_;
   std::unique_ptr<Policy> policy_;
   std::unique_ptr<Mechanism> mechanism_;
-  std::map<std::string, v1::Job> jobs_;
-  std::map<std::string, JobRuntime> runtime_;
+  // Changed only through Edit/Insert, so that a Change can undo them.
+  JournaledMap<std::string, v1::Job> jobs_;
+  JournaledMap<std::string, JobRuntime> runtime_;
+  JournaledMap<std::string, NodeRecord> nodes_;
   std::vector<std::string> queue_order_;  // the order the last round left
-  std::map<std::string, NodeRecord> nodes_;
   std::map<std::string, bool> drained_;
   std::map<std::string, int64_t> joined_nodes_;
   std::unique_ptr<Authenticator> authenticator_;
-  std::set<std::string> dirty_;  // progress not yet in the store
+  // Progress not yet in the store (never undone: a job marked that the
+  // store has already is only written again).
+  std::set<std::string> dirty_;
+  int64_t failing_commits_ = 0;  // in a row, for one log line per episode
   int64_t next_job_ = 1;
   int64_t next_epoch_ = 1;
   int64_t round_ = 0;
+  int64_t last_accounted_ms_ = 0;  // when service time was last added (each round)
   DaemonCounters counters_;
 };
 

@@ -1,7 +1,8 @@
 // synergyd: the Synergy scheduler daemon.
 //   synergyd [--config FILE]
 // Without --config the embedded configs/synergyd.yaml is used. Exit status
-// 2 on a bad config or flag, 1 when it cannot start (port, database).
+// 2 on a bad config or flag, or when its port or state database is taken
+// (one daemon per state and port); 1 when it cannot start otherwise.
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -62,10 +63,13 @@ int main(int argc, char** argv) {
   // scheduler: it is logged and ignored, since nothing is re-read.
   sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  // A file-size limit reached while writing the state is a failed commit
+  // (EFBIG), like a full disk, not the end of the scheduler.
+  std::signal(SIGXFSZ, SIG_IGN);
   auto daemon = synergy::daemon::Daemon::Start(*config);
   if (!daemon.ok()) {
     std::cerr << "synergyd: " << daemon.status().message() << "\n";
-    return 1;
+    return daemon.status().code() == absl::StatusCode::kAlreadyExists ? 2 : 1;
   }
   std::thread signals([&] {
     int sig = 0;

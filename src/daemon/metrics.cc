@@ -44,10 +44,14 @@ std::string RenderMetrics(const DaemonState& state) {
   gauge("synergy_round_decision_ms", "Time to decide and apply the last round, ms.", k.last_round_ms);
   counter("synergy_rounds_total", "Rounds run.", k.rounds);
   counter("synergy_leases_granted_total", "Leases granted.", k.leases_granted);
-  counter("synergy_leases_ended_total", "Leases ended by a round, a cancel or a crash.", k.leases_ended);
+  counter("synergy_leases_ended_total",
+          "Leases ended for any reason: a round, a cancel, the job's exit or crash, a lost node.", k.leases_ended);
   counter("synergy_leases_kept_total", "Leases a round kept unchanged.", k.leases_kept);
   counter("synergy_jobs_submitted_total", "Jobs accepted.", k.jobs_submitted);
   counter("synergy_jobs_requeued_total", "Jobs requeued after a crash or a lost node.", k.jobs_requeued);
+  counter("synergy_store_failures_total",
+          "Changes the state store refused (a full disk, a read-only file); each was undone and not acted on.",
+          k.store_failures);
   return out;
 }
 

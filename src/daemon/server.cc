@@ -1,7 +1,9 @@
 #include "daemon/server.h"
 
-#include "daemon/transport.h"
 #include <chrono>
+
+#include "daemon/sqlite_store.h"
+#include "daemon/transport.h"
 
 #include "absl/strings/str_cat.h"
 #include "service/auth.h"
@@ -16,7 +18,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   d->config_ = config;
   auto zoo = config.models.empty() ? DefaultModelZoo() : LoadModelZooFile(config.models);
   if (!zoo.ok()) return zoo.status();
-  auto store = Store::Open(config.state_db);
+  auto store = SqliteStore::Open(config.state_db);
   if (!store.ok()) return store.status();
   auto state = DaemonState::Open(config, std::move(*store), std::move(*zoo), service::NowUnixMs());
   if (!state.ok()) return state.status();
@@ -50,7 +52,9 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   builder.RegisterService(d->agent_.get());
   d->server_ = builder.BuildAndStart();
   if (!d->server_ || d->port_ == 0) {
-    return absl::UnavailableError(absl::StrCat("listen: cannot serve on '", config.listen, "'"));
+    return absl::AlreadyExistsError(absl::StrCat("listen: cannot serve on '", config.listen,
+                                                 "': the port is taken (another synergyd?) or the address is not this "
+                                                 "machine's"));
   }
   if (!config.metrics_listen.empty()) {
     auto port = d->metrics_.Start(config.metrics_listen, [raw = d.get()] {
@@ -76,10 +80,12 @@ void Daemon::RoundLoop() {
     const auto now = clock::now();
     {
       std::lock_guard lock(guarded_.mu);
-      state_->Tick(service::NowUnixMs());
+      // A tick or round the store refuses changed nothing (DaemonState
+      // logged it): the next tick and round try again.
+      state_->Tick(service::NowUnixMs()).IgnoreError();
       if (now >= next_round) {
-        state_->RunRound(service::NowUnixMs());
-        next_round = now + std::chrono::duration_cast<clock::duration>(round);
+        const bool planned = state_->RunRound(service::NowUnixMs()).ok();
+        next_round = now + (planned ? std::chrono::duration_cast<clock::duration>(round) : std::chrono::seconds(1));
       }
     }
     std::unique_lock lock(wait_mu_);

@@ -223,7 +223,8 @@ grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::R
   std::lock_guard lock(g_.mu);
   SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/RegisterNode", req->name()));
   SYNERGY_VALIDATE(service::ValidateRegisterNodeRequest(*req));
-  if (who->role == Role::kNodeJoin) {
+  const bool joins = who->role == Role::kNodeJoin;
+  if (joins) {
     // A join credential admits a new name once; the node gets a credential
     // bound to that name, so no holder of the join credential can take it
     // over later.
@@ -231,10 +232,11 @@ grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::R
       return Denied(absl::StrCat("node '", req->name(),
                                  "' is already known: it registers with its own credential, not a join credential"));
     }
-    if (auto st = g_.state->RecordJoin(req->name(), NowUnixMs()); !st.ok()) return ToGrpc(st);
-    resp->set_node_credential(g_.state->authenticator().NodeCredential(req->name()));
   }
-  resp->set_heartbeat_interval_ms(g_.state->RegisterNode(*req, NowUnixMs()));
+  auto interval = g_.state->RegisterNode(*req, NowUnixMs(), joins);
+  if (!interval.ok()) return ToGrpc(interval.status());
+  if (joins) resp->set_node_credential(g_.state->authenticator().NodeCredential(req->name()));
+  resp->set_heartbeat_interval_ms(*interval);
   return grpc::Status::OK;
 }
 
@@ -244,7 +246,9 @@ grpc::Status NodeServiceImpl::Heartbeat(grpc::ServerContext* ctx, const v1::Hear
   SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/Heartbeat", req->name()));
   SYNERGY_VALIDATE(service::ValidateHeartbeatRequest(*req));
   if (who->role == Role::kNodeJoin) return Denied("a join credential only registers: use the node's own credential");
-  *resp = g_.state->Heartbeat(*req, NowUnixMs());
+  auto reply = g_.state->Heartbeat(*req, NowUnixMs());
+  if (!reply.ok()) return ToGrpc(reply.status());
+  *resp = std::move(*reply);
   return grpc::Status::OK;
 }
 

@@ -1,10 +1,8 @@
 #pragma once
-// synergyd's durable state: one SQLite file in WAL mode with synchronous
-// FULL, so that a committed batch survives kill -9 and power loss. Jobs are
-// stored whole (the v1::Job message) next to the columns queries need; the
-// events of a job are appended, never rewritten. A Batch is one
-// transaction: a submitted job and its id counter land together or not at
-// all, and the daemon acknowledges only after Commit returns OK.
+// synergyd's durable state, as the daemon sees it: a Batch is one
+// transaction (a submitted job and its id counter land together or not at
+// all), and the daemon acknowledges, sends or changes anything only after
+// Commit returns OK.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -13,8 +11,6 @@
 
 #include "absl/status/statusor.h"
 #include "synergy/v1/synergy.pb.h"
-
-struct sqlite3;
 
 namespace synergy::daemon {
 
@@ -31,35 +27,28 @@ struct Batch {
   }
 };
 
+// Where synergyd's state lives. Commit is all or nothing: a batch that
+// fails leaves the stored state as it was, and the daemon then acts on
+// none of it. Implementations: SqliteStore (sqlite_store.h); tests add one
+// that fails on command.
 class Store {
  public:
-  // Opens (creating if needed) the database at `path`; errors name it. The
-  // file is made readable by its owner only: it holds the key that lease
-  // and node credentials derive from.
-  static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path);
-  ~Store();
-  Store(const Store&) = delete;
-  Store& operator=(const Store&) = delete;
+  virtual ~Store() = default;
 
-  absl::Status Commit(const Batch& batch);
+  // Errors are UNAVAILABLE (the caller may retry) naming the store.
+  virtual absl::Status Commit(const Batch& batch) = 0;
 
-  absl::StatusOr<std::vector<v1::Job>> LoadJobs() const;          // by submission order
+  virtual absl::StatusOr<std::vector<v1::Job>> LoadJobs() const = 0;  // by submission order
   // The job's last `limit` events, oldest first.
-  absl::StatusOr<std::vector<v1::JobEvent>> LoadEvents(const std::string& job_id, int limit = 1000) const;
-  absl::StatusOr<std::map<std::string, int64_t>> LoadCounters() const;
-  absl::StatusOr<std::map<std::string, bool>> LoadDrained() const;
-  absl::StatusOr<std::map<std::string, std::string>> LoadSecrets() const;
-  absl::StatusOr<std::map<std::string, int64_t>> LoadJoinedNodes() const;
+  virtual absl::StatusOr<std::vector<v1::JobEvent>> LoadEvents(const std::string& job_id,
+                                                               int limit = 1000) const = 0;
+  virtual absl::StatusOr<std::map<std::string, int64_t>> LoadCounters() const = 0;
+  virtual absl::StatusOr<std::map<std::string, bool>> LoadDrained() const = 0;
+  virtual absl::StatusOr<std::map<std::string, std::string>> LoadSecrets() const = 0;
+  virtual absl::StatusOr<std::map<std::string, int64_t>> LoadJoinedNodes() const = 0;
 
-  const std::string& path() const { return path_; }
-
- private:
-  Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
-  absl::Status Exec(const char* sql) const;
-  absl::Status Error(const std::string& what) const;
-
-  sqlite3* db_;
-  std::string path_;
+  // What to call it in messages (the database's path).
+  virtual const std::string& path() const = 0;
 };
 
 }  // namespace synergy::daemon

@@ -6,87 +6,13 @@
 #include <filesystem>
 
 #include "daemon/round_input.h"
+#include "daemon_state_fixture.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
 #include "test_support.h"
 
 namespace synergy::daemon {
 namespace {
-
-class DaemonStateTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("synergy-state-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-            "-" + std::to_string(getpid()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    config_.state_db = (dir_ / "state.db").string();
-    config_.max_retries = 1;
-    config_.heartbeat_timeout_s = 3;
-    config_.lease_grace_s = 2;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::unique_ptr<DaemonState> Open(int64_t now_ms = 0) {
-    auto store = Store::Open(config_.state_db);
-    EXPECT_TRUE(store.ok()) << store.status();
-    auto s = DaemonState::Open(config_, std::move(*store), testing::ZooOrDie(), now_ms);
-    EXPECT_TRUE(s.ok()) << s.status();
-    return std::move(*s);
-  }
-
-  static void AddNode(DaemonState& s, const std::string& name, int gpus, int cpus, double mem, int64_t now_ms) {
-    v1::RegisterNodeRequest r;
-    r.set_name(name);
-    r.set_address("127.0.0.1");
-    for (int i = 0; i < gpus; ++i) r.mutable_resources()->add_gpu_ids(i);
-    for (int i = 0; i < cpus; ++i) r.mutable_resources()->add_cpu_ids(i);
-    r.mutable_resources()->set_mem_gb(mem);
-    s.RegisterNode(r, now_ms);
-  }
-
-  static v1::JobSpec Spec(int gpus, const std::string& model = "", int64_t iterations = 0) {
-    v1::JobSpec spec;
-    spec.set_gpus(gpus);
-    spec.set_model(model);
-    spec.set_iterations(iterations);
-    spec.set_uses_agent(!model.empty());
-    spec.set_max_retries(-1);
-    spec.add_command("true");
-    return spec;
-  }
-
-  // An agent job that asks to be profiled first.
-  static v1::JobSpec ProfiledSpec(int gpus, int64_t iterations) {
-    v1::JobSpec spec = Spec(gpus, "", iterations);
-    spec.set_uses_agent(true);
-    spec.set_profile(true);
-    return spec;
-  }
-
-  static v1::HeartbeatResponse Beat(DaemonState& s, const std::string& node, int64_t now_ms,
-                                    std::vector<v1::RunningProcess> running = {},
-                                    std::vector<v1::ProcessExit> exits = {}) {
-    v1::HeartbeatRequest r;
-    r.set_name(node);
-    for (auto& p : running) *r.add_running() = p;
-    for (auto& e : exits) *r.add_exits() = e;
-    return s.Heartbeat(r, now_ms);
-  }
-
-  static v1::ProcessExit Exit(const std::string& job, int64_t epoch, int code) {
-    v1::ProcessExit e;
-    e.set_job_id(job);
-    e.set_epoch(epoch);
-    e.set_exit_code(code);
-    e.set_reason("exited with status " + std::to_string(code));
-    return e;
-  }
-
-  std::filesystem::path dir_;
-  DaemonConfig config_;
-};
 
 TEST_F(DaemonStateTest, AcceptedJobsSurviveAReopen) {
   std::string id;
@@ -118,8 +44,14 @@ TEST_F(DaemonStateTest, RefusedSubmissionsStoreNothing) {
   no_command.clear_command();
   EXPECT_NE(s->Submit(no_command, "alice", 0).status().message().find("spec.command"), std::string::npos);
   EXPECT_TRUE(s->ListJobs({}).empty());
-  auto store = Store::Open(config_.state_db);
-  EXPECT_TRUE((*store)->LoadJobs()->empty());
+  s.reset();
+  {
+    auto store = SqliteStore::Open(config_.state_db);
+    ASSERT_TRUE(store.ok()) << store.status();
+    EXPECT_TRUE((*store)->LoadJobs()->empty());
+  }
+  s = Open();
+  AddNode(*s, "n1", 2, 6, 24, 0);
   EXPECT_EQ(*s->Submit(Spec(1), "alice", 0), "j-000001");
 }
 
@@ -127,7 +59,7 @@ TEST_F(DaemonStateTest, RoundGrantsLeaseNodeLaunchesJobSucceeds) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
   const std::string id = *s->Submit(Spec(1), "alice", 0);
-  s->RunRound(100);
+  ASSERT_TRUE(s->RunRound(100).ok());
   auto job = *s->GetJob(id);
   ASSERT_TRUE(job.has_lease());
   EXPECT_EQ(job.state(), v1::JOB_STATE_RUNNING);
@@ -160,7 +92,7 @@ TEST_F(DaemonStateTest, StaleEpochsAreRefused) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
   const std::string id = *s->Submit(Spec(1, "res18", 100), "alice", 0);
-  s->RunRound(100);
+  ASSERT_TRUE(s->RunRound(100).ok());
   const int64_t epoch = s->GetJob(id)->lease().epoch();
   v1::AgentHello hello;
   hello.set_job_id(id);
@@ -191,7 +123,7 @@ TEST_F(DaemonStateTest, MeasuredProfilesAreStoredUnderACurrentLease) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
   const std::string id = *s->Submit(Spec(1, "res18", 100), "alice", 0);
-  s->RunRound(100);
+  ASSERT_TRUE(s->RunRound(100).ok());
   v1::MeasuredProfile profile;
   profile.set_job_id(id);
   profile.set_epoch(s->GetJob(id)->lease().epoch());
@@ -220,7 +152,7 @@ TEST_F(DaemonStateTest, JobsAreScheduledWithTheirMeasuredProfile) {
   v1::JobSpec spec = Spec(1, "", 1000);
   spec.set_uses_agent(true);
   const std::string id = *s->Submit(spec, "alice", 0);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   // Before: no model, so the proportional share.
   EXPECT_EQ(s->SnapshotForRound(10).views[0].ideal_speedup, 1.0);
   v1::MeasuredProfile profile;
@@ -244,7 +176,7 @@ TEST_F(DaemonStateTest, JobsAreScheduledWithTheirMeasuredProfile) {
   EXPECT_EQ(v.ideal_demand.mem_gb, 125);
   EXPECT_DOUBLE_EQ(v.iteration_time_s, 1.0 / 6.0);
   // The next round gives it its ideal demand.
-  s->RunRound(60000);
+  ASSERT_TRUE(s->RunRound(60000).ok());
   auto job = *s->GetJob(id);
   ASSERT_TRUE(job.has_lease());
   EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 9);
@@ -259,7 +191,7 @@ TEST_F(DaemonStateTest, AJobStaysOnItsNodeWhenAnIdenticalOneFreesUp) {
   AddNode(*s, "n2", 2, 6, 24, 0);
   ASSERT_TRUE(s->SetDrained("n1", true, 0).ok());
   const std::string id = *s->Submit(Spec(2), "alice", 0);
-  s->RunRound(1000);
+  ASSERT_TRUE(s->RunRound(1000).ok());
   auto job = *s->GetJob(id);
   ASSERT_TRUE(job.has_lease());
   ASSERT_EQ(job.lease().slices(0).node(), "n2");
@@ -273,7 +205,7 @@ TEST_F(DaemonStateTest, AJobStaysOnItsNodeWhenAnIdenticalOneFreesUp) {
   Beat(*s, "n1", 1150);
   ASSERT_TRUE(s->SetDrained("n1", false, 1200).ok());
   // n1 is server 0 again, where an empty-cluster plan puts the job first.
-  s->RunRound(2000);
+  ASSERT_TRUE(s->RunRound(2000).ok());
   job = *s->GetJob(id);
   ASSERT_TRUE(job.has_lease());
   EXPECT_EQ(job.lease().epoch(), epoch) << "the lease was replaced";
@@ -281,7 +213,7 @@ TEST_F(DaemonStateTest, AJobStaysOnItsNodeWhenAnIdenticalOneFreesUp) {
   EXPECT_EQ(job.lease().slices(0).node(), "n2");
   // A second job takes the other node.
   const std::string other = *s->Submit(Spec(2), "alice", 2100);
-  s->RunRound(3000);
+  ASSERT_TRUE(s->RunRound(3000).ok());
   EXPECT_EQ(s->GetJob(id)->lease().epoch(), epoch);
   ASSERT_TRUE(s->GetJob(other)->has_lease());
   EXPECT_EQ(s->GetJob(other)->lease().slices(0).node(), "n1");
@@ -345,7 +277,7 @@ TEST_F(DaemonStateTest, ProfilingLeaseHoldsAWholeNodeThenTheProfileSchedules) {
   AddNode(*s, "n2", 2, 12, 250, 0);
   const std::string p = *s->Submit(ProfiledSpec(1, 1000), "alice", 0);
   const std::string other = *s->Submit(Spec(1), "alice", 0);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   auto job = *s->GetJob(p);
   EXPECT_EQ(job.state(), v1::JOB_STATE_PROFILING);
   ASSERT_TRUE(job.lease().profiling());
@@ -377,7 +309,7 @@ TEST_F(DaemonStateTest, ProfilingLeaseHoldsAWholeNodeThenTheProfileSchedules) {
   EXPECT_TRUE(s->ReportProgress(report, 30)->lease_ending());
   Beat(*s, node, 40, {}, {Exit(p, job.lease().epoch(), 0)});
   EXPECT_EQ(s->GetJob(p)->state(), v1::JOB_STATE_SUSPENDED);
-  s->RunRound(1000);
+  ASSERT_TRUE(s->RunRound(1000).ok());
   job = *s->GetJob(p);
   ASSERT_TRUE(job.has_lease());
   EXPECT_FALSE(job.lease().profiling());
@@ -389,13 +321,13 @@ TEST_F(DaemonStateTest, AJobThatFindsNoFreeNodeToProfileOnRunsUnprofiledAfterThe
   auto s = Open();
   AddNode(*s, "n1", 4, 8, 64, 0);
   const std::string busy = *s->Submit(Spec(1), "alice", 0);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   ASSERT_TRUE(s->GetJob(busy)->has_lease());
   const std::string p = *s->Submit(ProfiledSpec(1, 1000), "alice", 1000);
   // n1 has room, but not a whole free node: the job waits for one...
   for (int64_t t : {2000, 60000}) {
     Beat(*s, "n1", t);
-    s->RunRound(t);
+    ASSERT_TRUE(s->RunRound(t).ok());
     auto job = *s->GetJob(p);
     EXPECT_FALSE(job.has_lease()) << "at " << t;
     EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED);
@@ -403,7 +335,7 @@ TEST_F(DaemonStateTest, AJobThatFindsNoFreeNodeToProfileOnRunsUnprofiledAfterThe
   }
   // ...for profile_wait_s after its submission, then it is scheduled as it is.
   Beat(*s, "n1", 61000);
-  s->RunRound(61000);
+  ASSERT_TRUE(s->RunRound(61000).ok());
   auto job = *s->GetJob(p);
   ASSERT_TRUE(job.has_lease());
   EXPECT_FALSE(job.lease().profiling());
@@ -415,9 +347,9 @@ TEST_F(DaemonStateTest, AJobThatFindsNoFreeNodeToProfileOnRunsUnprofiledAfterThe
   // a round profiles it there.
   AddNode(*s, "n2", 4, 8, 64, 61000);
   Beat(*s, "n2", 64000);
-  s->Tick(64100);  // n1 silent for 3.1 s: lost, both jobs requeued
+  ASSERT_TRUE(s->Tick(64100).ok());  // n1 silent for 3.1 s: lost, both jobs requeued
   ASSERT_FALSE(s->GetJob(p)->has_lease());
-  s->RunRound(64200);
+  ASSERT_TRUE(s->RunRound(64200).ok());
   job = *s->GetJob(p);
   ASSERT_TRUE(job.has_lease());
   EXPECT_TRUE(job.lease().profiling());
@@ -430,7 +362,7 @@ TEST_F(DaemonStateTest, AJobWiderThanEveryNodeIsScheduledUnprofiled) {
   AddNode(*s, "n1", 1, 4, 32, 0);
   AddNode(*s, "n2", 1, 4, 32, 0);
   const std::string p = *s->Submit(ProfiledSpec(2, 1000), "alice", 0);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   auto job = *s->GetJob(p);
   ASSERT_TRUE(job.has_lease());
   EXPECT_FALSE(job.lease().profiling());
@@ -442,7 +374,7 @@ TEST_F(DaemonStateTest, CrashesAreRetriedThenTheJobFails) {
   AddNode(*s, "n1", 2, 6, 24, 0);
   const std::string id = *s->Submit(Spec(1), "alice", 0);
   for (int attempt = 1; attempt <= 2; ++attempt) {
-    s->RunRound(attempt * 1000);
+    ASSERT_TRUE(s->RunRound(attempt * 1000).ok());
     const int64_t epoch = s->GetJob(id)->lease().epoch();
     ASSERT_EQ(Beat(*s, "n1", attempt * 1000 + 100).launch_size(), 1);
     Beat(*s, "n1", attempt * 1000 + 200, {}, {Exit(id, epoch, 3)});
@@ -460,18 +392,18 @@ TEST_F(DaemonStateTest, RetriesCountCrashesNotLaunches) {
   v1::JobSpec spec = Spec(2);
   spec.set_max_retries(1);
   const std::string id = *s->Submit(spec, "alice", 0);
-  s->RunRound(1000);
+  ASSERT_TRUE(s->RunRound(1000).ok());
   const std::string first = s->GetJob(id)->lease().slices(0).node();
   const int64_t epoch = s->GetJob(id)->lease().epoch();
   ASSERT_EQ(Beat(*s, first, 1100).launch_size(), 1);
   // Moved off its node by a drain: a second launch, no crash.
   ASSERT_TRUE(s->SetDrained(first, true, 1200).ok());
-  s->RunRound(2000);
+  ASSERT_TRUE(s->RunRound(2000).ok());
   v1::ProcessExit stopped = Exit(id, epoch, -1);
   stopped.set_signal(15);
   stopped.set_stopped_by_node(true);
   Beat(*s, first, 2100, {}, {stopped});
-  s->RunRound(3000);
+  ASSERT_TRUE(s->RunRound(3000).ok());
   auto job = *s->GetJob(id);
   ASSERT_TRUE(job.has_lease());
   const std::string second = job.lease().slices(0).node();
@@ -489,11 +421,11 @@ TEST_F(DaemonStateTest, ALostNodesJobsAreRequeued) {
   auto s = Open();
   AddNode(*s, "n1", 2, 6, 24, 0);
   const std::string id = *s->Submit(Spec(1), "alice", 0);
-  s->RunRound(100);
+  ASSERT_TRUE(s->RunRound(100).ok());
   Beat(*s, "n1", 200);
-  s->Tick(2000);
+  ASSERT_TRUE(s->Tick(2000).ok());
   EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_RUNNING);
-  s->Tick(3300);  // 3.1 s after the last heartbeat
+  ASSERT_TRUE(s->Tick(3300).ok());  // 3.1 s after the last heartbeat
   auto job = *s->GetJob(id);
   EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED);
   EXPECT_FALSE(job.has_lease());
@@ -506,13 +438,13 @@ TEST_F(DaemonStateTest, AHigherPriorityClassPreemptsAtTheNextRound) {
   AddNode(*s, "n1", 2, 6, 48, 0);
   const std::string low = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
   const std::string later = *s->Submit(Spec(1, "res18", 1000), "alice", 5);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   ASSERT_TRUE(s->GetJob(low)->has_lease());
   ASSERT_TRUE(s->GetJob(later)->has_lease());
   v1::JobSpec urgent = Spec(1, "res18", 1000);
   urgent.set_priority(10);
   const std::string high = *s->Submit(urgent, "alice", 10);
-  s->RunRound(1000);
+  ASSERT_TRUE(s->RunRound(1000).ok());
   // The urgent job takes a GPU; of the two class-0 jobs FIFO keeps the
   // earlier one.
   ASSERT_TRUE(s->GetJob(high)->has_lease());
@@ -534,7 +466,7 @@ TEST_F(DaemonStateTest, TheStarvationGuardCountsFromTheLastRunAndSurvivesARestar
   AddNode(*s, "n2", 1, 3, 24, 0);
   const std::string holds = *s->Submit(Spec(1), "alice", 0);  // FIFO keeps it on its GPU throughout
   const std::string waits = *s->Submit(Spec(1), "alice", 1);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   ASSERT_TRUE(s->GetJob(holds)->has_lease());
   ASSERT_TRUE(s->GetJob(waits)->has_lease());
   const std::string lost_node = s->GetJob(waits)->lease().slices(0).node();
@@ -543,17 +475,17 @@ TEST_F(DaemonStateTest, TheStarvationGuardCountsFromTheLastRunAndSurvivesARestar
   ASSERT_EQ(Beat(*s, "n2", 10).launch_size(), 1);
   // At 500 h `waits` loses its node: it ran until then.
   Beat(*s, kept_node, 500 * kHour - 1000);
-  s->Tick(500 * kHour);
+  ASSERT_TRUE(s->Tick(500 * kHour).ok());
   auto job = *s->GetJob(waits);
   ASSERT_FALSE(job.has_lease());
   EXPECT_EQ(job.last_lease_end_unix_ms(), 500 * kHour);
   auto bumped = [&](const std::string& id) { return s->GetJob(id)->starvation_priority() == 1; };
   // 1000 h after its arrival, but not after its last run: no bump; nor for
   // the job that has run all along.
-  s->RunRound(1000 * kHour + 10);
+  ASSERT_TRUE(s->RunRound(1000 * kHour + 10).ok());
   EXPECT_FALSE(bumped(waits));
   EXPECT_FALSE(bumped(holds));
-  s->RunRound(1500 * kHour + 10);
+  ASSERT_TRUE(s->RunRound(1500 * kHour + 10).ok());
   EXPECT_TRUE(bumped(waits));
   EXPECT_FALSE(bumped(holds));
   job = *s->GetJob(waits);
@@ -579,21 +511,21 @@ TEST_F(DaemonStateTest, AfterARestartAJobDoesNotRunTwiceWhileItsOldNodeIsSilent)
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
   const std::string id = *s->Submit(Spec(1), "alice", 0);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
   s.reset();
   // Back up at 1 s; n1 has heartbeat_timeout_s (3 s) to report the process.
   auto r = Open(1000);
   AddNode(*r, "n2", 1, 3, 24, 1000);
-  r->RunRound(1100);  // n1 is not back: the plan moves the job to n2
+  ASSERT_TRUE(r->RunRound(1100).ok());  // n1 is not back: the plan moves the job to n2
   ASSERT_TRUE(r->GetJob(id)->has_lease());
   EXPECT_EQ(r->GetJob(id)->lease().slices(0).node(), "n2");
   // The process may still run on n1: n2 does not start a second one...
   EXPECT_EQ(Beat(*r, "n2", 1200).launch_size(), 0);
-  r->Tick(3900);
+  ASSERT_TRUE(r->Tick(3900).ok());
   EXPECT_EQ(Beat(*r, "n2", 3950).launch_size(), 0);
   // ...until n1 has not come back in time.
-  r->Tick(4100);
+  ASSERT_TRUE(r->Tick(4100).ok());
   EXPECT_EQ(Beat(*r, "n2", 4150).launch_size(), 1);
 }
 
@@ -604,14 +536,14 @@ TEST_F(DaemonStateTest, ALeaseMovesOnlyAfterItsProcessExits) {
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
   const std::string a = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   const int64_t epoch_a = s->GetJob(a)->lease().epoch();
   v1::RunningProcess pa;
   pa.set_job_id(a);
   pa.set_epoch(epoch_a);
   ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
   const std::string b = *s->Submit(Spec(1, "res18", 1000), "alice", 20);
-  s->RunRound(60000);  // a has held its GPU for a minute, b none
+  ASSERT_TRUE(s->RunRound(60000).ok());  // a has held its GPU for a minute, b none
   EXPECT_FALSE(s->GetJob(a)->has_lease());
   ASSERT_TRUE(s->GetJob(b)->has_lease());
   // a's agent learns its lease ends; b waits while a still runs.
@@ -640,11 +572,11 @@ TEST_F(DaemonStateTest, PlainProcessesAreStoppedAtOnceAtLeaseEnd) {
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
   const std::string a = *s->Submit(Spec(1), "alice", 0);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   const int64_t epoch = s->GetJob(a)->lease().epoch();
   ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
   *s->Submit(Spec(1), "alice", 20);
-  s->RunRound(60000);
+  ASSERT_TRUE(s->RunRound(60000).ok());
   v1::RunningProcess p;
   p.set_job_id(a);
   p.set_epoch(epoch);
@@ -666,18 +598,18 @@ TEST_F(DaemonStateTest, AgentsGetTheGraceBeforeTheStop) {
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
   const std::string a = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   const int64_t epoch = s->GetJob(a)->lease().epoch();
   Beat(*s, "n1", 10);
   *s->Submit(Spec(1, "res18", 1000), "alice", 20);
-  s->RunRound(60000);
+  ASSERT_TRUE(s->RunRound(60000).ok());
   v1::RunningProcess p;
   p.set_job_id(a);
   p.set_epoch(epoch);
   EXPECT_EQ(Beat(*s, "n1", 60010, {p}).stop_size(), 0);
-  s->Tick(61000);
+  ASSERT_TRUE(s->Tick(61000).ok());
   EXPECT_EQ(Beat(*s, "n1", 61010, {p}).stop_size(), 0);
-  s->Tick(62100);  // lease_grace_s (2 s) after the lease ended
+  ASSERT_TRUE(s->Tick(62100).ok());  // lease_grace_s (2 s) after the lease ended
   EXPECT_EQ(Beat(*s, "n1", 62110, {p}).stop_size(), 1);
 }
 
@@ -686,7 +618,7 @@ TEST_F(DaemonStateTest, MultiNodeJobsGetRanksAndTheMaster) {
   AddNode(*s, "n1", 2, 6, 24, 0);
   AddNode(*s, "n2", 2, 6, 24, 0);
   const std::string id = *s->Submit(Spec(4), "alice", 0);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   auto job = *s->GetJob(id);
   ASSERT_EQ(job.lease().slices_size(), 2);
   std::map<std::string, v1::LaunchOrder> orders;
@@ -716,12 +648,12 @@ TEST_F(DaemonStateTest, RankZerosStopIterationReachesTheOtherRanks) {
   AddNode(*s, "n1", 1, 3, 24, 0);
   AddNode(*s, "n2", 1, 3, 24, 0);
   const std::string a = *s->Submit(Spec(2, "res18", 1000), "alice", 0);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   const int64_t epoch = s->GetJob(a)->lease().epoch();
   Beat(*s, "n1", 10);
   Beat(*s, "n2", 10);
   *s->Submit(Spec(2, "res18", 1000), "alice", 20);
-  s->RunRound(60000);  // a's lease ends: b has had no service
+  ASSERT_TRUE(s->RunRound(60000).ok());  // a's lease ends: b has had no service
   v1::ProgressReport r1;
   r1.set_job_id(a);
   r1.set_epoch(epoch);
@@ -747,11 +679,11 @@ TEST_F(DaemonStateTest, DrainedNodesGetNoLeasesAndTheirLeasesEnd) {
   AddNode(*s, "n1", 1, 3, 24, 0);
   AddNode(*s, "n2", 1, 3, 24, 0);
   const std::string a = *s->Submit(Spec(1), "alice", 0);
-  s->RunRound(0);
+  ASSERT_TRUE(s->RunRound(0).ok());
   const std::string node = s->GetJob(a)->lease().slices(0).node();
   Beat(*s, node, 10);
   ASSERT_TRUE(s->SetDrained(node, true, 20).ok());
-  s->RunRound(1000);
+  ASSERT_TRUE(s->RunRound(1000).ok());
   // The lease moves to the other node; it launches once the old process is gone.
   auto moved = *s->GetJob(a);
   ASSERT_TRUE(moved.has_lease());

@@ -1,4 +1,4 @@
-#include "daemon/store.h"
+#include "daemon/sqlite_store.h"
 
 #include <sys/stat.h>
 
@@ -21,7 +21,7 @@ std::string TempDb(const std::string& name) {
 TEST(Store, TheDatabaseAndItsWalArePrivate) {
   const std::string path = TempDb("private");
   const mode_t old_mask = ::umask(022);
-  auto store = Store::Open(path);
+  auto store = SqliteStore::Open(path);
   ::umask(old_mask);
   ASSERT_TRUE(store.ok()) << store.status();
   Batch b;
@@ -39,7 +39,7 @@ TEST(Store, TheDatabaseAndItsWalArePrivate) {
 TEST(Store, BatchesAreDurableAcrossReopen) {
   const std::string path = TempDb("reopen");
   {
-    auto store = Store::Open(path);
+    auto store = SqliteStore::Open(path);
     ASSERT_TRUE(store.ok()) << store.status();
     Batch b;
     v1::Job job;
@@ -63,7 +63,7 @@ TEST(Store, BatchesAreDurableAcrossReopen) {
     b2.events.emplace_back("j-000001", e);
     ASSERT_TRUE((*store)->Commit(b2).ok());
   }
-  auto store = Store::Open(path);
+  auto store = SqliteStore::Open(path);
   ASSERT_TRUE(store.ok());
   auto jobs = (*store)->LoadJobs();
   ASSERT_TRUE(jobs.ok());
@@ -79,7 +79,7 @@ TEST(Store, BatchesAreDurableAcrossReopen) {
 }
 
 TEST(Store, OpenFailureNamesThePath) {
-  auto store = Store::Open("/nonexistent-dir/x/state.db");
+  auto store = SqliteStore::Open("/nonexistent-dir/x/state.db");
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.status().message().find("/nonexistent-dir/x/state.db"), std::string::npos);
 }

@@ -1,8 +1,13 @@
-#include "daemon/store.h"
+#include "daemon/sqlite_store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
-#include <cerrno>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 
@@ -49,17 +54,50 @@ bool ReadKeyed(sqlite3* db, const char* sql, Column column, std::map<std::string
   return rc == SQLITE_DONE;
 }
 
+// An exclusive lock on `<path>.lock`, holding this process's pid; -1 for
+// an in-memory database. A second daemon on the same state would grant the
+// same epochs and launch the same jobs twice.
+absl::StatusOr<int> LockDatabase(const std::string& path) {
+  if (path == ":memory:") return -1;
+  const std::string lock_path = path + ".lock";
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return absl::UnavailableError(absl::StrCat(lock_path, ": cannot open the state lock: ", std::strerror(errno)));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    char holder[32] = {0};
+    const ssize_t n = ::pread(fd, holder, sizeof(holder) - 1, 0);
+    ::close(fd);
+    if (err == EWOULDBLOCK) {
+      std::string pid(holder, n > 0 ? static_cast<size_t>(n) : 0);
+      while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+      return absl::AlreadyExistsError(absl::StrCat(path, ": the state database is in use by another synergyd",
+                                                   pid.empty() ? "" : absl::StrCat(" (pid ", pid, ")"),
+                                                   "; one daemon per state (lock ", lock_path, ")"));
+    }
+    return absl::UnavailableError(absl::StrCat(lock_path, ": cannot lock: ", std::strerror(err)));
+  }
+  const std::string pid = absl::StrCat(::getpid(), "\n");
+  // Without the pid the lock holds all the same; only the message loses it.
+  if (::ftruncate(fd, 0) == 0) [[maybe_unused]] const ssize_t written = ::pwrite(fd, pid.data(), pid.size(), 0);
+  return fd;
+}
+
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
+  auto lock = LockDatabase(path);
+  if (!lock.ok()) return lock.status();
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
+    if (*lock >= 0) ::close(*lock);
     return absl::UnavailableError(absl::StrCat(path, ": cannot open the state database: ", msg));
   }
-  std::unique_ptr<Store> store(new Store(db, path));
+  std::unique_ptr<SqliteStore> store(new SqliteStore(db, path, *lock));
   sqlite3_busy_timeout(db, 5000);
   for (const char* sql : {
            "PRAGMA journal_mode=WAL",
@@ -92,13 +130,16 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   return store;
 }
 
-Store::~Store() { sqlite3_close(db_); }
+SqliteStore::~SqliteStore() {
+  sqlite3_close(db_);
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
 
-absl::Status Store::Error(const std::string& what) const {
+absl::Status SqliteStore::Error(const std::string& what) const {
   return absl::UnavailableError(absl::StrCat(path_, ": ", what, ": ", sqlite3_errmsg(db_)));
 }
 
-absl::Status Store::Exec(const char* sql) const {
+absl::Status SqliteStore::Exec(const char* sql) const {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
@@ -108,7 +149,7 @@ absl::Status Store::Exec(const char* sql) const {
   return absl::OkStatus();
 }
 
-absl::Status Store::Commit(const Batch& batch) {
+absl::Status SqliteStore::Commit(const Batch& batch) {
   if (batch.empty()) return absl::OkStatus();
   if (auto st = Exec("BEGIN IMMEDIATE"); !st.ok()) return st;
   auto fail = [&](const std::string& what) {
@@ -193,7 +234,7 @@ absl::Status Store::Commit(const Batch& batch) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<v1::Job>> Store::LoadJobs() const {
+absl::StatusOr<std::vector<v1::Job>> SqliteStore::LoadJobs() const {
   Statement q(db_, "SELECT id, job FROM jobs ORDER BY submitted, id");
   if (!q.ok()) return Error("read jobs");
   std::vector<v1::Job> out;
@@ -211,7 +252,7 @@ absl::StatusOr<std::vector<v1::Job>> Store::LoadJobs() const {
   return out;
 }
 
-absl::StatusOr<std::vector<v1::JobEvent>> Store::LoadEvents(const std::string& job_id, int limit) const {
+absl::StatusOr<std::vector<v1::JobEvent>> SqliteStore::LoadEvents(const std::string& job_id, int limit) const {
   Statement q(db_, "SELECT unix_ms, text FROM (SELECT seq, unix_ms, text FROM events WHERE job_id = ?1"
                    " ORDER BY seq DESC LIMIT ?2) ORDER BY seq");
   if (!q.ok()) return Error("read events");
@@ -229,7 +270,7 @@ absl::StatusOr<std::vector<v1::JobEvent>> Store::LoadEvents(const std::string& j
   return out;
 }
 
-absl::StatusOr<std::map<std::string, int64_t>> Store::LoadCounters() const {
+absl::StatusOr<std::map<std::string, int64_t>> SqliteStore::LoadCounters() const {
   std::map<std::string, int64_t> out;
   if (!ReadKeyed(db_, "SELECT key, value FROM meta", [](sqlite3_stmt* q) { return sqlite3_column_int64(q, 1); }, out)) {
     return Error("read meta");
@@ -237,7 +278,7 @@ absl::StatusOr<std::map<std::string, int64_t>> Store::LoadCounters() const {
   return out;
 }
 
-absl::StatusOr<std::map<std::string, bool>> Store::LoadDrained() const {
+absl::StatusOr<std::map<std::string, bool>> SqliteStore::LoadDrained() const {
   std::map<std::string, bool> out;
   if (!ReadKeyed(db_, "SELECT name, drained FROM nodes",
                  [](sqlite3_stmt* q) { return sqlite3_column_int64(q, 1) != 0; }, out)) {
@@ -246,7 +287,7 @@ absl::StatusOr<std::map<std::string, bool>> Store::LoadDrained() const {
   return out;
 }
 
-absl::StatusOr<std::map<std::string, std::string>> Store::LoadSecrets() const {
+absl::StatusOr<std::map<std::string, std::string>> SqliteStore::LoadSecrets() const {
   std::map<std::string, std::string> out;
   if (!ReadKeyed(db_, "SELECT name, value FROM secrets",
                  [](sqlite3_stmt* q) { return std::string(reinterpret_cast<const char*>(sqlite3_column_text(q, 1))); },
@@ -256,7 +297,7 @@ absl::StatusOr<std::map<std::string, std::string>> Store::LoadSecrets() const {
   return out;
 }
 
-absl::StatusOr<std::map<std::string, int64_t>> Store::LoadJoinedNodes() const {
+absl::StatusOr<std::map<std::string, int64_t>> SqliteStore::LoadJoinedNodes() const {
   std::map<std::string, int64_t> out;
   if (!ReadKeyed(db_, "SELECT name, unix_ms FROM joined_nodes",
                  [](sqlite3_stmt* q) { return sqlite3_column_int64(q, 1); }, out)) {

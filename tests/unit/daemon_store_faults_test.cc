@@ -1,0 +1,197 @@
+// A store that refuses writes (a full disk, a read-only file): every change
+// the daemon could not store is undone, nothing of it reaches a node or an
+// agent, and after the episode and a restart no epoch is granted twice and
+// no finished job runs again.
+#include <map>
+#include <set>
+
+#include "daemon_state_fixture.h"
+#include "faulty_store.h"
+#include "gtest/gtest.h"
+
+namespace synergy::daemon {
+namespace {
+
+class DaemonStoreFaultsTest : public DaemonStateTest {
+ protected:
+  std::unique_ptr<DaemonState> OpenFaulty(int64_t now_ms = 0) {
+    auto real = SqliteStore::Open(config_.state_db);
+    EXPECT_TRUE(real.ok()) << real.status();
+    faults_ = std::make_shared<FaultyStore::Faults>();
+    return OpenOn(std::make_unique<FaultyStore>(std::move(*real), faults_), now_ms);
+  }
+
+  // Every launch order a node was sent, as (job, epoch): no epoch may be
+  // told for two leases, nor twice for one rank.
+  void Sent(const v1::HeartbeatResponse& r) {
+    for (const v1::LaunchOrder& l : r.launch()) {
+      EXPECT_TRUE(launched_epochs_.insert(l.epoch()).second) << "epoch " << l.epoch() << " launched twice";
+      launches_[l.job_id()]++;
+    }
+  }
+
+  absl::StatusOr<v1::HeartbeatResponse> TryBeat(DaemonState& s, const std::string& node, int64_t now_ms,
+                                                std::vector<v1::RunningProcess> running = {},
+                                                std::vector<v1::ProcessExit> exits = {}) {
+    v1::HeartbeatRequest r;
+    r.set_name(node);
+    for (auto& p : running) *r.add_running() = p;
+    for (auto& e : exits) *r.add_exits() = e;
+    auto reply = s.Heartbeat(r, now_ms);
+    if (reply.ok()) Sent(*reply);
+    return reply;
+  }
+
+  static v1::RunningProcess Running(const std::string& job, int64_t epoch) {
+    v1::RunningProcess p;
+    p.set_job_id(job);
+    p.set_epoch(epoch);
+    return p;
+  }
+
+  std::shared_ptr<FaultyStore::Faults> faults_;
+  std::set<int64_t> launched_epochs_;
+  std::map<std::string, int> launches_;
+};
+
+TEST_F(DaemonStoreFaultsTest, ARoundWhoseCommitFailsGrantsAndLaunchesNothing) {
+  auto s = OpenFaulty();
+  AddNode(*s, "n1", 2, 6, 24, 0);
+  const std::string a = *s->Submit(Spec(1), "alice", 0);
+  const std::string b = *s->Submit(Spec(1), "alice", 0);
+  faults_->refuse_commits = true;
+  EXPECT_EQ(s->RunRound(100).code(), absl::StatusCode::kUnavailable);
+  for (const std::string& id : {a, b}) {
+    EXPECT_FALSE(s->GetJob(id)->has_lease()) << id;
+    EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_PENDING) << id;
+  }
+  // The node hears of no lease: a heartbeat with nothing to store is
+  // answered, and it launches nothing.
+  auto beat = TryBeat(*s, "n1", 200);
+  ASSERT_TRUE(beat.ok()) << beat.status();
+  EXPECT_EQ(beat->launch_size(), 0);
+  EXPECT_EQ(s->counters().leases_granted, 0);
+  EXPECT_GE(s->counters().store_failures, 1);
+  // The store is back: the next round grants the epochs the failed one
+  // would have, since nobody was told of them.
+  faults_->refuse_commits = false;
+  ASSERT_TRUE(s->RunRound(1100).ok());
+  EXPECT_EQ(s->GetJob(a)->lease().epoch(), 1);
+  EXPECT_EQ(s->GetJob(b)->lease().epoch(), 2);
+  EXPECT_EQ(TryBeat(*s, "n1", 1200)->launch_size(), 2);
+}
+
+TEST_F(DaemonStoreFaultsTest, ARefusedHeartbeatChangesNothingAndItsExitCountsWhenResent) {
+  auto s = OpenFaulty();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string id = *s->Submit(Spec(1), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  ASSERT_EQ(TryBeat(*s, "n1", 10)->launch_size(), 1);
+  const int64_t epoch = s->GetJob(id)->lease().epoch();
+  faults_->refuse_commits = true;
+  auto refused = TryBeat(*s, "n1", 20, {}, {Exit(id, epoch, 0)});
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_RUNNING);
+  EXPECT_TRUE(s->GetJob(id)->has_lease());
+  // The node keeps an unacknowledged exit and sends it again.
+  faults_->refuse_commits = false;
+  ASSERT_TRUE(TryBeat(*s, "n1", 30, {}, {Exit(id, epoch, 0)}).ok());
+  EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_SUCCEEDED);
+}
+
+TEST_F(DaemonStoreFaultsTest, CancelAndDrainThatCannotBeStoredSendNoStopAndChangeNothing) {
+  auto s = OpenFaulty();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string id = *s->Submit(Spec(1), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  const int64_t epoch = s->GetJob(id)->lease().epoch();
+  ASSERT_EQ(TryBeat(*s, "n1", 10)->launch_size(), 1);
+  faults_->refuse_commits = true;
+  EXPECT_EQ(s->Cancel(id, 20).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(s->SetDrained("n1", true, 20).status().code(), absl::StatusCode::kUnavailable);
+  faults_->refuse_commits = false;
+  auto beat = TryBeat(*s, "n1", 30, {Running(id, epoch)});
+  ASSERT_TRUE(beat.ok()) << beat.status();
+  EXPECT_EQ(beat->stop_size(), 0) << "a cancel that was never stored stopped the job";
+  EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_RUNNING);
+  EXPECT_FALSE(s->ListNodes(30)[0].drained());
+  EXPECT_EQ(s->counters().leases_ended, 0);
+  // Stored, the cancel stops it.
+  ASSERT_TRUE(s->Cancel(id, 40).ok());
+  EXPECT_EQ(TryBeat(*s, "n1", 50, {Running(id, epoch)})->stop_size(), 1);
+}
+
+TEST_F(DaemonStoreFaultsTest, RefusedSubmissionsAndCheckpointsLeaveNoTrace) {
+  auto s = OpenFaulty();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string id = *s->Submit(Spec(1, "res18", 100), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  const int64_t epoch = s->GetJob(id)->lease().epoch();
+  faults_->refuse_commits = true;
+  EXPECT_EQ(s->Submit(Spec(1), "alice", 10).status().code(), absl::StatusCode::kUnavailable);
+  v1::CheckpointDone done;
+  done.set_job_id(id);
+  done.set_epoch(epoch);
+  done.set_iteration(40);
+  done.set_path("/ckpt/40");
+  EXPECT_EQ(s->ConfirmCheckpoint(done, 20).code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(s->GetJob(id)->checkpoint_iteration(), 0);
+  EXPECT_EQ(s->ListJobs({}).size(), 1u);
+  faults_->refuse_commits = false;
+  // The refused submission took no id.
+  EXPECT_EQ(*s->Submit(Spec(1), "alice", 30), "j-000002");
+  ASSERT_TRUE(s->ConfirmCheckpoint(done, 40).ok());
+  EXPECT_EQ(s->GetJob(id)->checkpoint_iteration(), 40);
+}
+
+TEST_F(DaemonStoreFaultsTest, AfterADiskFullEpisodeAndAKillNoEpochRunsTwiceAndNoFinishedJobAgain) {
+  std::string done_id, running_id, waiting_id;
+  int64_t running_epoch = 0;
+  {
+    auto s = OpenFaulty();
+    AddNode(*s, "n1", 2, 6, 24, 0);
+    done_id = *s->Submit(Spec(1), "alice", 0);
+    running_id = *s->Submit(Spec(1), "alice", 0);
+    ASSERT_TRUE(s->RunRound(0).ok());
+    ASSERT_EQ(TryBeat(*s, "n1", 10)->launch_size(), 2);
+    const int64_t done_epoch = s->GetJob(done_id)->lease().epoch();
+    running_epoch = s->GetJob(running_id)->lease().epoch();
+    ASSERT_TRUE(TryBeat(*s, "n1", 20, {Running(running_id, running_epoch)}, {Exit(done_id, done_epoch, 0)}).ok());
+    ASSERT_EQ(s->GetJob(done_id)->state(), v1::JOB_STATE_SUCCEEDED);
+    // The disk fills: a new job waits, rounds and ticks fail for a while.
+    waiting_id = *s->Submit(Spec(1), "alice", 30);
+    faults_->refuse_commits = true;
+    for (int64_t t = 1000; t < 5000; t += 1000) {
+      EXPECT_FALSE(s->RunRound(t).ok());
+      EXPECT_FALSE(s->Tick(t + 1).ok());
+      auto beat = TryBeat(*s, "n1", t + 2, {Running(running_id, running_epoch)});
+      if (beat.ok()) {
+        EXPECT_EQ(beat->launch_size(), 0);
+      }
+    }
+    EXPECT_FALSE(s->GetJob(waiting_id)->has_lease());
+  }  // kill -9: nothing but the store survives
+  auto r = Open(6000);
+  ASSERT_TRUE(r->RegisterNode([&] {
+    v1::RegisterNodeRequest req;
+    req.set_name("n1");
+    req.set_address("127.0.0.1");
+    for (int i = 0; i < 2; ++i) req.mutable_resources()->add_gpu_ids(i);
+    for (int i = 0; i < 6; ++i) req.mutable_resources()->add_cpu_ids(i);
+    req.mutable_resources()->set_mem_gb(24);
+    *req.add_running() = Running(running_id, running_epoch);
+    return req;
+  }(), 6000).ok());
+  EXPECT_EQ(r->GetJob(done_id)->state(), v1::JOB_STATE_SUCCEEDED);
+  for (int64_t t = 7000; t < 10000; t += 1000) {
+    ASSERT_TRUE(r->RunRound(t).ok());
+    ASSERT_TRUE(TryBeat(*r, "n1", t + 10, {Running(running_id, running_epoch)}).ok());
+  }
+  EXPECT_EQ(launches_[done_id], 1) << "a finished job ran again";
+  EXPECT_EQ(launches_[running_id], 1) << "the running job was relaunched";
+  EXPECT_EQ(launches_[waiting_id], 1);
+  EXPECT_GT(r->GetJob(waiting_id)->lease().epoch(), running_epoch);
+}
+
+}  // namespace
+}  // namespace synergy::daemon

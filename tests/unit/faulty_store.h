@@ -1,0 +1,52 @@
+#pragma once
+// A Store that refuses commits on command, over a real one: the disk-full
+// or read-only episode of the tests, without needing a small filesystem.
+// A refused commit writes nothing (the real store never sees it), as a
+// failed SQLite transaction rolls back.
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "daemon/store.h"
+
+namespace synergy::daemon {
+
+class FaultyStore : public Store {
+ public:
+  // What the test turns on and off after the store is handed to the daemon.
+  struct Faults {
+    bool refuse_commits = false;
+    int refused = 0;    // commits refused so far
+    int committed = 0;  // commits let through so far (empty batches too)
+  };
+
+  FaultyStore(std::unique_ptr<Store> real, std::shared_ptr<Faults> faults)
+      : real_(std::move(real)), faults_(std::move(faults)) {}
+
+  absl::Status Commit(const Batch& batch) override {
+    // An empty batch writes nothing, so a full disk does not refuse it.
+    if (faults_->refuse_commits && !batch.empty()) {
+      ++faults_->refused;
+      return absl::UnavailableError(path() + ": database or disk is full (injected)");
+    }
+    ++faults_->committed;
+    return real_->Commit(batch);
+  }
+  absl::StatusOr<std::vector<v1::Job>> LoadJobs() const override { return real_->LoadJobs(); }
+  absl::StatusOr<std::vector<v1::JobEvent>> LoadEvents(const std::string& job_id, int limit) const override {
+    return real_->LoadEvents(job_id, limit);
+  }
+  absl::StatusOr<std::map<std::string, int64_t>> LoadCounters() const override { return real_->LoadCounters(); }
+  absl::StatusOr<std::map<std::string, bool>> LoadDrained() const override { return real_->LoadDrained(); }
+  absl::StatusOr<std::map<std::string, std::string>> LoadSecrets() const override { return real_->LoadSecrets(); }
+  absl::StatusOr<std::map<std::string, int64_t>> LoadJoinedNodes() const override {
+    return real_->LoadJoinedNodes();
+  }
+  const std::string& path() const override { return real_->path(); }
+
+ private:
+  std::unique_ptr<Store> real_;
+  std::shared_ptr<Faults> faults_;
+};
+
+}  // namespace synergy::daemon
