@@ -51,7 +51,7 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
   if (job.spec().iterations() > 0) done = std::min(done, job.spec().iterations());
   if (done > job.iterations_done()) job.set_iterations_done(done);
   job.set_throughput(report.throughput());
-  dirty_.insert(job.id());
+  MarkDirty(job.id());
   reply.set_lease_ending(!current || job.lease().ending());
   if (!current) {
     EndingLease& ending = rt.ending[report.epoch()];

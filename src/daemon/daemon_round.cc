@@ -78,7 +78,7 @@ void DaemonState::AccountService(int64_t now_ms) {
     // Time held, as the core's JobView::attained_service_s means it.
     v1::Job& held = jobs_.Edit(id);
     held.set_attained_service_ms(held.attained_service_ms() + (now_ms - last_accounted_ms_));
-    dirty_.insert(id);
+    MarkDirty(id);
   }
   last_accounted_ms_ = now_ms;
 }

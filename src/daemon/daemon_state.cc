@@ -79,6 +79,10 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
 DaemonState::DaemonState(const DaemonConfig& config, std::unique_ptr<Store> store, ModelZoo zoo)
     : config_(config), store_(std::move(store)), zoo_(std::move(zoo)) {}
 
+void DaemonState::MarkDirty(const std::string& job_id) {
+  if (dirty_.insert(job_id).second && jobs_.open()) dirtied_in_change_.push_back(job_id);
+}
+
 void DaemonState::AddDirtyJobs(Batch& batch) const {
   for (const std::string& id : dirty_) {
     bool in_batch = false;
@@ -97,6 +101,7 @@ DaemonState::Change::Change(DaemonState& state)
   state_.jobs_.Open();
   state_.runtime_.Open();
   state_.nodes_.Open();
+  state_.dirtied_in_change_.clear();
 }
 
 DaemonState::Change::~Change() {
@@ -107,6 +112,8 @@ void DaemonState::Change::Undo() {
   state_.jobs_.Undo();
   state_.runtime_.Undo();
   state_.nodes_.Undo();
+  for (const std::string& id : state_.dirtied_in_change_) state_.dirty_.erase(id);
+  state_.dirtied_in_change_.clear();
   state_.next_job_ = next_job_;
   state_.next_epoch_ = next_epoch_;
   state_.round_ = round_;
@@ -139,7 +146,8 @@ absl::Status DaemonState::CommitToStore(const Batch& batch) {
     }
     return absl::UnavailableError(absl::StrCat("the state store refused the change: ", st.message()));
   }
-  if (failing_commits_ > 0) {
+  // Only a write shows the store is back (an empty batch writes nothing).
+  if (failing_commits_ > 0 && !batch.empty()) {
     spdlog::warn("state: the store takes writes again, after {} refused change(s)", failing_commits_);
     failing_commits_ = 0;
   }

@@ -184,6 +184,9 @@ class DaemonState {
 
   // The store's commit, with failures counted and logged once per episode.
   absl::Status CommitToStore(const Batch& batch);
+  // The job's record changed in memory only (progress, service time): the
+  // next commit stores it. Undone with the change that marked it.
+  void MarkDirty(const std::string& job_id);
   // Jobs whose progress changed since the last commit, added to `batch`.
   void AddDirtyJobs(Batch& batch) const;
   void Record(Batch& batch, v1::Job& job, const std::string& text, int64_t now_ms);
@@ -230,9 +233,9 @@ class DaemonState {
   std::map<std::string, bool> drained_;
   std::map<std::string, int64_t> joined_nodes_;
   std::unique_ptr<Authenticator> authenticator_;
-  // Progress not yet in the store (never undone: a job marked that the
-  // store has already is only written again).
+  // Progress not yet in the store, and what the open change added to it.
   std::set<std::string> dirty_;
+  std::vector<std::string> dirtied_in_change_;
   int64_t failing_commits_ = 0;  // in a row, for one log line per episode
   int64_t next_job_ = 1;
   int64_t next_epoch_ = 1;

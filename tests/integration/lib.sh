@@ -62,7 +62,17 @@ start_daemon() {
     echo "  node_join: [{token: $JOIN_TOKEN}]"
     for line in "$@"; do echo "$line"; done
   } >"$work/synergyd.yaml"
-  setsid "$BIN/synergyd" --config "$work/synergyd.yaml" >>"$work/synergyd.log" 2>&1 &
+  if [[ ${DAEMON_LOG_PIPE:-0} == 1 ]]; then
+    # Through a pipe, which no file-size limit put on synergyd can cut.
+    local fifo=$work/synergyd.fifo
+    [[ -p $fifo ]] || mkfifo "$fifo"
+    cat "$fifo" >>"$work/synergyd.log" &
+    pids+=("$!")
+    disown "$!"
+    setsid "$BIN/synergyd" --config "$work/synergyd.yaml" >"$fifo" 2>&1 &
+  else
+    setsid "$BIN/synergyd" --config "$work/synergyd.yaml" >>"$work/synergyd.log" 2>&1 &
+  fi
   daemon_pid=$!
   disown "$daemon_pid"
   pids+=("$daemon_pid")

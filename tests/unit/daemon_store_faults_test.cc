@@ -163,7 +163,8 @@ TEST_F(DaemonStoreFaultsTest, AfterADiskFullEpisodeAndAKillNoEpochRunsTwiceAndNo
     faults_->refuse_commits = true;
     for (int64_t t = 1000; t < 5000; t += 1000) {
       EXPECT_FALSE(s->RunRound(t).ok());
-      EXPECT_FALSE(s->Tick(t + 1).ok());
+      // A tick with nothing to store (the round's service time was undone) writes nothing.
+      EXPECT_TRUE(s->Tick(t + 1).ok());
       auto beat = TryBeat(*s, "n1", t + 2, {Running(running_id, running_epoch)});
       if (beat.ok()) {
         EXPECT_EQ(beat->launch_size(), 0);

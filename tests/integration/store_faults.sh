@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The state store fails under a running synergyd, on real processes:
+#  1. one daemon per state and per port: a second synergyd on either exits
+#     2 and names what is taken;
+#  2. a full disk (synergyd's file-size limit cut to one byte with prlimit:
+#     every write of the database fails with EFBIG, as on a full
+#     filesystem): a submission and a cancel are refused with UNAVAILABLE,
+#     rounds launch and stop nothing, one log line says so; once writes
+#     are possible again the same daemon takes changes without a restart;
+#  3. kill -9 in the middle of a second episode, then a restart: the
+#     finished jobs stay finished and never run again, no epoch is
+#     launched twice, and the job that waited runs once.
+# usage: store_faults.sh BUILD_DIR
+BIN=$1
+TEST=store_faults
+source "$(dirname "$0")/lib.sh"
+command -v prlimit >/dev/null || { echo "SKIP: no prlimit (util-linux)"; exit 77; }
+DAEMON_LOG_PIPE=1
+ROUND_S=1
+POLICY=fifo  # the waiting job must not preempt the long one
+start_daemon
+start_node n1 2
+wait_for_nodes 1
+
+# ---- 1. one daemon per state and per port
+sed "s/^listen: .*/listen: 127.0.0.1:$(free_port)/" "$work/synergyd.yaml" >"$work/same-state.yaml"
+out=$(timeout 20 "$BIN/synergyd" --config "$work/same-state.yaml" 2>&1)
+rc=$?
+[[ $rc == 2 && $out == *"in use by another synergyd (pid $daemon_pid)"* ]] ||
+  fail "a second synergyd on the same state: exit $rc ($out)"
+sed "s|^state_db: .*|state_db: $work/other.db|" "$work/synergyd.yaml" >"$work/same-port.yaml"
+out=$(timeout 20 "$BIN/synergyd" --config "$work/same-port.yaml" 2>&1)
+rc=$?
+[[ $rc == 2 && $out == *"port is taken"* ]] || fail "a second synergyd on the same port: exit $rc ($out)"
+echo "ok   a second synergyd is refused on the same state and on the same port"
+
+# plain NAME GPUS SECONDS: a job that sleeps (no agent, cannot checkpoint)
+plain() {
+  printf 'name: %s\ngpus: %s\ncommand: ["sleep", "%s"]\n' "$1" "$2" "$3" >"$work/$1.yaml"
+  ctl submit -f "$work/$1.yaml"
+}
+launches_of() { grep -c "launched $1 " "$work/node-n1.log"; }
+
+# ---- finished jobs, a job holding both GPUs, a job waiting for one
+a=$(plain a 1 0.3) || fail "submit a"
+b=$(plain b 1 0.3) || fail "submit b"
+wait_until_done 30 "$a" "$b"
+long=$(plain long 2 600) || fail "submit long"
+for _ in $(seq 100); do [[ $(launches_of "$long") == 1 ]] && break; sleep 0.1; done
+[[ $(launches_of "$long") == 1 ]] || fail "long was not launched"
+waiting=$(plain waiting 1 0.3) || fail "submit waiting"
+sleep 1.5
+
+# ---- 2. the disk fills, then frees, under the same daemon
+prlimit --pid "$daemon_pid" --fsize=1: || fail "prlimit"
+out=$(ctl submit -f "$work/a.yaml" 2>&1)
+rc=$?
+[[ $rc != 0 && $out == *"store refused"* ]] || fail "a submission on a full disk: exit $rc ($out)"
+sleep 2.5  # two rounds that cannot be stored
+prlimit --pid "$daemon_pid" --fsize=unlimited: || fail "prlimit"
+again=$(plain again 1 0.3) || fail "a submission once the disk has room was refused"
+grep -q "the store takes writes again" "$work/synergyd.log" || fail "no log line for the store's recovery"
+echo "ok   a full disk refused a submission (UNAVAILABLE); the same daemon took the next one"
+
+# ---- 3. a second episode, kill -9 in it, a restart
+prlimit --pid "$daemon_pid" --fsize=1: || fail "prlimit"
+out=$(ctl cancel "$long" 2>&1)
+rc=$?
+[[ $rc != 0 && $out == *"store refused"* ]] || fail "a cancel on a full disk: exit $rc ($out)"
+sleep 2.5
+grep -q "stopping $long" "$work/node-n1.log" && fail "a cancel that was never stored stopped the job"
+[[ $(launches_of "$waiting") == 0 && $(launches_of "$again") == 0 ]] || fail "a round that was never stored launched a job"
+episodes=$(grep -c "cannot store a change" "$work/synergyd.log")
+[[ $episodes == 2 ]] || fail "$episodes store-failure lines for two episodes (one each expected)"
+echo "ok   during the episode nothing was stopped or launched, and it was logged once"
+kill -9 "$daemon_pid"
+sleep 0.3
+start_daemon
+wait_for_nodes 1
+for id in "$a" "$b"; do [[ $(state_of "$id") == succeeded ]] || fail "$id is $(state_of "$id") after the restart"; done
+ctl cancel "$long" >/dev/null || fail "cancel after the restart"
+wait_until_done 30 "$waiting" "$again"
+sleep 1.5
+for id in "$a" "$b" "$long" "$waiting" "$again"; do
+  n=$(launches_of "$id")
+  [[ $n == 1 ]] || fail "$id was launched $n times"
+done
+dup=$(grep -o "launched [^ ]* lease [0-9]*" "$work/node-n1.log" | awk '{print $4}' | sort | uniq -d)
+[[ -z $dup ]] || fail "epoch(s) launched twice: $dup"
+echo "ok   after kill -9 and a restart: finished jobs stayed finished, every job ran once, no epoch twice"
+echo "PASS $TEST"
