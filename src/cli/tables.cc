@@ -106,7 +106,8 @@ std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t no
   }
   rows.push_back(head);
   for (const v1::Node& n : nodes) {
-    std::string status = n.alive() ? "ready" : "lost";
+    // A node that shut down cleanly has left; one that went silent is lost.
+    std::string status = n.leaving() ? (n.alive() ? "leaving" : "left") : (n.alive() ? "ready" : "lost");
     if (n.drained()) status += ",drained";
     std::vector<std::string> row = {
         n.name(), status,

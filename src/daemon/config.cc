@@ -29,6 +29,7 @@ const std::vector<absl::string_view>& Settings() {
       "listen",         "metrics_listen",        "state_db",            "round_s",
       "policy",         "mechanism",             "models",              "lease_grace_s",
       "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "max_active_jobs_per_user", "profile_wait_s",
+      "restart_gain",
       "auth",           "tls",                   "log_level"};
   return kSettings;
 }
@@ -64,6 +65,7 @@ absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
   st.Update(m.Read("max_active_jobs_per_user", c.max_active_jobs_per_user, IntRange{1, 1000000}));
   // Up to about four months: beyond that "never profile" is profile: false.
   st.Update(m.Read("profile_wait_s", c.profile_wait_s, DoubleRange::NonNegative(1e7)));
+  st.Update(m.Read("restart_gain", c.restart_gain, DoubleRange::NonNegative(10)));
   if (m.Has("auth")) st.Update(ParseAuthSection(m.Get("auth"), c.auth));
   if (m.Has("tls")) st.Update(ParseTlsSection(m.Get("tls"), c.tls));
   st.Update(m.Read("log_level", c.log_level, 64));

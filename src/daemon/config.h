@@ -64,6 +64,11 @@ struct DaemonConfig {
   // profile on; after that it is scheduled unprofiled until a round finds
   // it without a lease and a node free. [0, 1e7]
   double profile_wait_s = 600;
+  // A running job that checkpoints is restarted for a larger allocation in
+  // the same place only when the plan's throughput beats its lease's by
+  // this fraction (a restart costs a checkpoint, a relaunch and a warm-up).
+  // A job that cannot checkpoint is never restarted to be re-placed. [0, 10]
+  double restart_gain = 0.1;
   AuthConfig auth;
   TlsConfig tls;
   std::string log_level = "info";  // trace | debug | info | warn | error

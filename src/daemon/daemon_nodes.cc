@@ -19,6 +19,7 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
   n.info.set_address(request.address());
   *n.info.mutable_capacity() = request.resources();
   n.info.set_alive(true);
+  n.info.set_leaving(false);
   n.info.set_drained(drained_.count(request.name()) ? drained_[request.name()] : false);
   n.info.set_last_heartbeat_unix_ms(now_ms);
   n.info.set_cgroups(request.cgroups());
@@ -129,6 +130,7 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
       HandleExit(request.name(), e, batch, now_ms);
     }
   }
+  if (request.leaving()) Leave(n, batch, now_ms);
   for (v1::StopOrder& s : n.stops) *response.add_stop() = std::move(s);
   n.stops.clear();
   for (v1::LaunchOrder& l : LaunchesFor(n, batch, now_ms)) *response.add_launch() = std::move(l);
@@ -139,6 +141,7 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
 std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batch, int64_t now_ms) {
   std::vector<v1::LaunchOrder> out;
   if (n.unknown_processes) return out;  // their ids are unknown: wait for them to stop
+  if (n.info.leaving() || !n.info.alive()) return out;
   std::set<int> busy_gpus, busy_cpus;
   for (const auto& [key, ids] : n.held) {
     busy_gpus.insert(ids.first.begin(), ids.first.end());
@@ -313,6 +316,31 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
   Record(batch, job, absl::StrFormat("lease %d: process on %s %s; job %s", epoch, node, how,
                                      service::JobStateName(job.state())),
          now_ms);
+}
+
+void DaemonState::Leave(NodeRecord& node, Batch& batch, int64_t now_ms) {
+  const std::string& name = node.info.name();
+  if (!node.info.leaving()) {
+    node.info.set_leaving(true);
+    spdlog::info("node {} is leaving: its leases end now and its jobs are requeued", name);
+    std::vector<std::string> on_node;
+    for (const auto& [id, job] : jobs_.all()) {
+      if (!job.has_lease() || Terminal(job)) continue;
+      for (const v1::LeaseSlice& s : job.lease().slices()) {
+        if (s.node() == name) {
+          on_node.push_back(id);
+          break;
+        }
+      }
+    }
+    for (const std::string& id : on_node) EndLease(jobs_.Edit(id), absl::StrCat("node ", name, " is leaving"), batch, now_ms);
+  }
+  // Gone once nothing of it runs: its ids are free and it is not planned on.
+  if (node.processes.empty() && node.held.empty()) {
+    node.info.set_alive(false);
+    node.stops.clear();
+    spdlog::info("node {} left", name);
+  }
 }
 
 void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {

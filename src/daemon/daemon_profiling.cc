@@ -44,7 +44,7 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
     // A node with nothing on it and enough GPUs: the job gets all its CPUs
     // and memory. Jobs larger than any node are scheduled unprofiled.
     for (const auto& [name, n] : nodes_.all()) {
-      if (busy.count(name) || !n.info.alive() || n.info.drained() ||
+      if (busy.count(name) || !n.info.alive() || n.info.drained() || n.info.leaving() ||
           n.info.capacity().gpu_ids_size() < wanting.spec().gpus() || n.info.capacity().cpu_ids_size() == 0) {
         continue;
       }

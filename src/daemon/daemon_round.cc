@@ -6,13 +6,14 @@
 #include <chrono>
 
 #include "absl/strings/str_format.h"
+#include "daemon/lease_keeping.h"
 #include "daemon/round_input.h"
 #include "daemon/sticky_servers.h"
 #include "spdlog/spdlog.h"
 
 namespace synergy::daemon {
 
-DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
+DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned) const {
   RoundSnapshot snap;
   // A node lent whole to a profiling lease sits out the round.
   std::set<std::string> profiling_nodes;
@@ -21,12 +22,12 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
     for (const v1::LeaseSlice& s : job.lease().slices()) profiling_nodes.insert(s.node());
   }
   // Leases the round does not manage (finished or cancelled jobs whose
-  // processes have not exited yet) keep their ids: the round plans without
-  // them.
+  // processes have not exited yet, and pinned ones) keep their ids: the
+  // round plans without them.
   std::map<std::string, v1::Node> adjusted;
   for (const auto& [name, n] : nodes_.all()) adjusted[name] = n.info;
   for (const auto& [id, job] : jobs_.all()) {
-    if (!job.has_lease() || !Terminal(job)) continue;
+    if (!job.has_lease() || !(Terminal(job) || pinned.count(id))) continue;
     for (const v1::LeaseSlice& s : job.lease().slices()) {
       auto it = adjusted.find(s.node());
       if (it == adjusted.end()) continue;
@@ -42,7 +43,7 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
   std::vector<const v1::Node*> usable;
   for (const auto& [name, node] : adjusted) {
     const v1::Node& n = node;
-    if (n.alive() && !n.drained() && n.capacity().gpu_ids_size() > 0 && n.capacity().cpu_ids_size() > 0 &&
+    if (n.alive() && !n.drained() && !n.leaving() && n.capacity().gpu_ids_size() > 0 && n.capacity().cpu_ids_size() > 0 &&
         n.capacity().mem_gb() > 0 && !profiling_nodes.count(name)) {
       usable.push_back(&n);
     }
@@ -52,7 +53,7 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms) const {
   snap.node_names = std::move(rc.node_names);
   for (const std::string& id : queue_order_) {
     const v1::Job& job = jobs_.at(id);
-    if (Terminal(job) || job.state() == v1::JOB_STATE_PROFILING) continue;
+    if (Terminal(job) || job.state() == v1::JOB_STATE_PROFILING || pinned.count(id)) continue;
     if (WantsProfiling(job) && !ProfileWaitOver(job, now_ms)) continue;
     if (job.spec().gpus() > snap.cluster.total().gpus) continue;
     const JobRuntime& rt = runtime_.at(id);
@@ -83,6 +84,22 @@ void DaemonState::AccountService(int64_t now_ms) {
   last_accounted_ms_ = now_ms;
 }
 
+RoundResult DaemonState::PlanRound(const RoundSnapshot& snap, int64_t now_ms) const {
+  RoundInput in;
+  in.now_s = now_ms / 1000.0;
+  in.cluster = &snap.cluster;
+  for (const JobView& v : snap.views) in.queue.push_back(&v);
+  RoundResult r = ScheduleRound(in, *policy_, *mechanism_);
+  std::map<std::string, const v1::Lease*> current;
+  for (const auto& [id, job] : jobs_.all()) {
+    if (job.has_lease() && !Terminal(job) && !job.lease().profiling() && !job.lease().ending()) {
+      current[id] = &job.lease();
+    }
+  }
+  StickToCurrentNodes(r.plan, snap.cluster, snap.node_names, current);
+  return r;
+}
+
 absl::Status DaemonState::RunRound(int64_t now_ms) {
   const auto start = std::chrono::steady_clock::now();
   Change change(*this);
@@ -97,11 +114,7 @@ absl::Status DaemonState::RunRound(int64_t now_ms) {
     counters_.rounds++;
     return change.Commit(std::move(batch));
   }
-  RoundInput in;
-  in.now_s = now_ms / 1000.0;
-  in.cluster = &snap.cluster;
-  for (const JobView& v : snap.views) in.queue.push_back(&v);
-  RoundResult r = ScheduleRound(in, *policy_, *mechanism_);
+  RoundResult r = PlanRound(snap, now_ms);
   // The queue keeps the policy's order for the next round (once stored).
   std::vector<std::string> order;
   {
@@ -119,38 +132,77 @@ absl::Status DaemonState::RunRound(int64_t now_ms) {
     job.set_starvation_priority(1);
     Record(batch, job, "waited over 1000 hours: first in its class from now on", now_ms);
   }
-  {
-    std::map<std::string, const v1::Lease*> current;
-    for (const auto& [id, job] : jobs_.all()) {
-      if (job.has_lease() && !Terminal(job) && !job.lease().profiling() && !job.lease().ending()) {
-        current[id] = &job.lease();
-      }
-    }
-    StickToCurrentNodes(r.plan, snap.cluster, snap.node_names, current);
-  }
-  std::map<std::string, const Assignment*> planned;
-  for (const Assignment& a : r.plan.assignments) planned[JobIdString(a.job)] = &a;
 
-  // Pass 1: keep or end the current leases, so their ids are known.
+  // Leases that stay put (lease_keeping.h): a running job the plan would
+  // re-place or re-size, but that keeps what it holds, is pinned, and the
+  // others are planned again around what the pinned ones hold, until no
+  // new job is pinned. The plan and the leases then agree.
   std::vector<std::string> held;
   for (const auto& [id, job] : jobs_.all()) {
     if (job.has_lease() && !Terminal(job) && !job.lease().profiling()) held.push_back(id);
   }
-  for (const std::string& id : held) {
+  Plan plan = r.plan;
+  std::vector<std::string> names = snap.node_names;
+  std::map<std::string, LeaseDecision> pinned;
+  auto decide = [&](const std::string& id, const std::map<std::string, const Assignment*>& planned) {
     const v1::Job& job = jobs_.at(id);
     auto p = planned.find(id);
-    if (p != planned.end() && !job.lease().ending() && LeaseHolds(job.lease(), *p->second, snap.node_names)) {
-      ++counters_.leases_kept;
-      planned.erase(p);
+    return DecideLease(job.lease(), p == planned.end() ? nullptr : p->second, job.spec().uses_agent(), names,
+                       config_.restart_gain);
+  };
+  constexpr int kMaxReplans = 8;
+  for (int replan = 0; replan < kMaxReplans; ++replan) {
+    std::map<std::string, const Assignment*> planned;
+    for (const Assignment& a : plan.assignments) planned[JobIdString(a.job)] = &a;
+    std::set<std::string> newly;
+    for (const std::string& id : held) {
+      if (pinned.count(id) || jobs_.at(id).lease().ending()) continue;
+      LeaseDecision d = decide(id, planned);
+      if (d.fate != LeaseFate::kKeepAsHeld) continue;
+      newly.insert(id);
+      pinned.emplace(id, std::move(d));
+    }
+    if (newly.empty()) break;
+    std::set<std::string> pins;
+    for (const auto& [id, d] : pinned) pins.insert(id);
+    RoundSnapshot around = SnapshotForRound(now_ms, pins);
+    plan = around.cluster.num_servers() > 0 ? PlanRound(around, now_ms).plan : Plan{};
+    names = std::move(around.node_names);
+  }
+  std::map<std::string, const Assignment*> planned;
+  for (const Assignment& a : plan.assignments) planned[JobIdString(a.job)] = &a;
+
+  // Pass 1: keep or end the current leases, so their ids are known.
+  for (const std::string& id : held) {
+    const v1::Job& job = jobs_.at(id);
+    if (job.lease().ending()) {
+      EndLease(jobs_.Edit(id), "its lease is ending", batch, now_ms);
       continue;
     }
-    EndLease(jobs_.Edit(id), p == planned.end() ? "not in this round's plan" : "allocation changes", batch, now_ms);
+    if (auto pin = pinned.find(id); pin != pinned.end()) {
+      ++counters_.leases_kept;
+      // Said once per reason, not every round.
+      if (job.reason() != pin->second.why) {
+        v1::Job& kept = jobs_.Edit(id);
+        kept.set_reason(pin->second.why);
+        Record(batch, kept, absl::StrFormat("lease %d kept: %s", kept.lease().epoch(), pin->second.why), now_ms);
+      }
+      continue;
+    }
+    const LeaseDecision d = decide(id, planned);
+    if (d.fate == LeaseFate::kKeep) {
+      ++counters_.leases_kept;
+      planned.erase(id);
+      continue;
+    }
+    // kEnd, or a job still re-placed after kMaxReplans plans: it ends.
+    EndLease(jobs_.Edit(id), d.why, batch, now_ms);
   }
   // Pass 2: grant the rest.
-  for (const Assignment& a : r.plan.assignments) {
+  for (const Assignment& a : plan.assignments) {
     auto p = planned.find(JobIdString(a.job));
     if (p == planned.end()) continue;
-    Grant(jobs_.Edit(p->first), a, snap.node_names, batch, now_ms);
+    Grant(jobs_.Edit(p->first), a, names, batch, now_ms);
   }
   // Jobs left waiting.
   std::vector<std::string> pending;

@@ -122,7 +122,9 @@ class DaemonState {
     std::vector<JobView> views;  // queue order
     std::deque<ModelSpec> measured;  // models built from measured profiles (views point here)
   };
-  RoundSnapshot SnapshotForRound(int64_t now_ms) const;
+  // `pinned`: jobs whose leases the round keeps as they are; it plans the
+  // others on what those leave.
+  RoundSnapshot SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned = {}) const;
 
  private:
   struct NodeRecord {
@@ -215,7 +217,13 @@ class DaemonState {
   bool NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const;
   void HandleExit(const std::string& node, const v1::ProcessExit& exit, Batch& batch, int64_t now_ms);
   void LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms);
+  // The node is shutting down: its leases end (once), and it is let go
+  // when it has no process left.
+  void Leave(NodeRecord& node, Batch& batch, int64_t now_ms);
   void AccountService(int64_t now_ms);
+  // The core's plan for `snap` (which must outlive the result), with the
+  // servers relabelled to keep running jobs on their nodes.
+  RoundResult PlanRound(const RoundSnapshot& snap, int64_t now_ms) const;
   std::vector<v1::LaunchOrder> LaunchesFor(NodeRecord& node, Batch& batch, int64_t now_ms);
   int MaxJobGpus() const;
   int MaxRetries(const v1::Job& job) const;

@@ -29,6 +29,15 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // SIGINT and SIGTERM are taken by a thread of their own (below), so that
+  // the node leaves cleanly. Blocked before any other thread exists (gRPC
+  // starts some with the channel): a thread without the mask would take
+  // the signal's default action and end the node on the spot.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
   auto config = synergy::node::LoadNodeConfig(config_file);
   if (!config.ok()) {
     std::cerr << "synergy-node: " << config.status().message() << "\n";
@@ -72,11 +81,6 @@ int main(int argc, char** argv) {
     std::cerr << "synergy-node: " << offer.status().message() << "\n";
     return 2;
   }
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
   synergy::node::Cgroups cgroups = synergy::node::Cgroups::Detect("/sys/fs/cgroup", "/sys/fs/cgroup", "/proc/self/cgroup",
                                                                  offer->cores_per_cpu > 0);
   const std::string described = cgroups.Describe();

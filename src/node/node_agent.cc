@@ -115,6 +115,7 @@ bool NodeAgent::Register() {
   registered_ = true;
   if (!resp.node_credential().empty()) KeepIssuedCredential(resp.node_credential());
   if (resp.heartbeat_interval_ms() > 0) interval_ms_ = static_cast<int>(resp.heartbeat_interval_ms());
+  if (resp.lease_grace_ms() > 0) lease_grace_ms_ = resp.lease_grace_ms();
   spdlog::info("node {}: registered with {} ({} GPUs{}, {} CPUs{}, {:.1f} GB; {} running)", offer_.name,
                config_.scheduler, offer_.gpu_ids.size(), offer_.gpus_declared ? " declared" : "",
                offer_.cpu_ids.size(),
@@ -138,6 +139,7 @@ bool NodeAgent::Step() {
   if (!registered_ && !Register()) return false;
   v1::HeartbeatRequest req;
   req.set_name(offer_.name);
+  req.set_leaving(leaving_);
   for (const ProcessLauncher::Running& r : launcher_->running()) {
     v1::RunningProcess* p = req.add_running();
     p->set_job_id(r.job_id);
@@ -154,6 +156,8 @@ bool NodeAgent::Step() {
   if (unreachable_) spdlog::info("node {}: {} reachable again", offer_.name, config_.scheduler);
   unreachable_ = false;
   if (resp.reregister()) {
+    // A leaving node the daemon has let go of does not come back.
+    if (leaving_) return true;
     // Exits the daemon has not seen are kept for the first heartbeat after
     // registering: a restarted daemon must learn how its leases ended.
     registered_ = false;
@@ -170,6 +174,17 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
     launcher_->Stop(s.job_id(), s.epoch(), std::chrono::milliseconds(s.grace_ms()));
   }
   for (const v1::LaunchOrder& l : resp.launch()) {
+    if (leaving_) {
+      // Sent before synergyd heard the node is leaving: not started.
+      v1::ProcessExit x;
+      x.set_job_id(l.job_id());
+      x.set_epoch(l.epoch());
+      x.set_exit_code(-1);
+      x.set_stopped_by_node(true);
+      x.set_reason("not launched: the node is shutting down");
+      unsent_exits_.push_back(std::move(x));
+      continue;
+    }
     LaunchSpec spec;
     spec.job_id = l.job_id();
     spec.epoch = l.epoch();
@@ -223,8 +238,25 @@ void NodeAgent::Run(const std::atomic<bool>& stop) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
-  spdlog::info("node {}: stopping every job process", offer_.name);
-  launcher_->StopAll(std::chrono::milliseconds(5000));
+  Leave();
+}
+
+void NodeAgent::Leave() {
+  leaving_ = true;
+  const auto limit = std::chrono::milliseconds(2 * lease_grace_ms_ + 2000);
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  spdlog::info("node {}: leaving: its jobs are given up to {} ms to checkpoint and exit", offer_.name, limit.count());
+  while (std::chrono::steady_clock::now() < deadline) {
+    const bool told = Step();
+    if (told && launcher_->running().empty() && unsent_exits_.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(interval_ms_, 200)));
+  }
+  if (!launcher_->running().empty()) {
+    spdlog::info("node {}: stopping every job process still running", offer_.name);
+    launcher_->StopAll(std::chrono::milliseconds(1000));
+    Step();  // best effort: how they ended
+  }
+  spdlog::info("node {}: left", offer_.name);
 }
 
 }  // namespace synergy::node

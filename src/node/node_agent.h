@@ -29,8 +29,14 @@ class NodeAgent {
   using Connect = std::function<std::shared_ptr<grpc::Channel>()>;
   NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<ProcessLauncher> launcher,
             std::string cgroups, std::shared_ptr<grpc::Channel> channel, Connect reconnect);
-  // Runs until `stop` is set; then stops every job process (grace 5 s).
+  // Runs until `stop` is set; then leaves (Leave).
   void Run(const std::atomic<bool>& stop);
+  // Shutting down: tells synergyd the node is leaving, which ends its
+  // leases at once (agents checkpoint, plain processes get SIGTERM) and
+  // requeues its jobs; keeps heartbeating, launching nothing, until its
+  // processes have exited or twice synergyd's lease_grace_s (checkpoint,
+  // then SIGTERM to SIGKILL) has passed; then stops what is left (1 s).
+  void Leave();
   // One register-or-heartbeat exchange (tests drive it step by step).
   bool Step();
 
@@ -54,6 +60,8 @@ class NodeAgent {
   bool registered_ = false;
   bool unreachable_ = false;
   int interval_ms_;
+  int64_t lease_grace_ms_ = 30000;  // synergyd's, from registration
+  bool leaving_ = false;
   std::vector<v1::ProcessExit> unsent_exits_;
   std::string issued_credential_;  // from a join (and credential_file)
 };

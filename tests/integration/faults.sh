@@ -10,7 +10,10 @@
 #     crashes fails with its exit reason after max_retries; one killed
 #     halfway through writing a checkpoint resumes from its last good one;
 #  4. bad job specs and calls without a credential are refused and store
-#     nothing.
+#     nothing;
+#  5. a node shut down with SIGTERM tells synergyd it is leaving: its job
+#     checkpoints, is requeued at once and resumes on another node, and
+#     the node exits within twice lease_grace_s and shows as left.
 # usage: faults.sh BUILD_DIR
 BIN=$1
 TEST=faults
@@ -140,4 +143,32 @@ ctl get nodes | grep -q "^$node .*lost" || fail "$node not shown as lost"
 for _ in $(seq 50); do grep -q "is not current; stop" "$work"/logs-"$node"/"$d".*.err 2>/dev/null && break; sleep 0.2; done
 grep -q "is not current; stop" "$work"/logs-"$node"/"$d".*.err || fail "the orphan on $node was not refused"
 echo "ok   node lost: job requeued and finished elsewhere; stale agent refused"
+
+# ---- 5. a node shut down with SIGTERM
+start_node n3 2
+wait_for_nodes 2
+e=$(submit leaving 1 res18 1500)
+for _ in $(seq 100); do [[ $(state_of "$e") == running ]] && break; sleep 0.1; done
+sleep 1
+node=$(ctl get jobs | awk -v id="$e" '$1 == id { print $7 }')
+eval "leaver=\$node_pid_$node"
+kill -TERM "$leaver"
+t0=$SECONDS
+moved=""
+for _ in $(seq 100); do
+  now=$(ctl get jobs | awk -v id="$e" '$1 == id && $3 == "running" { print $7 }')
+  [[ -n $now && $now != "$node" && $now != "-" ]] && { moved=$now; break; }
+  sleep 0.1
+done
+[[ -n $moved ]] || { ctl describe job "$e"; fail "$e was not requeued onto another node within 10 s of $node's SIGTERM"; }
+echo "     $e moved from $node to $moved $((SECONDS - t0)) s after SIGTERM"
+for _ in $(seq 100); do kill -0 "$leaver" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$leaver" 2>/dev/null && fail "synergy-node $node still running 10 s after SIGTERM"
+ctl get nodes | grep -q "^$node .*left" || { ctl get nodes; fail "$node not shown as left"; }
+ctl describe job "$e" | grep -q "node $node is leaving" || fail "$e's events do not say its node left"
+wait_until_done 90 "$e"
+[[ $(state_of "$e") == succeeded ]] || fail "$e is $(state_of "$e")"
+[[ $(cat "$work/ckpt/$e.result") == "$(expected_state 1500)" ]] || fail "$e's result after the move is wrong"
+grep -qh "resuming at iteration [1-9]" "$work"/logs-*/"$e".*.out || fail "$e did not resume from a checkpoint"
+echo "ok   SIGTERM to a node: its job checkpointed, was requeued at once and finished elsewhere"
 echo "ok faults"

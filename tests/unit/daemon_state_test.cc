@@ -711,6 +711,92 @@ TEST_F(DaemonStateTest, DrainedNodesGetNoLeasesAndTheirLeasesEnd) {
   }
 }
 
+// The operator's scenario of issue 14: nodes of two shapes, a plain
+// process (it cannot checkpoint) running on the big one; draining and
+// undraining the idle small node and a third node joining move the
+// cluster-wide GPU-proportional share, and the plan with it. The job stays
+// on its first launch with the limits it started with.
+TEST_F(DaemonStateTest, DrainUndrainAndANewNodeLeaveAPlainJobOnItsFirstAttempt) {
+  config_.policy = "fifo";
+  config_.mechanism = "proportional";
+  auto s = Open();
+  AddNode(*s, "big", 8, 24, 32, 0);
+  AddNode(*s, "small", 2, 2, 8, 0);
+  const std::string id = *s->Submit(Spec(1), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  ASSERT_EQ(Beat(*s, "big", 10).launch_size(), 1);
+  const v1::Lease first = s->GetJob(id)->lease();
+  v1::RunningProcess p;
+  p.set_job_id(id);
+  p.set_epoch(first.epoch());
+  int64_t t = 1000;
+  auto round_keeps_it = [&](const std::string& step) {
+    ASSERT_TRUE(s->RunRound(t).ok()) << step;
+    auto beat = Beat(*s, "big", t + 10, {p});
+    EXPECT_EQ(beat.stop_size(), 0) << step;
+    const v1::Job job = *s->GetJob(id);
+    ASSERT_TRUE(job.has_lease()) << step;
+    EXPECT_EQ(job.lease().epoch(), first.epoch()) << step;
+    EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), first.slices(0).cpu_ids_size()) << step;
+    EXPECT_EQ(job.lease().slices(0).mem_gb(), first.slices(0).mem_gb()) << step;
+    EXPECT_EQ(job.attempts(), 1) << step;
+    t += 1000;
+  };
+  ASSERT_TRUE(s->SetDrained("small", true, t).ok());
+  round_keeps_it("drain");
+  ASSERT_TRUE(s->SetDrained("small", false, t).ok());
+  round_keeps_it("undrain");
+  AddNode(*s, "third", 4, 32, 64, t);
+  Beat(*s, "small", t);
+  round_keeps_it("a third node");
+  // A second job still gets its planned share where it fits.
+  const std::string other = *s->Submit(Spec(1), "alice", t);
+  round_keeps_it("a second job");
+  EXPECT_TRUE(s->GetJob(other)->has_lease());
+}
+
+// synergy-node on SIGTERM says it is leaving: its leases end at once (a
+// plain process is stopped with the grace, an agent checkpoints), nothing
+// more launches there, the jobs are requeued and the next round places
+// them elsewhere, and the node is let go once its processes have exited.
+TEST_F(DaemonStateTest, ALeavingNodesJobsAreRequeuedAtOnce) {
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string plain = *s->Submit(Spec(1), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
+  const int64_t epoch = s->GetJob(plain)->lease().epoch();
+  AddNode(*s, "n2", 1, 3, 24, 20);
+  v1::RunningProcess p;
+  p.set_job_id(plain);
+  p.set_epoch(epoch);
+  v1::HeartbeatRequest leaving;
+  leaving.set_name("n1");
+  leaving.set_leaving(true);
+  *leaving.add_running() = p;
+  auto reply = s->Heartbeat(leaving, 30);
+  ASSERT_TRUE(reply.ok()) << reply.status();
+  ASSERT_EQ(reply->stop_size(), 1);
+  EXPECT_EQ(reply->stop(0).grace_ms(), 2000);  // lease_grace_s
+  EXPECT_FALSE(s->GetJob(plain)->has_lease());
+  EXPECT_EQ(s->ListNodes(30)[0].leaving(), true);
+  // The next round moves it to n2, where it launches once the old process has exited.
+  ASSERT_TRUE(s->RunRound(100).ok());
+  ASSERT_TRUE(s->GetJob(plain)->has_lease());
+  EXPECT_EQ(s->GetJob(plain)->lease().slices(0).node(), "n2");
+  EXPECT_EQ(Beat(*s, "n2", 110).launch_size(), 0);
+  v1::ProcessExit e = Exit(plain, epoch, -1);
+  e.set_stopped_by_node(true);
+  v1::HeartbeatRequest gone;
+  gone.set_name("n1");
+  gone.set_leaving(true);
+  *gone.add_exits() = e;
+  ASSERT_TRUE(s->Heartbeat(gone, 120).ok());
+  EXPECT_FALSE(s->ListNodes(120)[0].alive()) << "a node with nothing left running is let go";
+  EXPECT_EQ(Beat(*s, "n2", 130).launch_size(), 1);
+  EXPECT_EQ(s->GetJob(plain)->attempts(), 2);
+}
+
 // One core, two drivers: the daemon's round input and the simulator's, for
 // the same cluster and the same queue, give the identical plan.
 TEST_F(DaemonStateTest, PlansAsTheSimulatorDoes) {

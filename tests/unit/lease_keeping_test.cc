@@ -1,0 +1,84 @@
+// When a running job's lease survives a round whose plan differs from it,
+// and what the rest of the plan may still take (daemon/lease_keeping.h).
+#include "daemon/lease_keeping.h"
+
+#include "gtest/gtest.h"
+
+namespace synergy::daemon {
+namespace {
+
+const std::vector<std::string> kNodes = {"a", "b"};
+
+v1::Lease Held(const std::string& node, int gpus, int cpus, double mem, double speedup = 1.0) {
+  v1::Lease lease;
+  lease.set_epoch(7);
+  lease.set_speedup(speedup);
+  v1::LeaseSlice* s = lease.add_slices();
+  s->set_node(node);
+  for (int i = 0; i < gpus; ++i) s->add_gpu_ids(i);
+  for (int i = 0; i < cpus; ++i) s->add_cpu_ids(i);
+  s->set_mem_gb(mem);
+  return lease;
+}
+
+Assignment Planned(int server, int gpus, double cpus, double mem, double speedup = 1.0) {
+  Assignment a;
+  a.job = 1;
+  a.speedup = speedup;
+  a.slices.push_back(Slice{server, Resources{gpus, cpus, mem, 0}});
+  return a;
+}
+
+LeaseFate Fate(const v1::Lease& held, const Assignment* planned, bool checkpoints, double gain = 0.1) {
+  return DecideLease(held, planned, checkpoints, kNodes, gain).fate;
+}
+
+TEST(DecideLease, NotPlannedEnds) { EXPECT_EQ(Fate(Held("a", 1, 2, 4), nullptr, false), LeaseFate::kEnd); }
+
+TEST(DecideLease, ThePlanGivingWhatItHoldsKeepsIt) {
+  const Assignment same = Planned(0, 1, 2.6, 4);  // 2.6 cores are 2 whole ids
+  EXPECT_EQ(Fate(Held("a", 1, 2, 4), &same, false), LeaseFate::kKeep);
+}
+
+TEST(DecideLease, ANodeThatLeftTheRoundEndsIt) {
+  const Assignment elsewhere = Planned(1, 1, 2, 4);
+  EXPECT_EQ(Fate(Held("drained", 1, 2, 4), &elsewhere, false), LeaseFate::kEnd);
+}
+
+TEST(DecideLease, AJobThePlanWouldMoveKeepsItsPlace) {
+  const Assignment elsewhere = Planned(1, 1, 2, 4);
+  EXPECT_EQ(Fate(Held("a", 1, 2, 4), &elsewhere, false), LeaseFate::kKeepAsHeld);
+  EXPECT_EQ(Fate(Held("a", 1, 2, 4), &elsewhere, true), LeaseFate::kKeepAsHeld);
+}
+
+TEST(DecideLease, ACheckpointingJobMovesWhenThePlanConsolidatesIt) {
+  v1::Lease spread = Held("a", 1, 2, 4);
+  *spread.add_slices() = Held("b", 1, 2, 4).slices(0);
+  const Assignment together = Planned(0, 2, 4, 8);
+  EXPECT_EQ(Fate(spread, &together, true), LeaseFate::kEnd);
+  EXPECT_EQ(Fate(spread, &together, false), LeaseFate::kKeepAsHeld);
+}
+
+TEST(DecideLease, APlainProcessIsNeverRestartedToBeResized) {
+  const Assignment more_cpu_less_memory = Planned(0, 1, 3, 2.5);  // the share moved when a node drained
+  const Assignment less = Planned(0, 1, 1, 1);
+  EXPECT_EQ(Fate(Held("a", 1, 2, 4), &more_cpu_less_memory, false), LeaseFate::kKeepAsHeld);
+  EXPECT_EQ(Fate(Held("a", 1, 2, 4), &less, false), LeaseFate::kKeepAsHeld);
+}
+
+TEST(DecideLease, ACheckpointingJobRestartsForAGainAboveTheMarginOnly) {
+  const v1::Lease held = Held("a", 1, 2, 4, 1.0);
+  const Assignment small_gain = Planned(0, 1, 3, 4, 1.05);
+  const Assignment large_gain = Planned(0, 1, 6, 8, 1.5);
+  EXPECT_EQ(Fate(held, &small_gain, true), LeaseFate::kKeepAsHeld);
+  EXPECT_EQ(Fate(held, &large_gain, true), LeaseFate::kEnd);
+  EXPECT_EQ(Fate(held, &small_gain, true, /*gain=*/0.0), LeaseFate::kEnd);
+}
+
+TEST(DecideLease, ACheckpointingJobGivesUpCoresThePlanGivesToOthers) {
+  const Assignment shrunk = Planned(0, 1, 1, 4, 1.0);
+  EXPECT_EQ(Fate(Held("a", 1, 3, 4, 1.3), &shrunk, true), LeaseFate::kEnd);
+}
+
+}  // namespace
+}  // namespace synergy::daemon
