@@ -37,9 +37,17 @@ class Mechanism {
 
 // Settings of the mechanisms that have any.
 struct MechanismOptions {
-  // OPT: wall-clock limit of each of its two solves per round; a round
-  // without a solution in time uses TUNE's plan (counted).
-  int opt_time_limit_ms = 1000;
+  // OPT's budget for each of its two solves per round, counted in work,
+  // not time, so that the same inputs give the same plan on any machine:
+  // simplex iterations of the LP relaxation, then branch-and-bound
+  // subproblems. A solve that runs out uses the best solution it has; a
+  // round without one uses TUNE's plan (counted).
+  int opt_simplex_iterations = 100000;
+  int opt_branch_nodes = 2000;
+  // A wall-clock safety net per solve, ms (0: none). Only the daemon sets
+  // one (a round must end); it makes a plan depend on the machine's speed
+  // when it strikes, which SolverStats::hit_budget reports.
+  int opt_time_limit_ms = 0;
   // OPT: one integer variable per (group of interchangeable jobs, option),
   // counting the jobs that take it. false: the paper's form, one binary
   // variable per (job, option); the same optimum, found far more slowly

@@ -31,7 +31,7 @@ struct SolverStats {
   double lp_bound = 0;           // LP relaxation of the pooled program: sum of speedups
   double pooled_optimum = 0;     // its integral optimum (the super-machine plan)
   double realised = 0;           // sum of speedups of the plan actually placed
-  bool hit_time_limit = false;   // a solve stopped at its time limit
+  bool hit_budget = false;       // a solve stopped at its work budget (or the wall-clock net)
   bool fell_back = false;        // the round used TUNE's plan instead
   int split_jobs = 0;            // jobs placed across more than one server
   // Jobs placed below the pooled program's choice because it did not pack

@@ -21,6 +21,7 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
   lease.set_job_id(job.id());
   lease.set_epoch(next_epoch_++);
   lease.set_speedup(a.speedup);
+  lease.set_at_ideal(a.at_ideal);
   lease.set_granted_unix_ms(now_ms);
   int rank = 0;
   for (const Slice& s : a.slices) {

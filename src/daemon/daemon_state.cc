@@ -29,7 +29,11 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
   std::unique_ptr<DaemonState> s(new DaemonState(config, std::move(store), std::move(zoo)));
   auto policy = MakePolicy(config.policy);
   if (!policy.ok()) return policy.status();
-  auto mechanism = MakeMechanism(config.mechanism);
+  // OPT plans within its work budget; the wall clock is only a net under
+  // the round (the daemon's round must end whatever the solver does).
+  MechanismOptions options;
+  options.opt_time_limit_ms = kOptSafetyNetMs;
+  auto mechanism = MakeMechanism(config.mechanism, options);
   if (!mechanism.ok()) return mechanism.status();
   s->policy_ = std::move(*policy);
   s->mechanism_ = std::move(*mechanism);

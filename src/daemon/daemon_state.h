@@ -161,6 +161,7 @@ class DaemonState {
   static constexpr const char* kNextJobCounter = "next_job";
   static constexpr const char* kNextEpochCounter = "next_epoch";
   static constexpr const char* kCredentialKeySecret = "credential_key";
+  static constexpr int kOptSafetyNetMs = 2000;
 
   // One change to the state (see the top of this file). A change that is
   // not committed is undone when it goes out of scope, so an early return

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/strings/str_format.h"
+#include "synergy/job_view_rules.h"
 
 namespace synergy::daemon {
 
@@ -121,22 +122,14 @@ JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, 
   const int model = job.spec().uses_agent() && !job.spec().model().empty() && cluster.num_servers() > 0
                         ? zoo.Find(job.spec().model())
                         : -1;
-  if (measured != nullptr || model >= 0) {
-    const ModelSpec& m = measured != nullptr ? *measured : zoo.model(model);
-    const JobDemand d = IdealDemandFor(m, v.gpus, cluster);
-    v.ideal_demand = d.ideal;
-    v.ideal_speedup = d.speedup;
-    v.iteration_time_s = m.iteration_time_s;
-    v.placement_penalty = m.placement_penalty;
-    v.profile = &m.profile;
-  } else {
-    v.ideal_demand = cluster.num_servers() > 0 ? cluster.ProportionalShare(v.gpus) : Resources{v.gpus, 0, 0, 0};
-    v.ideal_speedup = 1.0;
-    // Without a model, remaining time is measured in iterations at the
-    // observed rate when there is one.
-    v.iteration_time_s = job.throughput() > 0 ? 1.0 / job.throughput() : 1.0;
-  }
-  v.last_round_speedup = job.has_lease() && job.lease().speedup() > 0 ? job.lease().speedup() : v.ideal_speedup;
+  const ModelSpec* known = measured != nullptr ? measured : model >= 0 ? &zoo.model(model) : nullptr;
+  // Without a model, remaining time is measured in iterations at the
+  // observed rate when there is one.
+  if (known == nullptr) v.iteration_time_s = job.throughput() > 0 ? 1.0 / job.throughput() : 1.0;
+  SetModelFields(v, known, cluster);
+  const bool held = job.has_lease() && job.lease().speedup() > 0;
+  v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, held ? job.lease().speedup() : 1.0,
+                                        held ? job.lease().at_ideal() : true);
   return v;
 }
 

@@ -26,12 +26,11 @@ namespace {
 //  - TUNE's plan, raised the same way.
 // Jobs left below their choice are the cost of integrality
 // (SolverStats::stepped_down). When no mapping beats TUNE's plan (or no
-// solve found a solution in time), the round uses TUNE's plan, counted as a
+// solve found a solution within its budget), the round uses TUNE's plan, counted as a
 // fallback.
 class Opt final : public Mechanism {
  public:
-  Opt(int time_limit_ms, bool group_jobs)
-      : time_limit_ms_(time_limit_ms), group_jobs_(group_jobs), tune_(MakeTune()) {}
+  Opt(SolveBudget budget, bool group_jobs) : budget_(budget), group_jobs_(group_jobs), tune_(MakeTune()) {}
   std::string_view name() const override { return "opt"; }
   bool uses_speedup() const override { return true; }
 
@@ -62,8 +61,8 @@ class Opt final : public Mechanism {
       capacity += avail;
       if (avail.gpus > 0) servers.push_back(FreeServer{s, avail});
     }
-    const PooledSolution best = SolvePooled(pooled, capacity, time_limit_ms_, group_jobs_);
-    stats.hit_time_limit = best.hit_time_limit;
+    const PooledSolution best = SolvePooled(pooled, capacity, budget_, group_jobs_);
+    stats.hit_budget = best.hit_budget;
     stats.lp_bound = best.lp_bound;
     stats.pooled_optimum = best.optimum;
 
@@ -251,8 +250,8 @@ class Opt final : public Mechanism {
         incumbent.back().emplace_back(s.server, s.resources.gpus);
       }
     }
-    const Packing packing = SolvePacking(packed, servers, incumbent, time_limit_ms_);
-    stats.hit_time_limit = stats.hit_time_limit || packing.hit_time_limit;
+    const Packing packing = SolvePacking(packed, servers, incumbent, budget_);
+    stats.hit_budget = stats.hit_budget || packing.hit_budget;
     if (!packing.ok) return;
     int pairs = 0;
     for (const auto& on : packing.gpus_on) pairs += static_cast<int>(on.size());
@@ -282,7 +281,7 @@ class Opt final : public Mechanism {
     return sum;
   }
 
-  int time_limit_ms_;
+  SolveBudget budget_;
   bool group_jobs_;
   std::unique_ptr<Mechanism> tune_;
 };
@@ -290,7 +289,9 @@ class Opt final : public Mechanism {
 }  // namespace
 
 std::unique_ptr<Mechanism> MakeOpt(const MechanismOptions& options) {
-  return std::make_unique<Opt>(options.opt_time_limit_ms, options.opt_group_jobs);
+  return std::make_unique<Opt>(
+      SolveBudget{options.opt_simplex_iterations, options.opt_branch_nodes, options.opt_time_limit_ms},
+      options.opt_group_jobs);
 }
 
 }  // namespace synergy::mechanisms

@@ -3,6 +3,7 @@
 #include <glpk.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <memory>
 
@@ -33,43 +34,51 @@ class Program {
   void Load() { glp_load_matrix(p_, static_cast<int>(ia_.size()) - 1, ia_.data(), ja_.data(), ar_.data()); }
 
   // LP relaxation, then branch and bound. Returns true with an integral
-  // solution (optimal, or the best found when the time limit struck).
+  // solution (optimal, or the best found when the budget ran out).
   // `good_enough`: stop branching as soon as an integral solution reaches
   // this objective (a known bound); `gap`: accept a solution within this
   // relative distance of the best bound.
   // `incumbent` (1-based column values, may be empty): a known integral
   // solution handed to branch and bound at its first heuristic call.
-  bool Solve(int time_limit_ms, bool& hit_time_limit, double* lp_value,
+  bool Solve(const SolveBudget& budget, bool& hit_budget, double* lp_value,
              double good_enough = NAN, double gap = 0, std::vector<double> incumbent = {}) {
+    const int wall_clock = budget.time_limit_ms > 0 ? budget.time_limit_ms : INT_MAX;
     glp_smcp lp;
     glp_init_smcp(&lp);
     lp.msg_lev = GLP_MSG_OFF;
-    lp.tm_lim = time_limit_ms;
+    lp.it_lim = budget.simplex_iterations;
+    lp.tm_lim = wall_clock;
     if (glp_simplex(p_, &lp) != 0 || glp_get_status(p_) != GLP_OPT) {
-      hit_time_limit = glp_get_status(p_) != GLP_NOFEAS && glp_get_status(p_) != GLP_OPT;
+      hit_budget = glp_get_status(p_) != GLP_NOFEAS && glp_get_status(p_) != GLP_OPT;
       return false;
     }
     if (lp_value != nullptr) *lp_value = glp_get_obj_val(p_);
     glp_iocp mip;
     glp_init_iocp(&mip);
     mip.msg_lev = GLP_MSG_OFF;
-    mip.tm_lim = time_limit_ms;
+    mip.tm_lim = wall_clock;
     mip.mip_gap = gap;
     good_enough_ = good_enough;
     incumbent_ = std::move(incumbent);
-    if (!std::isnan(good_enough) || !incumbent_.empty()) {
-      mip.cb_func = &Program::OnEvent;
-      mip.cb_info = this;
-    }
+    branch_nodes_left_ = budget.branch_nodes;
+    out_of_nodes_ = false;
+    mip.cb_func = &Program::OnEvent;
+    mip.cb_info = this;
     const int ret = glp_intopt(p_, &mip);
-    hit_time_limit = ret == GLP_ETMLIM;
+    hit_budget = ret == GLP_ETMLIM || out_of_nodes_;
     const int status = glp_mip_status(p_);
-    return (ret == 0 || ret == GLP_ETMLIM) && (status == GLP_OPT || status == GLP_FEAS);
+    return (ret == 0 || ret == GLP_ETMLIM || ret == GLP_ESTOP) && (status == GLP_OPT || status == GLP_FEAS);
   }
 
  private:
   static void OnEvent(glp_tree* tree, void* info) {
     auto* self = static_cast<Program*>(info);
+    // The work budget: each subproblem selected counts one node.
+    if (glp_ios_reason(tree) == GLP_ISELECT && --self->branch_nodes_left_ < 0) {
+      self->out_of_nodes_ = true;
+      glp_ios_terminate(tree);
+      return;
+    }
     if (glp_ios_reason(tree) == GLP_IHEUR && !self->incumbent_.empty()) {
       glp_ios_heur_sol(tree, self->incumbent_.data());
       self->incumbent_.clear();
@@ -86,6 +95,8 @@ class Program {
   glp_prob* p_;
   double good_enough_ = NAN;
   std::vector<double> incumbent_;
+  int branch_nodes_left_ = 0;
+  bool out_of_nodes_ = false;
   std::vector<int> ia_, ja_;
   std::vector<double> ar_;
 };
@@ -98,7 +109,7 @@ constexpr double kPackingGap = 0.10;
 }  // namespace
 
 PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& capacity,
-                           int time_limit_ms, bool group_jobs) {
+                           const SolveBudget& budget, bool group_jobs) {
   PooledSolution out;
   // Jobs with the same GPUs and options are interchangeable: one integer
   // variable per (group, option) counts how many of the group take it. This
@@ -162,7 +173,7 @@ PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& 
     }
   }
   prog.Load();
-  if (!prog.Solve(time_limit_ms, out.hit_time_limit, &out.lp_bound)) return out;
+  if (!prog.Solve(budget, out.hit_budget, &out.lp_bound)) return out;
   out.optimum = glp_mip_obj_val(p);
   // Hand each group's counts out to its jobs in queue order, best option
   // first.
@@ -190,7 +201,7 @@ PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& 
 
 Packing SolvePacking(const std::vector<PackedJob>& jobs, const std::vector<FreeServer>& servers,
                      const std::vector<std::vector<std::pair<int, int>>>& incumbent,
-                     int time_limit_ms) {
+                     const SolveBudget& budget) {
   Packing out;
   Program prog;
   glp_prob* p = prog.get();
@@ -262,7 +273,7 @@ Packing SolvePacking(const std::vector<PackedJob>& jobs, const std::vector<FreeS
     }
   }
   if (!start_ok) start.clear();
-  if (!prog.Solve(time_limit_ms, out.hit_time_limit, nullptr, fewest_pairs, kPackingGap,
+  if (!prog.Solve(budget, out.hit_budget, nullptr, fewest_pairs, kPackingGap,
                   std::move(start))) {
     return out;
   }

@@ -8,6 +8,13 @@
 
 namespace synergy::mechanisms {
 
+// How much work a solve may do (MechanismOptions' opt_* fields).
+struct SolveBudget {
+  int simplex_iterations = 100000;
+  int branch_nodes = 2000;
+  int time_limit_ms = 0;  // 0: no wall clock
+};
+
 // Program 1, the super-machine: every job picks exactly one option (per-GPU
 // point) so that the jobs' CPUs and memory fit the pooled free capacity,
 // maximising the sum of speedups. Every option is at or above proportional
@@ -18,14 +25,14 @@ struct PooledJob {
 };
 struct PooledSolution {
   bool ok = false;              // an integral solution was found
-  bool hit_time_limit = false;
+  bool hit_budget = false;
   double lp_bound = 0;          // the LP relaxation's optimum
   double optimum = 0;           // the integral solution's objective
   std::vector<int> choice;      // per job: index into its options
 };
 // `group_jobs`: see MechanismOptions::opt_group_jobs.
 PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& capacity,
-                           int time_limit_ms, bool group_jobs = true);
+                           const SolveBudget& budget, bool group_jobs = true);
 
 // Program 2, the mapping: integral GPUs of each job on real servers, each
 // server's free GPUs, cores, memory and storage respected, minimising the
@@ -40,7 +47,7 @@ struct FreeServer {
 };
 struct Packing {
   bool ok = false;
-  bool hit_time_limit = false;
+  bool hit_budget = false;
   // Per job: (server, GPUs there), ascending server.
   std::vector<std::vector<std::pair<int, int>>> gpus_on;
 };
@@ -48,6 +55,6 @@ struct Packing {
 // branch and bound starts from; the result is never worse than it.
 Packing SolvePacking(const std::vector<PackedJob>& jobs, const std::vector<FreeServer>& servers,
                      const std::vector<std::vector<std::pair<int, int>>>& incumbent,
-                     int time_limit_ms);
+                     const SolveBudget& budget);
 
 }  // namespace synergy::mechanisms

@@ -47,7 +47,8 @@ absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptio
   auto policy = MakePolicy(common.policy);
   if (!policy.ok()) return policy.status();
   MechanismOptions mechanism_options;
-  mechanism_options.opt_time_limit_ms = common.opt_time_limit_ms;
+  mechanism_options.opt_branch_nodes = common.opt_branch_nodes;
+  mechanism_options.opt_simplex_iterations = common.opt_simplex_iterations;
   auto mechanism = MakeMechanism(mechanism_name, mechanism_options);
   if (!mechanism.ok()) return mechanism.status();
 

@@ -67,7 +67,7 @@ absl::StatusOr<std::map<std::string, std::string>> SplitFlags(
 const std::set<std::string> kCommonValueFlags = {"--cluster", "--models", "--policy",
                                                  "--round-s", "--out",    "--seed",
                                                  "--split",   "--measure", "--placement",
-                                                 "--opt-time-limit-ms"};
+                                                 "--opt-branch-nodes", "--opt-simplex-iterations"};
 const std::set<std::string> kCommonSwitches = {"--multi-gpu", "--reference-compatible",
                                                "--progress", "--no-progress"};
 
@@ -89,13 +89,16 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
   c.out_dir = f["--out"];
   if (c.out_dir.empty()) return FlagError("--out", "", "is not a directory name");
   c.reference_compatible = f.count("--reference-compatible") > 0;
-  if (f.count("--opt-time-limit-ms")) {
-    int64_t ms = 0;
-    if (!ToInt(f["--opt-time-limit-ms"], ms) || ms <= 0 || ms > 3600000) {
-      return FlagError("--opt-time-limit-ms", f["--opt-time-limit-ms"],
-                       "is not a number of milliseconds between 1 and 3600000");
+  // OPT's work budget (no wall clock in the simulator: a run must give the
+  // same result on any machine).
+  for (const auto& [flag, field] : {std::pair{"--opt-branch-nodes", &c.opt_branch_nodes},
+                                    std::pair{"--opt-simplex-iterations", &c.opt_simplex_iterations}}) {
+    if (!f.count(flag)) continue;
+    int64_t n = 0;
+    if (!ToInt(f[flag], n) || n <= 0 || n > 100000000) {
+      return FlagError(flag, f[flag], "is not a count between 1 and 100000000");
     }
-    c.opt_time_limit_ms = static_cast<int>(ms);
+    *field = static_cast<int>(n);
   }
   if (f.count("--placement")) {
     const std::string& p = f["--placement"];
@@ -224,7 +227,7 @@ std::string RunUsage() {
          "         (--trace FILE | --load J [--seed S] [--split I,L,S] [--multi-gpu]\n"
          "                                  [--measure FROM,TO] [--record FILE])\n"
          "         --policy fifo|srtf|las|ftf\n"
-         "         --mechanism proportional|greedy|tune|tune-graded|opt [--opt-time-limit-ms 1000]\n"
+         "         --mechanism proportional|greedy|tune|tune-graded|opt [--opt-branch-nodes 2000] [--opt-simplex-iterations 100000]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
          "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
          "Without --cluster/--models the embedded 128-GPU cluster and model zoo are used.\n"

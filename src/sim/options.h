@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "synergy/job.h"
+#include "synergy/mechanism.h"
 #include "synergy/placement_state.h"
 
 namespace synergy::sim {
@@ -31,7 +32,8 @@ struct CommonOptions {
   double round_s = 300;
   bool reference_compatible = false;
   GpuPlacement gpu_placement = GpuPlacement::kConsolidate;  // --placement
-  int opt_time_limit_ms = 1000;                              // --opt-time-limit-ms
+  int opt_branch_nodes = MechanismOptions{}.opt_branch_nodes;              // --opt-branch-nodes
+  int opt_simplex_iterations = MechanismOptions{}.opt_simplex_iterations;  // --opt-simplex-iterations
   std::string out_dir;
   // nullopt: draw progress when stderr is a terminal.
   std::optional<bool> progress;

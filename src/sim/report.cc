@@ -102,7 +102,7 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
   }
   s.solver_rounds = result.solver_rounds;
   s.solver_fallbacks = result.solver_fallbacks;
-  s.solver_time_limit_rounds = result.solver_time_limit_rounds;
+  s.solver_budget_rounds = result.solver_budget_rounds;
   s.solver_stepped_down_rounds = result.solver_stepped_down_rounds;
   if (result.solver_rounds > 0) {
     s.mean_lp_bound = result.solver_lp_bound_sum / static_cast<double>(result.solver_rounds);
@@ -154,7 +154,7 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
                         "  \"mean_cpu_util\": %.6f,\n  \"mean_mem_util\": %.6f,\n"
                         "  \"rounds\": %d,\n  \"unplaced_after_revert\": %d,\n"
                         "  \"mean_throughput\": %.6f,\n  \"solver_rounds\": %d,\n"
-                        "  \"solver_fallbacks\": %d,\n  \"solver_time_limit_rounds\": %d,\n"
+                        "  \"solver_fallbacks\": %d,\n  \"solver_budget_rounds\": %d,\n"
                         "  \"solver_stepped_down_rounds\": %d,\n"
                         "  \"mean_lp_bound\": %.6f,\n  \"mean_realised\": %.6f\n}\n",
                         summary.jobs, summary.unfinished, summary.mean_jct_h,
@@ -162,7 +162,7 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
                         summary.mean_gpu_util, summary.mean_cpu_util, summary.mean_mem_util,
                         summary.rounds, summary.unplaced_after_revert, summary.mean_throughput,
                         summary.solver_rounds, summary.solver_fallbacks,
-                        summary.solver_time_limit_rounds, summary.solver_stepped_down_rounds,
+                        summary.solver_budget_rounds, summary.solver_stepped_down_rounds,
                         summary.mean_lp_bound,
                         summary.mean_realised);
 

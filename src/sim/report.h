@@ -31,7 +31,7 @@ struct Summary {
   // OPT only (zero otherwise).
   int64_t solver_rounds = 0;
   int64_t solver_fallbacks = 0;
-  int64_t solver_time_limit_rounds = 0;
+  int64_t solver_budget_rounds = 0;
   int64_t solver_stepped_down_rounds = 0;
   double mean_lp_bound = 0;
   double mean_realised = 0;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "synergy/job_view_rules.h"
 #include "synergy/round.h"
 
 namespace synergy::sim {
@@ -116,15 +117,10 @@ class Engine {
       v.id = spec.id;
       v.gpus = spec.gpus;
       v.arrival_s = spec.arrival_s;
-      const JobDemand demand = IdealDemandFor(model, spec.gpus, *config_.cluster);
-      v.ideal_demand = demand.ideal;
-      v.ideal_speedup = demand.speedup;
-      v.last_round_speedup = demand.speedup;
-      v.iteration_time_s = model.iteration_time_s;
+      SetModelFields(v, &model, *config_.cluster);
+      v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, 1.0, /*held_ideal=*/true);
       v.total_iterations = spec.iterations;
       v.remaining_iterations = spec.iterations;
-      v.placement_penalty = model.placement_penalty;
-      v.profile = &model.profile;
       by_id_[spec.id] = &job;
       queue_.push_back(&job);
       lookahead_ = next_();
@@ -166,9 +162,11 @@ class Engine {
     // The queue keeps the policy's order for the next round's stable sort.
     for (size_t i = 0; i < round.order.size(); ++i) queue_[i] = FromView(round.order[i]);
     for (const JobView* view : round.bumped) FromView(view)->view.priority = 1;
-    // Every job's speedup returns to its ideal value at the start of the
-    // round; placement then lowers it for jobs held at proportional.
-    for (SimJob* job : queue_) job->view.last_round_speedup = job->view.ideal_speedup;
+    // A job that holds nothing this round carries its ideal speedup; Book
+    // sets what the placed ones carry.
+    for (SimJob* job : queue_) {
+      job->view.last_round_speedup = CarriedSpeedup(job->view.ideal_speedup, 1.0, /*held_ideal=*/true);
+    }
 
     RoundSample sample;
     sample.time_s = t;
@@ -184,7 +182,7 @@ class Engine {
     if (solver.solved) {
       ++result_.solver_rounds;
       result_.solver_fallbacks += solver.fell_back;
-      result_.solver_time_limit_rounds += solver.hit_time_limit;
+      result_.solver_budget_rounds += solver.hit_budget;
       result_.solver_stepped_down_rounds += solver.stepped_down > 0;
       result_.solver_lp_bound_sum += solver.lp_bound;
       result_.solver_realised_sum += solver.realised;
@@ -214,10 +212,7 @@ class Engine {
     }
     v.remaining_iterations = v.total_iterations - job.executed;
     v.attained_service_s += round;
-    // At its ideal demand a job reports its ideal speedup even where it was
-    // booked at 1 (a reverted peer whose ideal is not above proportional,
-    // as the reference does); elsewhere the speedup of its allocation.
-    v.last_round_speedup = a.at_ideal ? v.ideal_speedup : a.speedup;
+    v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, a.speedup, a.at_ideal);
     if (job.start_s < 0) job.start_s = t;
   }
 

@@ -78,7 +78,7 @@ struct SimResult {
   // the sums of its pooled LP bound and of the throughput it realised.
   int64_t solver_rounds = 0;
   int64_t solver_fallbacks = 0;
-  int64_t solver_time_limit_rounds = 0;
+  int64_t solver_budget_rounds = 0;
   int64_t solver_stepped_down_rounds = 0;  // some job below the pooled choice
   double solver_lp_bound_sum = 0;
   double solver_realised_sum = 0;

@@ -68,7 +68,8 @@ expect bad_mechanism "--mechanism: 'opt2'" --trace "$work/good.csv" --policy fif
 expect bad_load "--load: 'nine'" --load nine "${run[@]}"
 expect bad_split "--split: '20,70'" --load 9 --split 20,70 "${run[@]}"
 expect bad_measure "--measure: '5,5'" --load 9 --measure 5,5 "${run[@]}"
-expect bad_opt_limit "--opt-time-limit-ms: '0'" --trace "$work/good.csv" --policy fifo --mechanism opt --opt-time-limit-ms 0
+expect bad_opt_nodes "--opt-branch-nodes: '0'" --trace "$work/good.csv" --policy fifo --mechanism opt --opt-branch-nodes 0
+expect wall_clock_gone "unknown flag '--opt-time-limit-ms'" --trace "$work/good.csv" --policy fifo --mechanism opt --opt-time-limit-ms 100
 expect both_workloads "exactly one of --trace" --trace "$work/good.csv" --load 9 "${run[@]}"
 
 # A good run still works and writes a complete report.

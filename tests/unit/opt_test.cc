@@ -15,8 +15,8 @@ class OptTest : public ::testing::Test {
   ModelZoo zoo_ = testing::ZooOrDie();
 
   static Plan Place(const std::string& mechanism, const Cluster& cluster,
-                    const std::vector<JobView>& jobs) {
-    auto m = MakeMechanism(mechanism, MechanismOptions{10000});
+                    const std::vector<JobView>& jobs, const MechanismOptions& options = {}) {
+    auto m = MakeMechanism(mechanism, options);
     EXPECT_TRUE(m.ok());
     PlacementState state(cluster);
     auto q = testing::Pointers(jobs);
@@ -37,6 +37,32 @@ class OptTest : public ::testing::Test {
   }
 };
 
+// OPT's budget is work (branch-and-bound nodes, simplex iterations), not
+// time: a solve it cuts short ends at the same point, with the same plan,
+// however fast the machine, and says so.
+TEST_F(OptTest, ASolveCutShortByItsBudgetGivesTheSamePlanEveryTime) {
+  const Cluster cluster = testing::Homogeneous(3, 8, 24, 500);
+  std::vector<JobView> jobs;
+  const char* models[] = {"alexnet", "res18", "gnmt", "res50", "mobilenet", "transformer"};
+  for (int i = 0; i < 22; ++i) jobs.push_back(testing::MakeJob(zoo_, cluster, i, models[i % 6], 1 + (i % 3 == 0)));
+  MechanismOptions tight;
+  tight.opt_simplex_iterations = 5;
+  const Plan first = Place("opt", cluster, jobs, tight);
+  EXPECT_TRUE(first.solver.hit_budget);
+  for (int run = 0; run < 3; ++run) {
+    const Plan again = Place("opt", cluster, jobs, tight);
+    EXPECT_EQ(again.solver.hit_budget, first.solver.hit_budget);
+    EXPECT_EQ(again.solver.fell_back, first.solver.fell_back);
+    ASSERT_EQ(again.assignments.size(), first.assignments.size());
+    for (size_t i = 0; i < first.assignments.size(); ++i) {
+      EXPECT_EQ(again.assignments[i].job, first.assignments[i].job);
+      EXPECT_EQ(again.assignments[i].Total(), first.assignments[i].Total());
+    }
+  }
+  // With the default budget the same round is solved to the end.
+  EXPECT_FALSE(Place("opt", cluster, jobs).solver.hit_budget);
+}
+
 // One server of 8 GPUs, 24 cores, 500 GB; two alexnets and six gnmts, one
 // GPU each. gnmt is as fast on 1 core and 20 GB (its ideal) as anywhere.
 // That leaves 18 cores for the alexnets, whose speedups at 3..12 cores are
@@ -52,7 +78,7 @@ TEST_F(OptTest, FindsTheOptimumOfATwoModelServer) {
   ASSERT_EQ(opt.assignments.size(), 8u);
   EXPECT_TRUE(opt.solver.solved);
   EXPECT_FALSE(opt.solver.fell_back);
-  EXPECT_FALSE(opt.solver.hit_time_limit);
+  EXPECT_FALSE(opt.solver.hit_budget);
   EXPECT_EQ(opt.solver.stepped_down, 0);
   EXPECT_EQ(opt.solver.split_jobs, 0);
   EXPECT_NEAR(Sum(opt), 10.69, 1e-9);

@@ -98,7 +98,7 @@ TEST(PlacementProperties, RandomisedClustersAndQueues) {
   const ModelZoo zoo = testing::ZooOrDie();
   std::mt19937 rng(20221202);
   MechanismOptions options;
-  options.opt_time_limit_ms = 2000;
+  options.opt_branch_nodes = 5000;
   for (int iteration = 0; iteration < 400; ++iteration) {
     Case c = RandomCase(rng, zoo);
     const std::string policy_name = PolicyNames()[iteration % 4];

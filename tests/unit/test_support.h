@@ -8,6 +8,7 @@
 #include "synergy/cluster.h"
 #include "synergy/default_configs.h"
 #include "synergy/job.h"
+#include "synergy/job_view_rules.h"
 #include "synergy/model_zoo.h"
 
 namespace synergy::testing {
@@ -37,19 +38,14 @@ inline Cluster Homogeneous(int servers, int gpus, double cpus, double mem_gb,
 inline JobView MakeJob(const ModelZoo& zoo, const Cluster& cluster, JobId id,
                        const std::string& model, int gpus, double arrival_s = 0,
                        double iterations = 1000) {
-  const ModelSpec& m = zoo.model(zoo.Find(model));
-  JobDemand d = IdealDemandFor(m, gpus, cluster);
   JobView j;
   j.id = id;
   j.gpus = gpus;
   j.arrival_s = arrival_s;
-  j.ideal_demand = d.ideal;
-  j.ideal_speedup = d.speedup;
-  j.last_round_speedup = d.speedup;
-  j.iteration_time_s = m.iteration_time_s;
+  SetModelFields(j, &zoo.model(zoo.Find(model)), cluster);
+  j.last_round_speedup = j.ideal_speedup;
   j.total_iterations = iterations;
   j.remaining_iterations = iterations;
-  j.profile = &m.profile;
   return j;
 }
 
