@@ -64,7 +64,8 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
   *job.mutable_lease() = lease;
   ++counters_.leases_granted;
   batch.counters[kNextEpochCounter] = next_epoch_;
-  if (job.state() != v1::JOB_STATE_RUNNING) SetState(job, v1::JOB_STATE_RUNNING, "lease granted", now_ms);
+  // The reason names this lease, not one that is ending.
+  SetState(job, v1::JOB_STATE_RUNNING, absl::StrFormat("lease %d granted", lease.epoch()), now_ms);
   Record(batch, job, absl::StrFormat("lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
 }
 

@@ -197,7 +197,9 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
                                      std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())};
       busy_gpus.insert(s.gpu_ids().begin(), s.gpu_ids().end());
       busy_cpus.insert(s.cpu_ids().begin(), s.cpu_ids().end());
-      if (!lease.profiling() && job.state() != v1::JOB_STATE_RUNNING) SetState(job, v1::JOB_STATE_RUNNING, "running", now_ms);
+      if (!lease.profiling()) {
+        SetState(job, v1::JOB_STATE_RUNNING, absl::StrFormat("running under lease %d", lease.epoch()), now_ms);
+      }
       Record(batch, job, absl::StrFormat("lease %d launched on %s (attempt %d)", lease.epoch(),
                                          n.info.name(), job.attempts()),
              now_ms);

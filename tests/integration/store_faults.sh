@@ -9,7 +9,8 @@
 #     are possible again the same daemon takes changes without a restart;
 #  3. kill -9 in the middle of a second episode, then a restart: the
 #     finished jobs stay finished and never run again, no epoch is
-#     launched twice, and the job that waited runs once.
+#     launched twice, and the job that waited runs once;
+#  4. SIGTERM with an idle connection to /metrics: synergyd exits promptly.
 # usage: store_faults.sh BUILD_DIR
 BIN=$1
 TEST=store_faults
@@ -88,4 +89,21 @@ done
 dup=$(grep -o "launched [^ ]* lease [0-9]*" "$work/node-n1.log" | awk '{print $4}' | sort | uniq -d)
 [[ -z $dup ]] || fail "epoch(s) launched twice: $dup"
 echo "ok   after kill -9 and a restart: finished jobs stayed finished, every job ran once, no epoch twice"
+
+# ---- 4. SIGTERM is prompt whatever the clients do: an idle connection to
+# /metrics that never sends a request does not hold synergyd up
+kill -TERM "$daemon_pid"
+for _ in $(seq 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
+METRICS_PORT=$(free_port)
+start_daemon
+exec 3<>"/dev/tcp/127.0.0.1/$METRICS_PORT" || fail "cannot connect to /metrics"
+sleep 0.3
+t0=$(date +%s%N)
+kill -TERM "$daemon_pid"
+for _ in $(seq 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$daemon_pid" 2>/dev/null && fail "synergyd still running 5 s after SIGTERM with an idle /metrics client"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+exec 3>&-
+grep -q "SIGTERM\|Terminated" "$work/synergyd.log" || fail "SIGTERM was not logged"
+echo "ok   SIGTERM with an idle /metrics connection: synergyd exited in $ms ms"
 echo "PASS $TEST"
