@@ -70,14 +70,21 @@ class DaemonStateTest : public ::testing::Test {
     return spec;
   }
 
-  static v1::HeartbeatResponse Beat(DaemonState& s, const std::string& node, int64_t now_ms,
-                                    std::vector<v1::RunningProcess> running = {},
-                                    std::vector<v1::ProcessExit> exits = {}) {
+  // A heartbeat as the node sends it; the daemon may refuse it.
+  static absl::StatusOr<v1::HeartbeatResponse> TryBeat(DaemonState& s, const std::string& node, int64_t now_ms,
+                                                       std::vector<v1::RunningProcess> running = {},
+                                                       std::vector<v1::ProcessExit> exits = {}) {
     v1::HeartbeatRequest r;
     r.set_name(node);
     for (auto& p : running) *r.add_running() = p;
     for (auto& e : exits) *r.add_exits() = e;
-    auto reply = s.Heartbeat(r, now_ms);
+    return s.Heartbeat(r, now_ms);
+  }
+  // A heartbeat the daemon must accept.
+  static v1::HeartbeatResponse Beat(DaemonState& s, const std::string& node, int64_t now_ms,
+                                    std::vector<v1::RunningProcess> running = {},
+                                    std::vector<v1::ProcessExit> exits = {}) {
+    auto reply = TryBeat(s, node, now_ms, std::move(running), std::move(exits));
     EXPECT_TRUE(reply.ok()) << reply.status();
     return reply.ok() ? *reply : v1::HeartbeatResponse();
   }

@@ -30,14 +30,11 @@ class DaemonStoreFaultsTest : public DaemonStateTest {
     }
   }
 
-  absl::StatusOr<v1::HeartbeatResponse> TryBeat(DaemonState& s, const std::string& node, int64_t now_ms,
-                                                std::vector<v1::RunningProcess> running = {},
-                                                std::vector<v1::ProcessExit> exits = {}) {
-    v1::HeartbeatRequest r;
-    r.set_name(node);
-    for (auto& p : running) *r.add_running() = p;
-    for (auto& e : exits) *r.add_exits() = e;
-    auto reply = s.Heartbeat(r, now_ms);
+  // A heartbeat whose launch orders are checked (Sent).
+  absl::StatusOr<v1::HeartbeatResponse> SentBeat(DaemonState& s, const std::string& node, int64_t now_ms,
+                                                 std::vector<v1::RunningProcess> running = {},
+                                                 std::vector<v1::ProcessExit> exits = {}) {
+    auto reply = TryBeat(s, node, now_ms, std::move(running), std::move(exits));
     if (reply.ok()) Sent(*reply);
     return reply;
   }
@@ -67,7 +64,7 @@ TEST_F(DaemonStoreFaultsTest, ARoundWhoseCommitFailsGrantsAndLaunchesNothing) {
   }
   // The node hears of no lease: a heartbeat with nothing to store is
   // answered, and it launches nothing.
-  auto beat = TryBeat(*s, "n1", 200);
+  auto beat = SentBeat(*s, "n1", 200);
   ASSERT_TRUE(beat.ok()) << beat.status();
   EXPECT_EQ(beat->launch_size(), 0);
   EXPECT_EQ(s->counters().leases_granted, 0);
@@ -78,7 +75,7 @@ TEST_F(DaemonStoreFaultsTest, ARoundWhoseCommitFailsGrantsAndLaunchesNothing) {
   ASSERT_TRUE(s->RunRound(1100).ok());
   EXPECT_EQ(s->GetJob(a)->lease().epoch(), 1);
   EXPECT_EQ(s->GetJob(b)->lease().epoch(), 2);
-  EXPECT_EQ(TryBeat(*s, "n1", 1200)->launch_size(), 2);
+  EXPECT_EQ(SentBeat(*s, "n1", 1200)->launch_size(), 2);
 }
 
 TEST_F(DaemonStoreFaultsTest, ARefusedHeartbeatChangesNothingAndItsExitCountsWhenResent) {
@@ -86,16 +83,16 @@ TEST_F(DaemonStoreFaultsTest, ARefusedHeartbeatChangesNothingAndItsExitCountsWhe
   AddNode(*s, "n1", 1, 3, 24, 0);
   const std::string id = *s->Submit(Spec(1), "alice", 0);
   ASSERT_TRUE(s->RunRound(0).ok());
-  ASSERT_EQ(TryBeat(*s, "n1", 10)->launch_size(), 1);
+  ASSERT_EQ(SentBeat(*s, "n1", 10)->launch_size(), 1);
   const int64_t epoch = s->GetJob(id)->lease().epoch();
   faults_->refuse_commits = true;
-  auto refused = TryBeat(*s, "n1", 20, {}, {Exit(id, epoch, 0)});
+  auto refused = SentBeat(*s, "n1", 20, {}, {Exit(id, epoch, 0)});
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_RUNNING);
   EXPECT_TRUE(s->GetJob(id)->has_lease());
   // The node keeps an unacknowledged exit and sends it again.
   faults_->refuse_commits = false;
-  ASSERT_TRUE(TryBeat(*s, "n1", 30, {}, {Exit(id, epoch, 0)}).ok());
+  ASSERT_TRUE(SentBeat(*s, "n1", 30, {}, {Exit(id, epoch, 0)}).ok());
   EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_SUCCEEDED);
 }
 
@@ -105,12 +102,12 @@ TEST_F(DaemonStoreFaultsTest, CancelAndDrainThatCannotBeStoredSendNoStopAndChang
   const std::string id = *s->Submit(Spec(1), "alice", 0);
   ASSERT_TRUE(s->RunRound(0).ok());
   const int64_t epoch = s->GetJob(id)->lease().epoch();
-  ASSERT_EQ(TryBeat(*s, "n1", 10)->launch_size(), 1);
+  ASSERT_EQ(SentBeat(*s, "n1", 10)->launch_size(), 1);
   faults_->refuse_commits = true;
   EXPECT_EQ(s->Cancel(id, 20).status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(s->SetDrained("n1", true, 20).status().code(), absl::StatusCode::kUnavailable);
   faults_->refuse_commits = false;
-  auto beat = TryBeat(*s, "n1", 30, {Running(id, epoch)});
+  auto beat = SentBeat(*s, "n1", 30, {Running(id, epoch)});
   ASSERT_TRUE(beat.ok()) << beat.status();
   EXPECT_EQ(beat->stop_size(), 0) << "a cancel that was never stored stopped the job";
   EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_RUNNING);
@@ -118,7 +115,7 @@ TEST_F(DaemonStoreFaultsTest, CancelAndDrainThatCannotBeStoredSendNoStopAndChang
   EXPECT_EQ(s->counters().leases_ended, 0);
   // Stored, the cancel stops it.
   ASSERT_TRUE(s->Cancel(id, 40).ok());
-  EXPECT_EQ(TryBeat(*s, "n1", 50, {Running(id, epoch)})->stop_size(), 1);
+  EXPECT_EQ(SentBeat(*s, "n1", 50, {Running(id, epoch)})->stop_size(), 1);
 }
 
 TEST_F(DaemonStoreFaultsTest, RefusedSubmissionsAndCheckpointsLeaveNoTrace) {
@@ -153,10 +150,10 @@ TEST_F(DaemonStoreFaultsTest, AfterADiskFullEpisodeAndAKillNoEpochRunsTwiceAndNo
     done_id = *s->Submit(Spec(1), "alice", 0);
     running_id = *s->Submit(Spec(1), "alice", 0);
     ASSERT_TRUE(s->RunRound(0).ok());
-    ASSERT_EQ(TryBeat(*s, "n1", 10)->launch_size(), 2);
+    ASSERT_EQ(SentBeat(*s, "n1", 10)->launch_size(), 2);
     const int64_t done_epoch = s->GetJob(done_id)->lease().epoch();
     running_epoch = s->GetJob(running_id)->lease().epoch();
-    ASSERT_TRUE(TryBeat(*s, "n1", 20, {Running(running_id, running_epoch)}, {Exit(done_id, done_epoch, 0)}).ok());
+    ASSERT_TRUE(SentBeat(*s, "n1", 20, {Running(running_id, running_epoch)}, {Exit(done_id, done_epoch, 0)}).ok());
     ASSERT_EQ(s->GetJob(done_id)->state(), v1::JOB_STATE_SUCCEEDED);
     // The disk fills: a new job waits, rounds and ticks fail for a while.
     waiting_id = *s->Submit(Spec(1), "alice", 30);
@@ -165,7 +162,7 @@ TEST_F(DaemonStoreFaultsTest, AfterADiskFullEpisodeAndAKillNoEpochRunsTwiceAndNo
       EXPECT_FALSE(s->RunRound(t).ok());
       // A tick with nothing to store (the round's service time was undone) writes nothing.
       EXPECT_TRUE(s->Tick(t + 1).ok());
-      auto beat = TryBeat(*s, "n1", t + 2, {Running(running_id, running_epoch)});
+      auto beat = SentBeat(*s, "n1", t + 2, {Running(running_id, running_epoch)});
       if (beat.ok()) {
         EXPECT_EQ(beat->launch_size(), 0);
       }
@@ -186,7 +183,7 @@ TEST_F(DaemonStoreFaultsTest, AfterADiskFullEpisodeAndAKillNoEpochRunsTwiceAndNo
   EXPECT_EQ(r->GetJob(done_id)->state(), v1::JOB_STATE_SUCCEEDED);
   for (int64_t t = 7000; t < 10000; t += 1000) {
     ASSERT_TRUE(r->RunRound(t).ok());
-    ASSERT_TRUE(TryBeat(*r, "n1", t + 10, {Running(running_id, running_epoch)}).ok());
+    ASSERT_TRUE(SentBeat(*r, "n1", t + 10, {Running(running_id, running_epoch)}).ok());
   }
   EXPECT_EQ(launches_[done_id], 1) << "a finished job ran again";
   EXPECT_EQ(launches_[running_id], 1) << "the running job was relaunched";
