@@ -66,6 +66,8 @@ DaemonState::RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms, const s
       }
     }
     snap.views.push_back(ViewOf(job, zoo_, snap.cluster, measured));
+    // Service is stored every progress flush; the round counts it to now.
+    snap.views.back().attained_service_s = ServiceNowMs(id, now_ms) / 1000.0;
     // Running now: for the starvation guard it last ran now, as the
     // simulator marks every job that ran in the round before.
     if (job.has_lease() && rt.launched()) snap.views.back().last_execution_end_s = now_ms / 1000.0;
@@ -78,10 +80,17 @@ void DaemonState::AccountService(int64_t now_ms) {
     if (!job.has_lease() || runtime_.at(id).launched_on.empty()) continue;
     // Time held, as the core's JobView::attained_service_s means it.
     v1::Job& held = jobs_.Edit(id);
-    held.set_attained_service_ms(held.attained_service_ms() + (now_ms - last_accounted_ms_));
+    held.set_attained_service_ms(ServiceNowMs(id, now_ms));
+    runtime_.Edit(id).service_from_ms = now_ms;
     MarkDirty(id);
   }
-  last_accounted_ms_ = now_ms;
+}
+
+int64_t DaemonState::ServiceNowMs(const std::string& id, int64_t now_ms) const {
+  const v1::Job& job = jobs_.at(id);
+  const JobRuntime& rt = runtime_.at(id);
+  const bool holding = job.has_lease() && !rt.launched_on.empty() && rt.service_from_ms > 0;
+  return job.attained_service_ms() + (holding ? std::max<int64_t>(0, now_ms - rt.service_from_ms) : 0);
 }
 
 RoundResult DaemonState::PlanRound(const RoundSnapshot& snap, int64_t now_ms) const {
@@ -103,14 +112,12 @@ RoundResult DaemonState::PlanRound(const RoundSnapshot& snap, int64_t now_ms) co
 absl::Status DaemonState::RunRound(int64_t now_ms) {
   const auto start = std::chrono::steady_clock::now();
   Change change(*this);
-  AccountService(now_ms);
   Batch batch;
   GrantProfilingLeases(batch, now_ms);
   NoteProfileWaitsOver(batch, now_ms);
   RoundSnapshot snap = SnapshotForRound(now_ms);
   ++round_;
   if (snap.cluster.num_servers() == 0) {
-    AddDirtyJobs(batch);
     counters_.rounds++;
     return change.Commit(std::move(batch));
   }
@@ -216,7 +223,6 @@ absl::Status DaemonState::RunRound(int64_t now_ms) {
              now_ms);
     Record(batch, job, "queued", now_ms);
   }
-  AddDirtyJobs(batch);
   counters_.rounds++;
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   queue_order_ = std::move(order);

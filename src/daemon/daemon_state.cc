@@ -60,7 +60,6 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
   auto drained = s->store_->LoadDrained();
   if (!drained.ok()) return drained.status();
   s->drained_ = *drained;
-  s->last_accounted_ms_ = now_ms;
   auto jobs = s->store_->LoadJobs();
   if (!jobs.ok()) return jobs.status();
   for (v1::Job& job : *jobs) {
@@ -88,11 +87,21 @@ void DaemonState::MarkDirty(const std::string& job_id) {
 }
 
 void DaemonState::AddDirtyJobs(Batch& batch) const {
+  std::set<std::string> in_batch;
+  for (const v1::Job& j : batch.jobs) in_batch.insert(j.id());
   for (const std::string& id : dirty_) {
-    bool in_batch = false;
-    for (const v1::Job& j : batch.jobs) in_batch = in_batch || j.id() == id;
-    if (!in_batch) batch.jobs.push_back(jobs_.at(id));
+    if (!in_batch.count(id)) batch.jobs.push_back(jobs_.at(id));
   }
+}
+
+absl::Status DaemonState::FlushProgress(int64_t now_ms) {
+  Change change(*this);
+  Batch batch;
+  AccountService(now_ms);
+  AddDirtyJobs(batch);
+  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  last_progress_flush_ms_ = now_ms;
+  return absl::OkStatus();
 }
 
 DaemonState::Change::Change(DaemonState& state)
@@ -100,7 +109,6 @@ DaemonState::Change::Change(DaemonState& state)
       next_job_(state.next_job_),
       next_epoch_(state.next_epoch_),
       round_(state.round_),
-      last_accounted_ms_(state.last_accounted_ms_),
       counters_(state.counters_) {
   state_.jobs_.Open();
   state_.runtime_.Open();
@@ -121,7 +129,6 @@ void DaemonState::Change::Undo() {
   state_.next_job_ = next_job_;
   state_.next_epoch_ = next_epoch_;
   state_.round_ = round_;
-  state_.last_accounted_ms_ = last_accounted_ms_;
   const int64_t failures = state_.counters_.store_failures;
   state_.counters_ = counters_;
   state_.counters_.store_failures = failures;

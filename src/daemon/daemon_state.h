@@ -108,6 +108,9 @@ class DaemonState {
   // Housekeeping between rounds: lost nodes, unadopted leases, overdue
   // lease ends, progress flushed to the store.
   absl::Status Tick(int64_t now_ms);
+  // Stores the progress agents reported since the last flush (ticks do it
+  // every kProgressFlushMs; a clean shutdown calls it).
+  absl::Status FlushProgress(int64_t now_ms);
 
   const DaemonCounters& counters() const { return counters_; }
   const DaemonConfig& config() const { return config_; }
@@ -153,6 +156,9 @@ class DaemonState {
     std::map<int64_t, EndingLease> ending;  // by epoch
     bool stopping = false;              // cancelled or failed: stop orders out
     bool profile_wait_told = false;     // its event says it runs unprofiled for now
+    // Up to when the current lease's time is in Job.attained_service_ms
+    // (set at launch or re-adoption, advanced when progress is stored).
+    int64_t service_from_ms = 0;
     // Its current lease has (or, after a restart, may have) processes.
     bool launched() const { return !launched_on.empty() || adopt_deadline_ms > 0; }
   };
@@ -162,6 +168,7 @@ class DaemonState {
   static constexpr const char* kNextEpochCounter = "next_epoch";
   static constexpr const char* kCredentialKeySecret = "credential_key";
   static constexpr int kOptSafetyNetMs = 2000;
+  static constexpr int64_t kProgressFlushMs = 10000;
 
   // One change to the state (see the top of this file). A change that is
   // not committed is undone when it goes out of scope, so an early return
@@ -178,7 +185,7 @@ class DaemonState {
    private:
     void Undo();
     DaemonState& state_;
-    int64_t next_job_, next_epoch_, round_, last_accounted_ms_;
+    int64_t next_job_, next_epoch_, round_;
     DaemonCounters counters_;
     bool closed_ = false;
   };
@@ -221,7 +228,11 @@ class DaemonState {
   // The node is shutting down: its leases end (once), and it is let go
   // when it has no process left.
   void Leave(NodeRecord& node, Batch& batch, int64_t now_ms);
+  // Adds the time held since service_from_ms to each running job's
+  // attained service (stored with the next flush).
   void AccountService(int64_t now_ms);
+  // The attained service of `id` now, stored or not.
+  int64_t ServiceNowMs(const std::string& id, int64_t now_ms) const;
   // The core's plan for `snap` (which must outlive the result), with the
   // servers relabelled to keep running jobs on their nodes.
   RoundResult PlanRound(const RoundSnapshot& snap, int64_t now_ms) const;
@@ -246,10 +257,10 @@ class DaemonState {
   std::set<std::string> dirty_;
   std::vector<std::string> dirtied_in_change_;
   int64_t failing_commits_ = 0;  // in a row, for one log line per episode
+  int64_t last_progress_flush_ms_ = 0;
   int64_t next_job_ = 1;
   int64_t next_epoch_ = 1;
   int64_t round_ = 0;
-  int64_t last_accounted_ms_ = 0;  // when service time was last added (each round)
   DaemonCounters counters_;
 };
 

@@ -103,6 +103,11 @@ void Daemon::Shutdown() {
   wait_cv_.notify_all();
   if (loop_.joinable()) loop_.join();
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  if (state_) {
+    // What agents reported since the last tick that stored it.
+    std::lock_guard lock(guarded_.mu);
+    state_->FlushProgress(service::NowUnixMs()).IgnoreError();
+  }
   metrics_.Stop();
   spdlog::info("synergyd: stopped");
   std::lock_guard lock(wait_mu_);

@@ -80,13 +80,16 @@ void BM_AgentProgress(benchmark::State& state) {
   auto channel = grpc::CreateChannel(r.address, grpc::InsecureChannelCredentials());
   auto sched = v1::SchedulerService::NewStub(channel);
   auto node = v1::NodeService::NewStub(channel);
-  {
-    // One big node so every agent's job gets a lease.
+  // Big nodes (at most 1,000 GPUs each, within a registration's bounds) so
+  // every agent's job gets a lease.
+  constexpr int kGpusPerNode = 1000;
+  for (int first = 0; first < agents; first += kGpusPerNode) {
+    const int gpus = std::min(kGpusPerNode, agents - first);
     v1::RegisterNodeRequest reg;
-    reg.set_name("big");
-    for (int i = 0; i < agents; ++i) reg.mutable_resources()->add_gpu_ids(i);
-    for (int i = 0; i < 12 * agents; ++i) reg.mutable_resources()->add_cpu_ids(i);
-    reg.mutable_resources()->set_mem_gb(125.0 * agents);
+    reg.set_name("big" + std::to_string(first / kGpusPerNode));
+    for (int i = 0; i < gpus; ++i) reg.mutable_resources()->add_gpu_ids(i);
+    for (int i = 0; i < 12 * gpus; ++i) reg.mutable_resources()->add_cpu_ids(i);
+    reg.mutable_resources()->set_mem_gb(125.0 * gpus);
     grpc::ClientContext ctx;
     v1::RegisterNodeResponse resp;
     node->RegisterNode(&ctx, reg, &resp);
@@ -99,7 +102,7 @@ void BM_AgentProgress(benchmark::State& state) {
     sched->SubmitJob(&ctx, req, &resp);
   }
   std::vector<std::pair<std::string, int64_t>> leases;
-  for (int attempt = 0; attempt < 100 && static_cast<int>(leases.size()) < agents; ++attempt) {
+  for (int attempt = 0; attempt < 300 && static_cast<int>(leases.size()) < agents; ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     grpc::ClientContext ctx;
     v1::ListJobsResponse jobs;
@@ -174,7 +177,7 @@ void BM_AgentProgress(benchmark::State& state) {
   r.daemon->Shutdown();
   std::filesystem::remove_all(r.dir);
 }
-BENCHMARK(BM_AgentProgress)->Arg(250)->Arg(1000)->Arg(2000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AgentProgress)->Arg(250)->Arg(1000)->Arg(2000)->Arg(10000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace synergy::daemon

@@ -755,6 +755,30 @@ TEST_F(DaemonStateTest, DrainUndrainAndANewNodeLeaveAPlainJobOnItsFirstAttempt) 
   EXPECT_TRUE(s->GetJob(other)->has_lease());
 }
 
+// Attained service is the time a job held its GPUs: from its launch (not
+// its grant) to its lease's end, stored with progress every flush and
+// counted to now by each round in between.
+TEST_F(DaemonStateTest, ServiceCountsTheTimeHeldFromLaunchToTheEnd) {
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string id = *s->Submit(Spec(1), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  const int64_t epoch = s->GetJob(id)->lease().epoch();
+  ASSERT_EQ(Beat(*s, "n1", 1000).launch_size(), 1);  // granted at 0, launched at 1 s
+  v1::RunningProcess p;
+  p.set_job_id(id);
+  p.set_epoch(epoch);
+  EXPECT_EQ(s->SnapshotForRound(4000).views[0].attained_service_s, 3.0);
+  for (int64_t t = 3000; t <= 12000; t += 2000) Beat(*s, "n1", t, {p});  // alive (heartbeat_timeout_s 3)
+  ASSERT_TRUE(s->Tick(12000).ok());  // a progress flush stores it
+  EXPECT_EQ(s->GetJob(id)->attained_service_ms(), 11000);
+  Beat(*s, "n1", 14000, {p});
+  Beat(*s, "n1", 15000, {}, {Exit(id, epoch, 0)});
+  EXPECT_EQ(s->GetJob(id)->attained_service_ms(), 14000);
+  s.reset();
+  EXPECT_EQ(Open()->GetJob(id)->attained_service_ms(), 14000);
+}
+
 // synergy-node on SIGTERM says it is leaving: its leases end at once (a
 // plain process is stopped with the grace, an agent checkpoints), nothing
 // more launches there, the jobs are requeued and the next round places
