@@ -58,7 +58,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   }
   if (!config.metrics_listen.empty()) {
     auto port = d->metrics_.Start(config.metrics_listen, [raw = d.get()] {
-      std::lock_guard lock(raw->guarded_.mu);
+      absl::MutexLock lock(&raw->guarded_.mu);
       return RenderMetrics(*raw->state_);
     });
     if (!port.ok()) return port.status();
@@ -79,7 +79,7 @@ void Daemon::RoundLoop() {
   while (!stop_) {
     const auto now = clock::now();
     {
-      std::lock_guard lock(guarded_.mu);
+      absl::MutexLock lock(&guarded_.mu);
       // A tick or round the store refuses changed nothing (DaemonState
       // logged it): the next tick and round try again.
       state_->Tick(service::NowUnixMs()).IgnoreError();
@@ -105,7 +105,7 @@ void Daemon::Shutdown() {
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   if (state_) {
     // What agents reported since the last tick that stored it.
-    std::lock_guard lock(guarded_.mu);
+    absl::MutexLock lock(&guarded_.mu);
     state_->FlushProgress(service::NowUnixMs()).IgnoreError();
   }
   metrics_.Stop();

@@ -114,7 +114,7 @@ grpc::Status ToGrpc(const absl::Status& status) {
 
 grpc::Status SchedulerServiceImpl::SubmitJob(grpc::ServerContext* ctx, const v1::SubmitJobRequest* req,
                                              v1::SubmitJobResponse* resp) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/SubmitJob"));
   SYNERGY_VALIDATE(service::ValidateSubmitJobRequest(*req));
   v1::JobSpec spec = req->spec();
@@ -139,7 +139,7 @@ grpc::Status SchedulerServiceImpl::SubmitJob(grpc::ServerContext* ctx, const v1:
 
 grpc::Status SchedulerServiceImpl::CancelJob(grpc::ServerContext* ctx, const v1::CancelJobRequest* req,
                                              v1::CancelJobResponse* resp) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/CancelJob"));
   SYNERGY_VALIDATE(service::ValidateCancelJobRequest(*req));
   auto owner = g_.state->OwnerOf(req->job_id());
@@ -154,7 +154,7 @@ grpc::Status SchedulerServiceImpl::CancelJob(grpc::ServerContext* ctx, const v1:
 }
 
 grpc::Status SchedulerServiceImpl::GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req, v1::Job* resp) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/GetJob"));
   SYNERGY_VALIDATE(service::ValidateGetJobRequest(*req));
   auto job = g_.state->GetJob(req->job_id());
@@ -167,7 +167,7 @@ grpc::Status SchedulerServiceImpl::GetJob(grpc::ServerContext* ctx, const v1::Ge
 grpc::Status SchedulerServiceImpl::ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest* req,
                                             v1::ListJobsResponse* resp) {
   std::set<int> states(req->states().begin(), req->states().end());
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/ListJobs"));
   SYNERGY_VALIDATE(service::ValidateListJobsRequest(*req));
   for (v1::Job& j : g_.state->ListJobs(states)) {
@@ -182,7 +182,7 @@ grpc::Status SchedulerServiceImpl::ListJobs(grpc::ServerContext* ctx, const v1::
 
 grpc::Status SchedulerServiceImpl::ListNodes(grpc::ServerContext* ctx, const v1::ListNodesRequest*,
                                              v1::ListNodesResponse* resp) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/ListNodes"));
   for (v1::Node& n : g_.state->ListNodes(NowUnixMs())) *resp->add_nodes() = std::move(n);
   return grpc::Status::OK;
@@ -190,7 +190,7 @@ grpc::Status SchedulerServiceImpl::ListNodes(grpc::ServerContext* ctx, const v1:
 
 grpc::Status SchedulerServiceImpl::GetClusterState(grpc::ServerContext* ctx, const v1::ClusterStateRequest*,
                                                    v1::ClusterState* resp) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/GetClusterState"));
   *resp = g_.state->Cluster();
   return grpc::Status::OK;
@@ -198,7 +198,7 @@ grpc::Status SchedulerServiceImpl::GetClusterState(grpc::ServerContext* ctx, con
 
 grpc::Status SchedulerServiceImpl::DrainNode(grpc::ServerContext* ctx, const v1::DrainNodeRequest* req,
                                              v1::DrainNodeResponse* resp) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/DrainNode"));
   SYNERGY_VALIDATE(service::ValidateDrainNodeRequest(*req));
   auto node = g_.state->SetDrained(req->name(), true, NowUnixMs());
@@ -209,7 +209,7 @@ grpc::Status SchedulerServiceImpl::DrainNode(grpc::ServerContext* ctx, const v1:
 
 grpc::Status SchedulerServiceImpl::UndrainNode(grpc::ServerContext* ctx, const v1::DrainNodeRequest* req,
                                                v1::DrainNodeResponse* resp) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/UndrainNode"));
   SYNERGY_VALIDATE(service::ValidateDrainNodeRequest(*req));
   auto node = g_.state->SetDrained(req->name(), false, NowUnixMs());
@@ -220,7 +220,7 @@ grpc::Status SchedulerServiceImpl::UndrainNode(grpc::ServerContext* ctx, const v
 
 grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::RegisterNodeRequest* req,
                                            v1::RegisterNodeResponse* resp) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/RegisterNode", req->name()));
   SYNERGY_VALIDATE(service::ValidateRegisterNodeRequest(*req));
   const bool joins = who->role == Role::kNodeJoin;
@@ -243,7 +243,7 @@ grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::R
 
 grpc::Status NodeServiceImpl::Heartbeat(grpc::ServerContext* ctx, const v1::HeartbeatRequest* req,
                                         v1::HeartbeatResponse* resp) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/Heartbeat", req->name()));
   SYNERGY_VALIDATE(service::ValidateHeartbeatRequest(*req));
   if (who->role == Role::kNodeJoin) return Denied("a join credential only registers: use the node's own credential");
@@ -255,7 +255,7 @@ grpc::Status NodeServiceImpl::Heartbeat(grpc::ServerContext* ctx, const v1::Hear
 
 grpc::Status AgentServiceImpl::RegisterAgent(grpc::ServerContext* ctx, const v1::AgentHello* req,
                                              v1::AgentWelcome* resp) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   if (auto st = AuthorizeAgent(*ctx, *g_.state, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateAgentHello(*req));
   auto w = g_.state->RegisterAgent(*req, NowUnixMs());
@@ -266,7 +266,7 @@ grpc::Status AgentServiceImpl::RegisterAgent(grpc::ServerContext* ctx, const v1:
 
 grpc::Status AgentServiceImpl::ReportProgress(grpc::ServerContext* ctx, const v1::ProgressReport* req,
                                               v1::ProgressReply* resp) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   if (auto st = AuthorizeAgent(*ctx, *g_.state, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateProgressReport(*req));
   auto r = g_.state->ReportProgress(*req, NowUnixMs());
@@ -277,7 +277,7 @@ grpc::Status AgentServiceImpl::ReportProgress(grpc::ServerContext* ctx, const v1
 
 grpc::Status AgentServiceImpl::ConfirmCheckpoint(grpc::ServerContext* ctx, const v1::CheckpointDone* req,
                                                  v1::CheckpointAck*) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   if (auto st = AuthorizeAgent(*ctx, *g_.state, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateCheckpointDone(*req));
   return ToGrpc(g_.state->ConfirmCheckpoint(*req, NowUnixMs()));
@@ -285,7 +285,7 @@ grpc::Status AgentServiceImpl::ConfirmCheckpoint(grpc::ServerContext* ctx, const
 
 grpc::Status AgentServiceImpl::SubmitProfile(grpc::ServerContext* ctx, const v1::MeasuredProfile* req,
                                              v1::ProfileAck*) {
-  std::lock_guard lock(g_.mu);
+  absl::MutexLock lock(&g_.mu);
   if (auto st = AuthorizeAgent(*ctx, *g_.state, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateMeasuredProfile(*req));
   return ToGrpc(g_.state->SubmitProfile(*req, NowUnixMs()));
