@@ -80,7 +80,10 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
 }
 
 DaemonState::DaemonState(const DaemonConfig& config, std::unique_ptr<Store> store, ModelZoo zoo)
-    : config_(config), store_(std::move(store)), zoo_(std::move(zoo)) {}
+    : config_(config),
+      store_(std::move(store)),
+      group_(std::make_unique<GroupCommit>(*store_)),
+      zoo_(std::move(zoo)) {}
 
 void DaemonState::MarkDirty(const std::string& job_id) {
   if (dirty_.insert(job_id).second && jobs_.open()) dirtied_in_change_.push_back(job_id);
@@ -147,8 +150,10 @@ absl::Status DaemonState::Change::Commit(Batch batch) {
   return absl::OkStatus();
 }
 
-absl::Status DaemonState::CommitToStore(const Batch& batch) {
-  if (auto st = store_->Commit(batch); !st.ok()) {
+absl::Status DaemonState::CommitToStore(const Batch& batch) { return NoteCommit(group_->Commit(batch), batch); }
+
+absl::Status DaemonState::NoteCommit(const absl::Status& committed, const Batch& batch) {
+  if (const absl::Status& st = committed; !st.ok()) {
     ++counters_.store_failures;
     // A full disk fails every commit: one line when it starts, one when it ends.
     if (failing_commits_++ == 0) {
@@ -206,6 +211,14 @@ int DaemonState::MaxRetries(const v1::Job& job) const {
 
 absl::StatusOr<std::string> DaemonState::Submit(const v1::JobSpec& spec, const std::string& owner,
                                                 int64_t now_ms) {
+  auto prepared = PrepareSubmit(spec, owner, now_ms);
+  if (!prepared.ok()) return prepared.status();
+  const absl::Status stored = StoreSubmission(*prepared);
+  return FinishSubmit(std::move(*prepared), stored);
+}
+
+absl::StatusOr<DaemonState::PreparedSubmit> DaemonState::PrepareSubmit(const v1::JobSpec& spec,
+                                                                       const std::string& owner, int64_t now_ms) {
   service::JobLimits limits;
   limits.max_gpus = MaxJobGpus();
   limits.zoo = &zoo_;
@@ -222,14 +235,25 @@ absl::StatusOr<std::string> DaemonState::Submit(const v1::JobSpec& spec, const s
                                      spec.uses_agent() ? "agent" : "plain process"),
          now_ms);
   batch.counters[kNextJobCounter] = next_job_ + 1;
-  Change change(*this);
-  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  // The id is taken now: a submission that is refused leaves a gap, never
+  // an id given twice.
   ++next_job_;
+  ++submitting_[owner];
+  return PreparedSubmit{std::move(job), std::move(batch)};
+}
+
+absl::Status DaemonState::StoreSubmission(const PreparedSubmit& prepared) { return group_->Commit(prepared.batch); }
+
+absl::StatusOr<std::string> DaemonState::FinishSubmit(PreparedSubmit prepared, const absl::Status& stored) {
+  if (auto it = submitting_.find(prepared.job.owner()); it != submitting_.end() && --it->second == 0) {
+    submitting_.erase(it);
+  }
+  if (auto st = NoteCommit(stored, prepared.batch); !st.ok()) return st;
   ++counters_.jobs_submitted;
-  runtime_.Insert(job.id(), JobRuntime{});
-  queue_order_.push_back(job.id());
-  const std::string id = job.id();
-  jobs_.Insert(id, std::move(job));
+  const std::string id = prepared.job.id();
+  runtime_.Insert(id, JobRuntime{});
+  queue_order_.push_back(id);
+  jobs_.Insert(id, std::move(prepared.job));
   return id;
 }
 
@@ -240,7 +264,10 @@ absl::StatusOr<std::string> DaemonState::OwnerOf(const std::string& job_id) cons
 }
 
 int DaemonState::ActiveJobsOf(const std::string& owner) const {
-  int n = 0;
+  // Submissions waiting for the store count: a user cannot pass the limit
+  // by submitting many at once.
+  auto pending = submitting_.find(owner);
+  int n = pending == submitting_.end() ? 0 : pending->second;
   for (const auto& [id, job] : jobs_.all()) n += job.owner() == owner && !Terminal(job) ? 1 : 0;
   return n;
 }

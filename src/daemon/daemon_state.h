@@ -36,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "daemon/authenticator.h"
 #include "daemon/config.h"
+#include "daemon/group_commit.h"
 #include "daemon/journaled_map.h"
 #include "daemon/store.h"
 #include "synergy/mechanism.h"
@@ -70,6 +71,18 @@ class DaemonState {
   // UNAVAILABLE when the store fails; nothing changes on error)
   // `owner`: the user the caller's credential names (Job.owner).
   absl::StatusOr<std::string> Submit(const v1::JobSpec& spec, const std::string& owner, int64_t now_ms);
+  // Submit in three steps, so that submissions share fsyncs (group_commit.h):
+  // PrepareSubmit validates and takes an id (under the daemon's lock),
+  // StoreSubmission waits for the store (without it; thread-safe), and
+  // FinishSubmit (under the lock again) makes the job known once stored.
+  // A refused submission leaves its id unused.
+  struct PreparedSubmit {
+    v1::Job job;
+    Batch batch;
+  };
+  absl::StatusOr<PreparedSubmit> PrepareSubmit(const v1::JobSpec& spec, const std::string& owner, int64_t now_ms);
+  absl::Status StoreSubmission(const PreparedSubmit& prepared);
+  absl::StatusOr<std::string> FinishSubmit(PreparedSubmit prepared, const absl::Status& stored);
   // Jobs of `owner` that have not ended.
   int ActiveJobsOf(const std::string& owner) const;
   absl::StatusOr<v1::Job> Cancel(const std::string& job_id, int64_t now_ms);
@@ -194,6 +207,9 @@ class DaemonState {
 
   // The store's commit, with failures counted and logged once per episode.
   absl::Status CommitToStore(const Batch& batch);
+  // What a commit's outcome means for the daemon: failures counted and
+  // logged once per episode (UNAVAILABLE), stored events logged.
+  absl::Status NoteCommit(const absl::Status& committed, const Batch& batch);
   // The job's record changed in memory only (progress, service time): the
   // next commit stores it. Undone with the change that marked it.
   void MarkDirty(const std::string& job_id);
@@ -242,6 +258,7 @@ class DaemonState {
 
   DaemonConfig config_;
   std::unique_ptr<Store> store_;
+  std::unique_ptr<GroupCommit> group_;  // every commit goes through it
   ModelZoo zoo_;
   std::unique_ptr<Policy> policy_;
   std::unique_ptr<Mechanism> mechanism_;
@@ -250,6 +267,7 @@ class DaemonState {
   JournaledMap<std::string, JobRuntime> runtime_;
   JournaledMap<std::string, NodeRecord> nodes_;
   std::vector<std::string> queue_order_;  // the order the last round left
+  std::map<std::string, int> submitting_;  // owner -> submissions prepared, not yet finished
   std::map<std::string, bool> drained_;
   std::map<std::string, int64_t> joined_nodes_;
   std::unique_ptr<Authenticator> authenticator_;

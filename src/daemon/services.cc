@@ -131,7 +131,14 @@ grpc::Status SchedulerServiceImpl::SubmitJob(grpc::ServerContext* ctx, const v1:
                         absl::StrCat("user '", who->name, "' has ", g_.state->config().max_active_jobs_per_user,
                                      " jobs that have not ended (max_active_jobs_per_user)"));
   }
-  auto id = g_.state->Submit(spec, who->name, NowUnixMs());
+  auto prepared = g_.state->PrepareSubmit(spec, who->name, NowUnixMs());
+  if (!prepared.ok()) return ToGrpc(prepared.status());
+  // The store is waited for without the lock, so that submissions arriving
+  // meanwhile share the same commit (group_commit.h).
+  g_.mu.Unlock();
+  const absl::Status stored = g_.state->StoreSubmission(*prepared);
+  g_.mu.Lock();
+  auto id = g_.state->FinishSubmit(std::move(*prepared), stored);
   if (!id.ok()) return ToGrpc(id.status());
   resp->set_job_id(*id);
   return grpc::Status::OK;

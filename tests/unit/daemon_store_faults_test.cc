@@ -135,8 +135,12 @@ TEST_F(DaemonStoreFaultsTest, RefusedSubmissionsAndCheckpointsLeaveNoTrace) {
   EXPECT_EQ(s->GetJob(id)->checkpoint_iteration(), 0);
   EXPECT_EQ(s->ListJobs({}).size(), 1u);
   faults_->refuse_commits = false;
-  // The refused submission took no id.
-  EXPECT_EQ(*s->Submit(Spec(1), "alice", 30), "j-000002");
+  // The refused submission left no job; its id stays unused (submissions
+  // take their ids before they wait for the store, where others may join
+  // their commit), so the next one is j-000003.
+  EXPECT_EQ(s->GetJob("j-000002").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(*s->Submit(Spec(1), "alice", 30), "j-000003");
+  EXPECT_EQ(s->ActiveJobsOf("alice"), 2);
   ASSERT_TRUE(s->ConfirmCheckpoint(done, 40).ok());
   EXPECT_EQ(s->GetJob(id)->checkpoint_iteration(), 40);
 }

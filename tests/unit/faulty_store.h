@@ -3,8 +3,10 @@
 // or read-only episode of the tests, without needing a small filesystem.
 // A refused commit writes nothing (the real store never sees it), as a
 // failed SQLite transaction rolls back.
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "daemon/store.h"
@@ -18,6 +20,7 @@ class FaultyStore : public Store {
     bool refuse_commits = false;
     int refused = 0;    // commits refused so far
     int committed = 0;  // commits let through so far (empty batches too)
+    int slow_ms = 0;    // each commit takes this long (a slow disk), so that groups form
   };
 
   FaultyStore(std::unique_ptr<Store> real, std::shared_ptr<Faults> faults)
@@ -30,6 +33,7 @@ class FaultyStore : public Store {
       return absl::UnavailableError(path() + ": database or disk is full (injected)");
     }
     ++faults_->committed;
+    if (faults_->slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(faults_->slow_ms));
     return real_->Commit(batch);
   }
   absl::StatusOr<std::vector<v1::Job>> LoadJobs() const override { return real_->LoadJobs(); }
