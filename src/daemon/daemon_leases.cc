@@ -107,9 +107,9 @@ void DaemonState::DropLease(v1::Job& job, JobRuntime& rt, int64_t now_ms) {
   // Every end counts: planned, crashed, finished, lost with a node.
   if (job.has_lease()) ++counters_.leases_ended;
   if (job.has_lease() && rt.launched()) job.set_last_lease_end_unix_ms(now_ms);
-  if (job.has_lease() && !rt.launched_on.empty() && rt.service_from_ms > 0) {
-    job.set_attained_service_ms(job.attained_service_ms() + std::max<int64_t>(0, now_ms - rt.service_from_ms));
-  }
+  // The lease's time held joins the stored service (ServiceNowMs reads the
+  // job and runtime these refer to).
+  job.set_attained_service_ms(ServiceNowMs(job.id(), now_ms));
   rt.service_from_ms = 0;
   job.clear_lease();
   rt.launched_on.clear();

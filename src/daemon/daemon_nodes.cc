@@ -9,6 +9,17 @@
 #include "spdlog/spdlog.h"
 
 namespace synergy::daemon {
+namespace {
+
+// Whether `lease` has a rank on `node`.
+bool LeaseOnNode(const v1::Lease& lease, const std::string& node) {
+  for (const v1::LeaseSlice& s : lease.slices()) {
+    if (s.node() == node) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms,
                                                    bool joins) {
@@ -214,21 +225,15 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
 }
 
 bool DaemonState::NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const {
-  auto on_node = [&](const v1::Lease& lease) {
-    for (const v1::LeaseSlice& s : lease.slices()) {
-      if (s.node() == node.info.name()) return true;
-    }
-    return false;
-  };
   auto job = jobs_.find(job_id);
   if (job != jobs_.end() && job->second.has_lease() && job->second.lease().epoch() == epoch &&
-      on_node(job->second.lease())) {
+      LeaseOnNode(job->second.lease(), node.info.name())) {
     return true;
   }
   auto rt = runtime_.find(job_id);
   if (rt == runtime_.end()) return false;
   auto ending = rt->second.ending.find(epoch);
-  return ending != rt->second.ending.end() && on_node(ending->second.lease);
+  return ending != rt->second.ending.end() && LeaseOnNode(ending->second.lease, node.info.name());
 }
 
 void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, Batch& batch,
@@ -331,13 +336,7 @@ void DaemonState::Leave(NodeRecord& node, Batch& batch, int64_t now_ms) {
     spdlog::info("node {} is leaving: its leases end now and its jobs are requeued", name);
     std::vector<std::string> on_node;
     for (const auto& [id, job] : jobs_.all()) {
-      if (!job.has_lease() || Terminal(job)) continue;
-      for (const v1::LeaseSlice& s : job.lease().slices()) {
-        if (s.node() == name) {
-          on_node.push_back(id);
-          break;
-        }
-      }
+      if (job.has_lease() && !Terminal(job) && LeaseOnNode(job.lease(), name)) on_node.push_back(id);
     }
     for (const std::string& id : on_node) EndLease(jobs_.Edit(id), absl::StrCat("node ", name, " is leaving"), batch, now_ms);
   }
@@ -355,12 +354,7 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
   node.processes.clear();
   node.stops.clear();
   spdlog::warn("node {} lost: no heartbeat for {:.0f} s", node.info.name(), config_.heartbeat_timeout_s);
-  auto on = [&](const v1::Lease& lease) {
-    for (const v1::LeaseSlice& s : lease.slices()) {
-      if (s.node() == node.info.name()) return true;
-    }
-    return false;
-  };
+  auto on = [&](const v1::Lease& lease) { return LeaseOnNode(lease, node.info.name()); };
   for (const auto& [id, current] : jobs_.all()) {
     bool ending_on_node = false;
     for (const auto& [epoch, e] : runtime_.at(id).ending) ending_on_node = ending_on_node || on(e.lease);

@@ -151,6 +151,7 @@ absl::Status DaemonState::RunRound(int64_t now_ms) {
   Plan plan = r.plan;
   std::vector<std::string> names = snap.node_names;
   std::map<std::string, LeaseDecision> pinned;
+  std::set<std::string> pins;  // pinned's keys, for SnapshotForRound
   auto decide = [&](const std::string& id, const std::map<std::string, const Assignment*>& planned) {
     const v1::Job& job = jobs_.at(id);
     auto p = planned.find(id);
@@ -161,17 +162,16 @@ absl::Status DaemonState::RunRound(int64_t now_ms) {
   for (int replan = 0; replan < kMaxReplans; ++replan) {
     std::map<std::string, const Assignment*> planned;
     for (const Assignment& a : plan.assignments) planned[JobIdString(a.job)] = &a;
-    std::set<std::string> newly;
+    bool pinned_more = false;
     for (const std::string& id : held) {
       if (pinned.count(id) || jobs_.at(id).lease().ending()) continue;
       LeaseDecision d = decide(id, planned);
       if (d.fate != LeaseFate::kKeepAsHeld) continue;
-      newly.insert(id);
+      pinned_more = true;
+      pins.insert(id);
       pinned.emplace(id, std::move(d));
     }
-    if (newly.empty()) break;
-    std::set<std::string> pins;
-    for (const auto& [id, d] : pinned) pins.insert(id);
+    if (!pinned_more) break;
     RoundSnapshot around = SnapshotForRound(now_ms, pins);
     plan = around.cluster.num_servers() > 0 ? PlanRound(around, now_ms).plan : Plan{};
     names = std::move(around.node_names);
