@@ -9,6 +9,19 @@
 
 namespace synergy {
 
+// What a job's GPU-proportional share is measured against.
+enum class ShareRule {
+  // Each server's own CPUs, memory and storage per GPU: a job's share on
+  // server i is C_i / G_i x g (the paper's definition). It does not change
+  // when other servers join, drain or leave.
+  kPerServer,
+  // The cluster's totals per GPU, wherever the job lands (the reference's
+  // per_server_size_fair, which assumes identical servers). Kept for
+  // reference-compatible mode; the same as kPerServer on a cluster whose
+  // servers all have the same resources per GPU.
+  kClusterWide,
+};
+
 struct ServerSpec {
   std::string name;
   Resources capacity;  // gpus >= 1, cpus > 0, mem_gb > 0
@@ -17,7 +30,7 @@ struct ServerSpec {
 class Cluster {
  public:
   Cluster() = default;
-  explicit Cluster(std::vector<ServerSpec> servers);
+  explicit Cluster(std::vector<ServerSpec> servers, ShareRule rule = ShareRule::kPerServer);
 
   const std::vector<ServerSpec>& servers() const { return servers_; }
   int num_servers() const { return static_cast<int>(servers_.size()); }
@@ -29,6 +42,19 @@ class Cluster {
   const Resources& share_per_gpu() const { return share_per_gpu_; }
   Resources ProportionalShare(int gpus) const;
 
+  // The share of one GPU on `server` under the cluster's ShareRule; equal
+  // to share_per_gpu(), bit for bit, when share_is_uniform().
+  const Resources& share_per_gpu_on(int server) const { return share_on_[server]; }
+  // g times share_per_gpu_on(server), dimension by dimension.
+  Resources ShareOn(int server, int gpus) const;
+  // Every server gives a GPU the same share (identical servers, or the
+  // cluster-wide rule): a share is then one demand wherever it lands.
+  bool share_is_uniform() const { return share_is_uniform_; }
+  // The least any server gives a GPU, dimension by dimension: a demand
+  // above it shrinks somewhere by falling back to the share.
+  const Resources& smallest_share_per_gpu() const { return smallest_share_; }
+  ShareRule share_rule() const { return rule_; }
+
   // The largest amount a single server can give (caps a job's ideal demand).
   const Resources& largest_server() const { return largest_server_; }
 
@@ -37,6 +63,10 @@ class Cluster {
   Resources total_;
   Resources share_per_gpu_;
   Resources largest_server_;
+  ShareRule rule_ = ShareRule::kPerServer;
+  std::vector<Resources> share_on_;
+  bool share_is_uniform_ = true;
+  Resources smallest_share_;
 };
 
 }  // namespace synergy

@@ -19,6 +19,10 @@ struct JobView {
   double arrival_s = 0;           // when the job was submitted
   Resources ideal_demand;         // whole-job demand at its best throughput
   double ideal_speedup = 1.0;     // throughput at ideal_demand (proportional = 1)
+  // The job is known only by its GPUs: its ideal is the proportional share
+  // of whichever servers it lands on (ideal_demand is the cluster-wide
+  // figure), placed with PlacementState::FitShare.
+  bool asks_for_share = false;
   double iteration_time_s = 1.0;  // seconds per iteration at proportional share
   double total_iterations = 0;
   double remaining_iterations = 0;

@@ -49,6 +49,11 @@ class PlacementState {
   // Returns the slices, ascending server index, or nullopt when the GPUs
   // cannot all be found.
   std::optional<std::vector<Slice>> Fit(const Resources& demand) const;
+  // Where the proportional share of `gpus` GPUs would go: like Fit, but
+  // each GPU brings its own server's share (Cluster::share_per_gpu_on).
+  // The same as Fit(cluster().ProportionalShare(gpus)) when the share is
+  // uniform.
+  std::optional<std::vector<Slice>> FitShare(int gpus) const;
 
   // Records `assignment` and takes its resources. Precondition: it fits.
   void Commit(Assignment assignment);
@@ -95,8 +100,12 @@ class PlacementState {
   void Take(const std::vector<Slice>& slices);
   void Give(const std::vector<Slice>& slices);
 
-  std::optional<std::vector<Slice>> FitConsolidated(const Resources& demand) const;
-  std::optional<std::vector<Slice>> FitFirst(const Resources& demand) const;
+  // `whole_on(s)`: the job's whole demand if it all lands on server s;
+  // `per_gpu_on(s)`: what each of its GPUs brings to server s.
+  template <typename WholeOn, typename PerGpuOn>
+  std::optional<std::vector<Slice>> FitConsolidated(int gpus, WholeOn whole_on, PerGpuOn per_gpu_on) const;
+  template <typename PerGpuOn>
+  std::optional<std::vector<Slice>> FitFirst(int gpus, PerGpuOn per_gpu_on) const;
 
   // Demands that failed since the state last changed. A demand with the same
   // GPUs that is at least as large in every dimension fails too: either

@@ -11,7 +11,8 @@ std::string Resources::ToString() const {
                          mem_gb, storage_mbps);
 }
 
-Cluster::Cluster(std::vector<ServerSpec> servers) : servers_(std::move(servers)) {
+Cluster::Cluster(std::vector<ServerSpec> servers, ShareRule rule)
+    : servers_(std::move(servers)), rule_(rule) {
   for (const ServerSpec& s : servers_) {
     total_ += s.capacity;
     largest_server_.gpus = std::max(largest_server_.gpus, s.capacity.gpus);
@@ -26,6 +27,28 @@ Cluster::Cluster(std::vector<ServerSpec> servers) : servers_(std::move(servers))
     share_per_gpu_.mem_gb = total_.mem_gb / total_.gpus;
     share_per_gpu_.storage_mbps = total_.storage_mbps / total_.gpus;
   }
+  // Each server's own share per GPU; where they all agree, the cluster's
+  // (the same value, and the reference's arithmetic).
+  share_on_.reserve(servers_.size());
+  for (const ServerSpec& s : servers_) {
+    const double g = s.capacity.gpus;
+    share_on_.push_back(g > 0 ? Resources{1, s.capacity.cpus / g, s.capacity.mem_gb / g, s.capacity.storage_mbps / g}
+                              : Resources{});
+  }
+  share_is_uniform_ = rule_ == ShareRule::kClusterWide ||
+                      std::all_of(share_on_.begin(), share_on_.end(),
+                                  [&](const Resources& r) { return r == share_on_.front(); });
+  if (share_is_uniform_) {
+    std::fill(share_on_.begin(), share_on_.end(), share_per_gpu_);
+    smallest_share_ = share_per_gpu_;
+  } else {
+    smallest_share_ = share_on_.front();
+    for (const Resources& r : share_on_) {
+      smallest_share_.cpus = std::min(smallest_share_.cpus, r.cpus);
+      smallest_share_.mem_gb = std::min(smallest_share_.mem_gb, r.mem_gb);
+      smallest_share_.storage_mbps = std::min(smallest_share_.storage_mbps, r.storage_mbps);
+    }
+  }
 }
 
 Resources Cluster::ProportionalShare(int gpus) const {
@@ -33,6 +56,11 @@ Resources Cluster::ProportionalShare(int gpus) const {
   // `[res * num_gpus for res in per_server_size_fair]`).
   return Resources{gpus, share_per_gpu_.cpus * gpus, share_per_gpu_.mem_gb * gpus,
                    share_per_gpu_.storage_mbps * gpus};
+}
+
+Resources Cluster::ShareOn(int server, int gpus) const {
+  const Resources& per_gpu = share_on_[server];
+  return Resources{gpus, per_gpu.cpus * gpus, per_gpu.mem_gb * gpus, per_gpu.storage_mbps * gpus};
 }
 
 }  // namespace synergy

@@ -7,12 +7,14 @@ void SetModelFields(JobView& view, const ModelSpec* model, const Cluster& cluste
     view.ideal_demand =
         cluster.num_servers() > 0 ? cluster.ProportionalShare(view.gpus) : Resources{view.gpus, 0, 0, 0};
     view.ideal_speedup = 1.0;
+    view.asks_for_share = true;
     view.profile = nullptr;
     return;
   }
   const JobDemand demand = IdealDemandFor(*model, view.gpus, cluster);
   view.ideal_demand = demand.ideal;
   view.ideal_speedup = demand.speedup;
+  view.asks_for_share = false;
   view.iteration_time_s = model->iteration_time_s;
   view.placement_penalty = model->placement_penalty;
   view.profile = &model->profile;

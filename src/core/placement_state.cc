@@ -59,21 +59,34 @@ std::optional<std::vector<Slice>> PlacementState::Fit(const Resources& demand) c
   for (const Resources& f : failed_) {
     if (f.gpus == demand.gpus && f.FitsIn(demand)) return std::nullopt;
   }
-  auto slices =
-      placement_ == GpuPlacement::kConsolidate ? FitConsolidated(demand) : FitFirst(demand);
+  const Resources per_gpu = PerGpuShare(demand);
+  auto whole_on = [&](int) -> const Resources& { return demand; };
+  auto per_gpu_on = [&](int) -> const Resources& { return per_gpu; };
+  auto slices = placement_ == GpuPlacement::kConsolidate ? FitConsolidated(demand.gpus, whole_on, per_gpu_on)
+                                                         : FitFirst(demand.gpus, per_gpu_on);
   if (!slices) failed_.push_back(demand);
   return slices;
 }
 
-std::optional<std::vector<Slice>> PlacementState::FitFirst(const Resources& demand) const {
-  const Resources per_gpu = PerGpuShare(demand);
+std::optional<std::vector<Slice>> PlacementState::FitShare(int gpus) const {
+  if (cluster_->share_is_uniform()) return Fit(cluster_->ProportionalShare(gpus));
+  if (gpus > free_gpus_ || gpus <= 0) return std::nullopt;
+  auto whole_on = [&](int s) { return cluster_->ShareOn(s, gpus); };
+  auto per_gpu_on = [&](int s) -> const Resources& { return cluster_->share_per_gpu_on(s); };
+  return placement_ == GpuPlacement::kConsolidate ? FitConsolidated(gpus, whole_on, per_gpu_on)
+                                                  : FitFirst(gpus, per_gpu_on);
+}
+
+template <typename PerGpuOn>
+std::optional<std::vector<Slice>> PlacementState::FitFirst(int gpus, PerGpuOn per_gpu_on) const {
   std::vector<Slice> slices;
   int found = 0;
   VisitInIndexOrder([&](int s) {
+    const Resources& per_gpu = per_gpu_on(s);
     const Resources left = available(s);
     Resources held;
     int taken = 0;
-    while (taken < left.gpus && found + taken < demand.gpus && per_gpu.FitsIn(left - held)) {
+    while (taken < left.gpus && found + taken < gpus && per_gpu.FitsIn(left - held)) {
       held += per_gpu;
       ++taken;
     }
@@ -82,34 +95,35 @@ std::optional<std::vector<Slice>> PlacementState::FitFirst(const Resources& dema
       slices.push_back(Slice{s, held});
       found += taken;
     }
-    return found < demand.gpus;
+    return found < gpus;
   });
-  if (found < demand.gpus) return std::nullopt;
+  if (found < gpus) return std::nullopt;
   return slices;
 }
 
-std::optional<std::vector<Slice>> PlacementState::FitConsolidated(const Resources& demand) const {
-  const int gpus = demand.gpus;
+template <typename WholeOn, typename PerGpuOn>
+std::optional<std::vector<Slice>> PlacementState::FitConsolidated(int gpus, WholeOn whole_on,
+                                                                  PerGpuOn per_gpu_on) const {
   if (gpus > 1) {
     // The fewest free GPUs first, then the lowest index: the first server
     // visited that takes the whole demand is the reference's choice.
     int target = -1;
     VisitByFreeGpus(gpus, [&](int s) {
-      if (!demand.FitsIn(available(s))) return true;
+      if (!whole_on(s).FitsIn(available(s))) return true;
       target = s;
       return false;
     });
-    if (target >= 0) return std::vector<Slice>{Slice{target, demand}};
+    if (target >= 0) return std::vector<Slice>{Slice{target, whole_on(target)}};
   }
   // GPU by GPU from a heap of (free GPUs, server): a server just taken from
   // sorts before every other, so the heap walk is this visit in (free,
   // index) order, taking from each server as many GPUs as still fit. Held
   // resources are added GPU by GPU (per_gpu summed k times, not
   // multiplied): the same doubles as the reference.
-  const Resources per_gpu = PerGpuShare(demand);
   std::vector<Slice> slices;
   int found = 0;
   VisitByFreeGpus(1, [&](int s) {
+    const Resources& per_gpu = per_gpu_on(s);
     const Resources left = available(s);
     Resources held;
     int taken = 0;

@@ -7,7 +7,9 @@
 namespace synergy::mechanisms {
 
 bool AboveProportional(const Resources& demand, const Cluster& cluster) {
-  const Resources fair = cluster.ProportionalShare(demand.gpus);
+  const Resources& per_gpu = cluster.smallest_share_per_gpu();
+  const int g = demand.gpus;
+  const Resources fair{g, per_gpu.cpus * g, per_gpu.mem_gb * g, per_gpu.storage_mbps * g};
   return demand.cpus > fair.cpus || demand.mem_gb > fair.mem_gb ||
          demand.storage_mbps > fair.storage_mbps;
 }

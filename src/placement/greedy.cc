@@ -14,7 +14,7 @@ class Greedy final : public Mechanism {
              PlacementState& state) const override {
     for (const JobView* job : candidates) {
       if (job->gpus > state.free_gpus()) continue;
-      TryPlace(state, job->id, job->ideal_demand, job->ideal_speedup, true);
+      TryPlaceIdeal(state, *job);
     }
   }
 };

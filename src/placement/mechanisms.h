@@ -18,6 +18,8 @@ std::unique_ptr<Mechanism> MakeOpt(const MechanismOptions& options);
 // True when the demand exceeds the proportional share in some dimension, so
 // that falling back to proportional frees something (the reference's
 // _make_fair_share test).
+// Measured against the least share any server gives (Cluster::
+// smallest_share_per_gpu), the cluster's share when it is uniform.
 bool AboveProportional(const Resources& demand, const Cluster& cluster);
 
 // Where a job's GPUs will come from when peers must make room: a multi-GPU
@@ -64,6 +66,27 @@ inline bool TryPlace(PlacementState& state, JobId job, const Resources& demand,
   if (!slices) return false;
   state.Commit(Assignment{job, std::move(*slices), speedup, at_ideal});
   return true;
+}
+
+// Fits the proportional share of `gpus` GPUs for `job`, each GPU with its
+// server's share (PlacementState::FitShare), and commits it at speedup 1.
+inline bool TryPlaceShare(PlacementState& state, JobId job, int gpus) {
+  auto slices = state.FitShare(gpus);
+  if (!slices) return false;
+  state.Commit(Assignment{job, std::move(*slices), 1.0, false});
+  return true;
+}
+
+// Fits the job's ideal demand (its share where it asks for one) and
+// commits it at its ideal speedup.
+inline bool TryPlaceIdeal(PlacementState& state, const JobView& job) {
+  if (job.asks_for_share) {
+    auto slices = state.FitShare(job.gpus);
+    if (!slices) return false;
+    state.Commit(Assignment{job.id, std::move(*slices), job.ideal_speedup, true});
+    return true;
+  }
+  return TryPlace(state, job.id, job.ideal_demand, job.ideal_speedup, true);
 }
 
 }  // namespace synergy::mechanisms

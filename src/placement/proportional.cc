@@ -4,7 +4,8 @@ namespace synergy::mechanisms {
 namespace {
 
 // The baseline every GPU scheduler ships: CPU, memory and storage in
-// proportion to the GPUs asked for, whatever the job would do with them.
+// proportion to the GPUs asked for, whatever the job would do with them
+// (each server's own share per GPU, Cluster::ShareRule).
 class Proportional final : public Mechanism {
  public:
   std::string_view name() const override { return "proportional"; }
@@ -13,7 +14,7 @@ class Proportional final : public Mechanism {
              PlacementState& state) const override {
     for (const JobView* job : candidates) {
       if (job->gpus > state.free_gpus()) continue;
-      TryPlace(state, job->id, state.cluster().ProportionalShare(job->gpus), 1.0, false);
+      TryPlaceShare(state, job->id, job->gpus);
     }
   }
 };

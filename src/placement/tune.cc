@@ -45,20 +45,18 @@ class Tune final : public Mechanism {
   bool PlaceOne(const JobView& job, PlacementState& state,
                 const std::unordered_map<JobId, const JobView*>& placed) const {
     const Cluster& cluster = state.cluster();
-    if (TryPlace(state, job.id, job.ideal_demand, job.ideal_speedup, true)) return true;
-    Resources demand = job.ideal_demand;
-    double speedup = job.ideal_speedup;
-    bool at_ideal = true;
-    if (AboveProportional(demand, cluster)) {
-      demand = cluster.ProportionalShare(job.gpus);
-      speedup = 1.0;
-      at_ideal = false;
-      if (TryPlace(state, job.id, demand, speedup, at_ideal)) return true;
-    }
+    if (TryPlaceIdeal(state, job)) return true;
+    // What it asks for once peers make room: its ideal, or the share (of
+    // whichever servers it lands on) when the ideal is above it. A job that
+    // asks for the share has it as its ideal.
+    const bool fall_back = !job.asks_for_share && AboveProportional(job.ideal_demand, cluster);
+    if (fall_back && TryPlaceShare(state, job.id, job.gpus)) return true;
+    const bool share = fall_back || job.asks_for_share;
     for (const auto& [server, gpus] : ServersForGpus(job.gpus, state)) {
+      const Resources demand = share ? cluster.ShareOn(server, job.gpus) : job.ideal_demand;
       RevertPeers(server, gpus, job.gpus, demand, state, placed);
     }
-    if (TryPlace(state, job.id, demand, speedup, at_ideal)) return true;
+    if (fall_back ? TryPlaceShare(state, job.id, job.gpus) : TryPlaceIdeal(state, job)) return true;
     state.MarkUnplaced(job.id);
     return false;
   }
@@ -89,7 +87,7 @@ class Tune final : public Mechanism {
     std::stable_sort(peers.begin(), peers.end(),
                      [&](JobId a, JobId b) { return key(a) < key(b); });
 
-    const Vec fair_per_gpu = ToVec(cluster.share_per_gpu());
+    const Vec fair_per_gpu = ToVec(cluster.share_per_gpu_on(server));
     std::vector<JobId> to_revert;
     for (JobId id : peers) {
       const Assignment* a = state.Find(id);
@@ -121,10 +119,11 @@ class Tune final : public Mechanism {
   // above proportional), and it runs at speedup 1 this round.
   static void RevertToProportional(const JobView& peer, PlacementState& state) {
     const Cluster& cluster = state.cluster();
-    const bool above = AboveProportional(peer.ideal_demand, cluster);
-    const Resources demand = above ? cluster.ProportionalShare(peer.gpus) : peer.ideal_demand;
+    const bool above = !peer.asks_for_share && AboveProportional(peer.ideal_demand, cluster);
     std::vector<Slice> slices = state.Find(peer.id)->slices;
     for (Slice& s : slices) {
+      const Resources demand =
+          above || peer.asks_for_share ? cluster.ShareOn(s.server, peer.gpus) : peer.ideal_demand;
       const double share = double(s.resources.gpus) / peer.gpus;
       s.resources = Resources{s.resources.gpus, demand.cpus * share, demand.mem_gb * share,
                               demand.storage_mbps * share};

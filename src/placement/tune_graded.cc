@@ -48,11 +48,14 @@ class TuneGraded final : public Mechanism {
 
   bool PlaceOne(const JobView& job, const std::vector<Option>& options, PlacementState& state,
                 std::unordered_map<JobId, Placed>& placed) const {
-    if (TryPlace(state, job.id, job.ideal_demand, job.ideal_speedup, true)) return true;
+    if (TryPlaceIdeal(state, job)) return true;
     if (TryOptions(job, options, state)) return true;
+    // Options are per-GPU points of the cluster's share; on servers that
+    // give less per GPU, the share of the servers it lands on.
+    if (TryPlaceShare(state, job.id, job.gpus)) return true;
     // Make room for the proportional share, the cheapest option.
-    const Resources fair = state.cluster().ProportionalShare(job.gpus);
     for (const auto& [server, gpus_here] : ServersForGpus(job.gpus, state)) {
+      const Resources fair = state.cluster().ShareOn(server, job.gpus);
       const double ratio = double(gpus_here) / job.gpus;
       const Resources avail = state.available(server);
       std::array<double, 3> shortfall = {
@@ -61,7 +64,7 @@ class TuneGraded final : public Mechanism {
           std::max(0.0, fair.storage_mbps * ratio - avail.storage_mbps)};
       GiveBack(server, shortfall, state, placed);
     }
-    if (TryOptions(job, options, state)) return true;
+    if (TryOptions(job, options, state) || TryPlaceShare(state, job.id, job.gpus)) return true;
     state.MarkUnplaced(job.id);
     return false;
   }

@@ -11,7 +11,10 @@ absl::StatusOr<Inputs> LoadInputs(const CommonOptions& common, const WorkloadOpt
   Inputs in;
   auto cluster = common.cluster_path.empty() ? DefaultCluster() : LoadClusterFile(common.cluster_path);
   if (!cluster.ok()) return cluster.status();
-  in.cluster = *std::move(cluster);
+  // The reference measures every job's share against the cluster's
+  // totals (the same as each server's own on identical servers).
+  in.cluster = common.reference_compatible ? Cluster(cluster->servers(), ShareRule::kClusterWide)
+                                           : *std::move(cluster);
   auto zoo = common.models_path.empty() ? DefaultModelZoo() : LoadModelZooFile(common.models_path);
   if (!zoo.ok()) return zoo.status();
   in.zoo = *std::move(zoo);

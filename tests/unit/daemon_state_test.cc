@@ -724,15 +724,21 @@ TEST_F(DaemonStateTest, DrainUndrainAndANewNodeLeaveAPlainJobOnItsFirstAttempt) 
   AddNode(*s, "small", 2, 2, 8, 0);
   const std::string id = *s->Submit(Spec(1), "alice", 0);
   ASSERT_TRUE(s->RunRound(0).ok());
-  ASSERT_EQ(Beat(*s, "big", 10).launch_size(), 1);
+  // The share of the server it lands on (the fullest that fits: small),
+  // 1 core and 4 GB per GPU there, not the cluster's 2.6 cores and 4 GB.
   const v1::Lease first = s->GetJob(id)->lease();
+  ASSERT_EQ(first.slices_size(), 1);
+  EXPECT_EQ(first.slices(0).node(), "small");
+  EXPECT_EQ(first.slices(0).cpu_ids_size(), 1);
+  EXPECT_EQ(first.slices(0).mem_gb(), 4.0);
+  ASSERT_EQ(Beat(*s, "small", 10).launch_size(), 1);
   v1::RunningProcess p;
   p.set_job_id(id);
   p.set_epoch(first.epoch());
   int64_t t = 1000;
   auto round_keeps_it = [&](const std::string& step) {
     ASSERT_TRUE(s->RunRound(t).ok()) << step;
-    auto beat = Beat(*s, "big", t + 10, {p});
+    auto beat = Beat(*s, "small", t + 10, {p});
     EXPECT_EQ(beat.stop_size(), 0) << step;
     const v1::Job job = *s->GetJob(id);
     ASSERT_TRUE(job.has_lease()) << step;
@@ -742,14 +748,16 @@ TEST_F(DaemonStateTest, DrainUndrainAndANewNodeLeaveAPlainJobOnItsFirstAttempt) 
     EXPECT_EQ(job.attempts(), 1) << step;
     t += 1000;
   };
-  ASSERT_TRUE(s->SetDrained("small", true, t).ok());
+  // The idle big node drains and comes back: the cluster's average share
+  // moves from 2.6 to 1 core per GPU and back; the job's does not.
+  ASSERT_TRUE(s->SetDrained("big", true, t).ok());
   round_keeps_it("drain");
-  ASSERT_TRUE(s->SetDrained("small", false, t).ok());
+  ASSERT_TRUE(s->SetDrained("big", false, t).ok());
   round_keeps_it("undrain");
   AddNode(*s, "third", 4, 32, 64, t);
-  Beat(*s, "small", t);
+  Beat(*s, "big", t);
   round_keeps_it("a third node");
-  // A second job still gets its planned share where it fits.
+  // A second job gets its planned share where it fits.
   const std::string other = *s->Submit(Spec(1), "alice", t);
   round_keeps_it("a second job");
   EXPECT_TRUE(s->GetJob(other)->has_lease());

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "gtest/gtest.h"
+#include "synergy/job_view_rules.h"
 #include "synergy/placement_state.h"
 #include "synergy/round.h"
 #include "test_support.h"
@@ -24,6 +25,46 @@ class MechanismTest : public ::testing::Test {
     return state.TakePlan();
   }
 };
+
+TEST_F(MechanismTest, FitShareGivesEachGpuItsOwnServersShare) {
+  const Cluster mixed({ServerSpec{"big", Resources{8, 24, 400, 0}}, ServerSpec{"small", Resources{2, 2, 8, 0}}});
+  PlacementState state(mixed);
+  // The small server is the fullest that takes 2 GPUs: 1 core and 4 GB each.
+  auto two = state.FitShare(2);
+  ASSERT_TRUE(two);
+  ASSERT_EQ(two->size(), 1u);
+  EXPECT_EQ((*two)[0].server, 1);
+  EXPECT_EQ((*two)[0].resources, (Resources{2, 2, 8, 0}));
+  // Spread over both (the fullest first): each GPU brings its own server's
+  // share.
+  auto nine = state.FitShare(9);
+  ASSERT_TRUE(nine);
+  ASSERT_EQ(nine->size(), 2u);
+  EXPECT_EQ((*nine)[0].server, 0);
+  EXPECT_EQ((*nine)[0].resources, (Resources{7, 21, 350, 0}));
+  EXPECT_EQ((*nine)[1].server, 1);
+  EXPECT_EQ((*nine)[1].resources, (Resources{2, 2, 8, 0}));
+}
+
+TEST_F(MechanismTest, ProportionalGivesAJobTheShareOfTheServerItLandsOn) {
+  const Cluster mixed({ServerSpec{"big", Resources{8, 24, 400, 0}}, ServerSpec{"small", Resources{2, 2, 8, 0}}});
+  PlacementState state(mixed);
+  std::vector<JobView> jobs(2);
+  jobs[0].id = 1;
+  jobs[0].gpus = 8;
+  jobs[1].id = 2;
+  jobs[1].gpus = 2;
+  for (JobView& j : jobs) SetModelFields(j, nullptr, mixed);
+  for (const std::string name : {"proportional", "greedy", "tune", "tune-graded"}) {
+    PlacementState st(mixed);
+    auto q = testing::Pointers(jobs);
+    (*MakeMechanism(name))->Place(q, st);
+    const Plan plan = st.TakePlan();
+    ASSERT_EQ(plan.assignments.size(), 2u) << name;
+    EXPECT_EQ(plan.assignments[0].Total(), (Resources{8, 24, 400, 0})) << name;
+    EXPECT_EQ(plan.assignments[1].Total(), (Resources{2, 2, 8, 0})) << name;
+  }
+}
 
 TEST_F(MechanismTest, FitConsolidatesOnTheFullestServerThatFits) {
   PlacementState state(cluster_);
