@@ -100,8 +100,7 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
       Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
       DropLease(job, rt, now_ms);
     }
-    batch.jobs.clear();
-    batch.jobs.push_back(job);
+    batch.PutJob(job);
   }
   if (done.finished()) rt.finished = true;
   return change.Commit(std::move(batch));

@@ -27,6 +27,15 @@ bool DaemonState::ProfileWaitOver(const v1::Job& job, int64_t now_ms) const {
 }
 
 void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
+  // Higher priority classes first, then in queue order.
+  std::vector<std::string> order;
+  for (const std::string& id : queue_order_) {
+    if (WantsProfiling(jobs_.at(id))) order.push_back(id);
+  }
+  if (order.empty()) return;
+  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+    return jobs_.at(a).spec().priority() > jobs_.at(b).spec().priority();
+  });
   std::set<std::string> busy;
   for (const auto& [id, job] : jobs_.all()) {
     for (const v1::LeaseSlice& s : job.lease().slices()) busy.insert(s.node());
@@ -34,13 +43,9 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
       for (const v1::LeaseSlice& s : e.lease.slices()) busy.insert(s.node());
     }
   }
-  std::vector<std::string> order = queue_order_;
-  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
-    return jobs_.at(a).spec().priority() > jobs_.at(b).spec().priority();
-  });
   for (const std::string& id : order) {
     const v1::Job& wanting = jobs_.at(id);
-    if (!WantsProfiling(wanting)) continue;
+    if (!WantsProfiling(wanting)) continue;  // an earlier one took what it wanted
     // A node with nothing on it and enough GPUs: the job gets all its CPUs
     // and memory. Jobs larger than any node are scheduled unprofiled.
     for (const auto& [name, n] : nodes_.all()) {

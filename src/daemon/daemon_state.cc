@@ -90,10 +90,8 @@ void DaemonState::MarkDirty(const std::string& job_id) {
 }
 
 void DaemonState::AddDirtyJobs(Batch& batch) const {
-  std::set<std::string> in_batch;
-  for (const v1::Job& j : batch.jobs) in_batch.insert(j.id());
   for (const std::string& id : dirty_) {
-    if (!in_batch.count(id)) batch.jobs.push_back(jobs_.at(id));
+    if (!batch.job_index.count(id)) batch.PutJob(jobs_.at(id));
   }
 }
 
@@ -176,14 +174,7 @@ absl::Status DaemonState::NoteCommit(const absl::Status& committed, const Batch&
 void DaemonState::Record(Batch& batch, v1::Job& job, const std::string& text, int64_t now_ms) {
   batch.events.emplace_back(job.id(), JobEventAt(now_ms, text));
   job.set_updated_unix_ms(now_ms);
-  // The job's latest record replaces any earlier one in the batch.
-  for (v1::Job& j : batch.jobs) {
-    if (j.id() == job.id()) {
-      j = job;
-      return;
-    }
-  }
-  batch.jobs.push_back(job);
+  batch.PutJob(job);
 }
 
 void DaemonState::SetState(v1::Job& job, v1::JobState state, const std::string& reason,

@@ -38,6 +38,7 @@
 #include "daemon/config.h"
 #include "daemon/group_commit.h"
 #include "daemon/journaled_map.h"
+#include "daemon/round_planner.h"
 #include "daemon/store.h"
 #include "synergy/mechanism.h"
 #include "synergy/model_zoo.h"
@@ -54,6 +55,7 @@ struct DaemonCounters {
   int64_t leases_granted = 0;
   int64_t leases_ended = 0;
   int64_t leases_kept = 0;
+  double last_plan_ms = 0;  // of which planning, without the lock
   int64_t jobs_submitted = 0;
   int64_t jobs_requeued = 0;
   int64_t store_failures = 0;  // commits the store refused (each undone)
@@ -130,16 +132,20 @@ class DaemonState {
   // Credentials, with the key kept in the state database (made on first
   // start: a lease's credential stays valid across restarts).
   const Authenticator& authenticator() const { return *authenticator_; }
+  // A round in three steps, so that the core plans without the daemon's
+  // lock (round_planner.h): PrepareRound (under the lock) lends nodes for
+  // profiling and copies what the round reads; PlanRound (without it: it
+  // reads only what Open set) plans; ApplyRound (under it) grants, keeps
+  // and ends leases as planned, skipping jobs and nodes that changed since
+  // PrepareRound (the next round sees them). RunRound is the three in a row.
+  // Errors: UNAVAILABLE when a commit failed (nothing of it changed).
+  absl::StatusOr<RoundWorld> PrepareRound(int64_t now_ms);
+  RoundDecisions PlanRound(const RoundWorld& world) const;
+  absl::Status ApplyRound(const RoundWorld& world, const RoundDecisions& decisions);
+
   // The round input the next round would see (tests: the daemon and the
-  // simulator must plan it identically).
-  struct RoundSnapshot {
-    std::vector<std::string> node_names;
-    synergy::Cluster cluster;
-    std::vector<JobView> views;  // queue order
-    std::deque<ModelSpec> measured;  // models built from measured profiles (views point here)
-  };
-  // `pinned`: jobs whose leases the round keeps as they are; it plans the
-  // others on what those leave.
+  // simulator must plan it identically). `pinned`: jobs whose leases the
+  // round keeps as they are; it plans the others on what those leave.
   RoundSnapshot SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned = {}) const;
 
  private:
@@ -249,9 +255,12 @@ class DaemonState {
   void AccountService(int64_t now_ms);
   // The attained service of `id` now, stored or not.
   int64_t ServiceNowMs(const std::string& id, int64_t now_ms) const;
-  // The core's plan for `snap` (which must outlive the result), with the
-  // servers relabelled to keep running jobs on their nodes.
-  RoundResult PlanRound(const RoundSnapshot& snap, int64_t now_ms) const;
+  static int64_t ServiceNowMs(const v1::Job& job, const JobRuntime& rt, int64_t now_ms);
+  // What the round at `now_ms` reads, copied (round_planner.h).
+  RoundWorld WorldForRound(int64_t now_ms) const;
+  // A planned grant still applies: the job waits for a lease and every node
+  // of it still takes part.
+  bool StillGrantable(const std::string& id, const Assignment& planned, const std::vector<std::string>& node_names) const;
   std::vector<v1::LaunchOrder> LaunchesFor(NodeRecord& node, Batch& batch, int64_t now_ms);
   int MaxJobGpus() const;
   int MaxRetries(const v1::Job& job) const;

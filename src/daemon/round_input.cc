@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <charconv>
-#include <set>
 
 #include "absl/strings/str_format.h"
 #include "synergy/job_view_rules.h"
@@ -36,56 +35,6 @@ RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes) {
   return out;
 }
 
-std::optional<ModelSpec> ModelFromMeasured(const v1::MeasuredProfile& measured, int gpus,
-                                           const Cluster& cluster, double knee_tolerance) {
-  if (gpus <= 0 || measured.points_size() == 0 || cluster.num_servers() == 0) return std::nullopt;
-  std::set<double> cpu_set, mem_set;
-  for (const v1::ProfilePoint& p : measured.points()) {
-    cpu_set.insert(p.cpus() / gpus);
-    mem_set.insert(p.mem_gb() / gpus);
-  }
-  std::vector<double> cpus(cpu_set.begin(), cpu_set.end()), mems(mem_set.begin(), mem_set.end());
-  std::vector<std::vector<double>> raw(cpus.size(), std::vector<double>(mems.size(), 0.0));
-  for (const v1::ProfilePoint& p : measured.points()) {
-    const size_t c = std::lower_bound(cpus.begin(), cpus.end(), p.cpus() / gpus) - cpus.begin();
-    const size_t m = std::lower_bound(mems.begin(), mems.end(), p.mem_gb() / gpus) - mems.begin();
-    raw[c][m] = p.throughput();
-  }
-  const Resources& share = cluster.share_per_gpu();
-  const SensitivityProfile unnormalised(cpus, mems, raw, Resources{}, 1.0);
-  const double at_share = unnormalised.ThroughputAt(share.cpus, share.mem_gb);
-  if (!(at_share > 0)) return std::nullopt;
-  double best = 0;
-  for (const auto& row : raw) {
-    for (double t : row) best = std::max(best, t);
-  }
-  // Measured throughputs are noisy: the ideal demand is the fewest cores
-  // (then GB) within the knee tolerance of the best, not the exact best,
-  // which a flat curve reaches at a random point.
-  Resources ideal{1, cpus.back(), mems.back(), share.storage_mbps};
-  double at_ideal = best;
-  bool found = false;
-  for (size_t c = 0; c < cpus.size() && !found; ++c) {
-    for (size_t m = 0; m < mems.size() && !found; ++m) {
-      if (raw[c][m] >= best * (1 - knee_tolerance) - 1e-12) {
-        ideal = Resources{1, cpus[c], mems[m], share.storage_mbps};
-        at_ideal = raw[c][m];
-        found = true;
-      }
-    }
-  }
-  std::vector<std::vector<double>> normalised = raw;
-  for (auto& row : normalised) {
-    for (double& t : row) t /= at_share;
-  }
-  ModelSpec spec;
-  spec.name = "measured";
-  // Seconds per iteration of the whole job at its proportional share.
-  spec.iteration_time_s = 1.0 / at_share;
-  spec.profile = SensitivityProfile(cpus, mems, normalised, ideal, at_ideal / at_share);
-  return spec;
-}
-
 int WholeCpus(double cpus) { return std::max(1, static_cast<int>(std::floor(cpus + 1e-9))); }
 
 bool SliceHolds(const v1::LeaseSlice& held, const std::string& node, const Slice& planned) {
@@ -107,29 +56,58 @@ bool LeaseHolds(const v1::Lease& lease, const Assignment& planned, const std::ve
   return true;
 }
 
-JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster, const ModelSpec* measured) {
+RoundJob RoundJobOf(const v1::Job& job, int64_t attained_service_ms, bool running) {
+  RoundJob r;
+  r.id = job.id();
+  r.gpus = job.spec().gpus();
+  r.uses_agent = job.spec().uses_agent();
+  r.model = job.spec().model();
+  r.submitted_unix_ms = job.submitted_unix_ms();
+  r.iterations = job.spec().iterations();
+  r.iterations_done = job.iterations_done();
+  r.throughput = job.throughput();
+  r.attained_service_ms = attained_service_ms;
+  r.last_lease_end_unix_ms = job.last_lease_end_unix_ms();
+  r.starvation_priority = job.starvation_priority();
+  r.priority_class = job.spec().priority();
+  r.holds_lease = job.has_lease();
+  r.lease_speedup = job.lease().speedup();
+  r.lease_at_ideal = job.lease().at_ideal();
+  r.running = running;
+  if (job.spec().uses_agent()) {
+    for (const v1::ProfilePoint& p : job.measured_profile().points()) {
+      r.measured.push_back(MeasuredPoint{p.cpus(), p.mem_gb(), p.throughput()});
+    }
+  }
+  return r;
+}
+
+JobView ViewOf(const RoundJob& job, const ModelZoo& zoo, const Cluster& cluster, std::deque<ModelSpec>& measured) {
   JobView v;
-  v.id = NumericJobId(job.id());
-  v.gpus = job.spec().gpus();
-  v.arrival_s = job.submitted_unix_ms() / 1000.0;
-  v.attained_service_s = job.attained_service_ms() / 1000.0;
-  v.priority = job.starvation_priority();
-  v.last_execution_end_s = job.last_lease_end_unix_ms() > 0 ? job.last_lease_end_unix_ms() / 1000.0 : -1;
-  v.priority_class = job.spec().priority();
-  v.total_iterations = static_cast<double>(job.spec().iterations());
-  v.remaining_iterations =
-      std::max(0.0, static_cast<double>(job.spec().iterations() - job.iterations_done()));
-  const int model = job.spec().uses_agent() && !job.spec().model().empty() && cluster.num_servers() > 0
-                        ? zoo.Find(job.spec().model())
-                        : -1;
-  const ModelSpec* known = measured != nullptr ? measured : model >= 0 ? &zoo.model(model) : nullptr;
+  v.id = NumericJobId(job.id);
+  v.gpus = job.gpus;
+  v.arrival_s = job.submitted_unix_ms / 1000.0;
+  v.attained_service_s = job.attained_service_ms / 1000.0;
+  v.priority = job.starvation_priority;
+  v.last_execution_end_s = job.last_lease_end_unix_ms > 0 ? job.last_lease_end_unix_ms / 1000.0 : -1;
+  v.priority_class = job.priority_class;
+  v.total_iterations = static_cast<double>(job.iterations);
+  v.remaining_iterations = std::max(0.0, static_cast<double>(job.iterations - job.iterations_done));
+  const ModelSpec* known = nullptr;
+  if (auto m = ModelFromMeasured(job.measured, job.gpus, cluster)) {
+    measured.push_back(std::move(*m));
+    known = &measured.back();
+  } else if (job.uses_agent && !job.model.empty() && cluster.num_servers() > 0) {
+    const int model = zoo.Find(job.model);
+    if (model >= 0) known = &zoo.model(model);
+  }
   // Without a model, remaining time is measured in iterations at the
   // observed rate when there is one.
-  if (known == nullptr) v.iteration_time_s = job.throughput() > 0 ? 1.0 / job.throughput() : 1.0;
+  if (known == nullptr) v.iteration_time_s = job.throughput > 0 ? 1.0 / job.throughput : 1.0;
   SetModelFields(v, known, cluster);
-  const bool held = job.has_lease() && job.lease().speedup() > 0;
-  v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, held ? job.lease().speedup() : 1.0,
-                                        held ? job.lease().at_ideal() : true);
+  const bool held = job.holds_lease && job.lease_speedup > 0;
+  v.last_round_speedup =
+      CarriedSpeedup(v.ideal_speedup, held ? job.lease_speedup : 1.0, held ? job.lease_at_ideal : true);
   return v;
 }
 

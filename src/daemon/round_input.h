@@ -5,12 +5,15 @@
 // zoo model gets that model's profile and ideal demand; a job without one
 // (or a plain process without the agent) is scheduled at its proportional
 // share.
+#include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "synergy/cluster.h"
 #include "synergy/job.h"
+#include "synergy/measured_model.h"
 #include "synergy/model_zoo.h"
 #include "synergy/round.h"
 #include "synergy/v1/synergy.pb.h"
@@ -29,16 +32,6 @@ struct RoundCluster {
 };
 RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes);
 
-// The profile a job's agent measured, as the core's ModelSpec for this
-// cluster: per-GPU grid points (cpus / gpus, mem / gpus), throughput
-// normalised at the cluster's proportional share, the ideal demand the
-// fewest cores (then GB) within `knee_tolerance` of the best throughput
-// (the profiler's threshold, so noise does not pick the ideal), iteration time the
-// measured one at the share. nullopt when the measurements do not cover
-// the proportional share (nothing to compare with).
-std::optional<ModelSpec> ModelFromMeasured(const v1::MeasuredProfile& measured, int gpus,
-                                           const Cluster& cluster, double knee_tolerance = 0.10);
-
 // CPU ids for a planned slice of `cpus` cores: whole ids, at least one
 // (the core plans fractional cores).
 int WholeCpus(double cpus);
@@ -52,9 +45,36 @@ bool SliceHolds(const v1::LeaseSlice& held, const std::string& node, const Slice
 // its ranks' and the plan's is by server index.
 bool LeaseHolds(const v1::Lease& lease, const Assignment& planned, const std::vector<std::string>& node_names);
 
-// The JobView of `job` (times in seconds on the wall clock). `measured`,
-// when not null, is the job's measured model and wins over the zoo's.
-JobView ViewOf(const v1::Job& job, const ModelZoo& zoo, const Cluster& cluster,
-               const ModelSpec* measured = nullptr);
+// What a round reads of a job, copied out of its record so that the round
+// can plan without the daemon's lock.
+struct RoundJob {
+  std::string id;
+  int gpus = 1;
+  bool uses_agent = false;
+  std::string model;  // the zoo model it names ("" none)
+  int64_t submitted_unix_ms = 0;
+  int64_t iterations = 0;
+  int64_t iterations_done = 0;
+  double throughput = 0;  // iterations per second, last report
+  int64_t attained_service_ms = 0;  // to the round's now
+  int64_t last_lease_end_unix_ms = 0;
+  int starvation_priority = 0;
+  int priority_class = 0;
+  // The lease it holds (when it holds one): the speedup carried into this
+  // round comes from it.
+  bool holds_lease = false;
+  double lease_speedup = 0;
+  bool lease_at_ideal = false;
+  bool running = false;  // its lease has (or may have) processes
+  std::vector<MeasuredPoint> measured;  // what its agent measured, if anything
+};
+RoundJob RoundJobOf(const v1::Job& job, int64_t attained_service_ms, bool running);
+
+// The JobView of `job` (times in seconds on the wall clock), built with the
+// core's rules (job_view_rules.h, measured_model.h): a job whose agent
+// measured a profile that covers the share is scheduled on it, else on its
+// zoo model, else at its proportional share. `measured` keeps the models
+// built from measurements (the view points into it).
+JobView ViewOf(const RoundJob& job, const ModelZoo& zoo, const Cluster& cluster, std::deque<ModelSpec>& measured);
 
 }  // namespace synergy::daemon

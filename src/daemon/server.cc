@@ -1,5 +1,7 @@
 #include "daemon/server.h"
 
+#include <optional>
+
 #include <chrono>
 
 #include "daemon/sqlite_store.h"
@@ -24,6 +26,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   if (!state.ok()) return state.status();
   d->state_ = std::move(*state);
   d->guarded_.state = d->state_.get();
+  d->guarded_.authenticator = &d->state_->authenticator();
   d->scheduler_ = std::make_unique<SchedulerServiceImpl>(d->guarded_);
   d->node_ = std::make_unique<NodeServiceImpl>(d->guarded_);
   d->agent_ = std::make_unique<AgentServiceImpl>(d->guarded_);
@@ -58,7 +61,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   }
   if (!config.metrics_listen.empty()) {
     auto port = d->metrics_.Start(config.metrics_listen, [raw = d.get()] {
-      absl::MutexLock lock(&raw->guarded_.mu);
+      absl::ReaderMutexLock lock(&raw->guarded_.mu);
       return RenderMetrics(*raw->state_);
     });
     if (!port.ok()) return port.status();
@@ -76,17 +79,32 @@ void Daemon::RoundLoop() {
   using clock = std::chrono::steady_clock;
   const auto round = std::chrono::duration<double>(config_.round_s);
   auto next_round = clock::now();
+  // Planning reads only what DaemonState::Open set, so it runs without
+  // the lock (DaemonState::PlanRound).
+  const DaemonState* planner = nullptr;
+  {
+    absl::MutexLock lock(&guarded_.mu);
+    planner = state_.get();
+  }
   while (!stop_) {
     const auto now = clock::now();
+    std::optional<RoundWorld> world;
     {
       absl::MutexLock lock(&guarded_.mu);
       // A tick or round the store refuses changed nothing (DaemonState
       // logged it): the next tick and round try again.
       state_->Tick(service::NowUnixMs()).IgnoreError();
       if (now >= next_round) {
-        const bool planned = state_->RunRound(service::NowUnixMs()).ok();
-        next_round = now + (planned ? std::chrono::duration_cast<clock::duration>(round) : std::chrono::seconds(1));
+        auto prepared = state_->PrepareRound(service::NowUnixMs());
+        if (prepared.ok()) world = std::move(*prepared);
+        if (!prepared.ok()) next_round = now + std::chrono::seconds(1);
       }
+    }
+    if (world) {
+      const RoundDecisions decisions = planner->PlanRound(*world);
+      absl::MutexLock lock(&guarded_.mu);
+      const bool planned = state_->ApplyRound(*world, decisions).ok();
+      next_round = now + (planned ? std::chrono::duration_cast<clock::duration>(round) : std::chrono::seconds(1));
     }
     std::unique_lock lock(wait_mu_);
     wait_cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_.load(); });

@@ -69,14 +69,14 @@ absl::StatusOr<Principal> AuthorizeNode(const grpc::ServerContext& ctx, const Da
 
 // Every AgentService call names its lease; only that lease's credential
 // may act under it (auth mode none included: a job must not steer another).
-grpc::Status AuthorizeAgent(const grpc::ServerContext& ctx, const DaemonState& state, const std::string& job_id,
-                            int64_t epoch) {
+grpc::Status AuthorizeAgent(const grpc::ServerContext& ctx, const Authenticator& authenticator,
+                            const std::string& job_id, int64_t epoch) {
   const std::string bearer = service::BearerOf(ctx);
   if (bearer.empty()) {
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                         "no credential: agents send their lease's SYNERGY_AGENT_TOKEN");
   }
-  if (!state.authenticator().IsLeaseCredential(bearer, job_id, epoch)) {
+  if (!authenticator.IsLeaseCredential(bearer, job_id, epoch)) {
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                         absl::StrCat("not the credential of job ", job_id, " lease ", epoch));
   }
@@ -161,7 +161,7 @@ grpc::Status SchedulerServiceImpl::CancelJob(grpc::ServerContext* ctx, const v1:
 }
 
 grpc::Status SchedulerServiceImpl::GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest* req, v1::Job* resp) {
-  absl::MutexLock lock(&g_.mu);
+  absl::ReaderMutexLock lock(&g_.mu);  // reads share the lock
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/GetJob"));
   SYNERGY_VALIDATE(service::ValidateGetJobRequest(*req));
   auto job = g_.state->GetJob(req->job_id());
@@ -174,7 +174,7 @@ grpc::Status SchedulerServiceImpl::GetJob(grpc::ServerContext* ctx, const v1::Ge
 grpc::Status SchedulerServiceImpl::ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest* req,
                                             v1::ListJobsResponse* resp) {
   std::set<int> states(req->states().begin(), req->states().end());
-  absl::MutexLock lock(&g_.mu);
+  absl::ReaderMutexLock lock(&g_.mu);  // reads share the lock
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/ListJobs"));
   SYNERGY_VALIDATE(service::ValidateListJobsRequest(*req));
   for (v1::Job& j : g_.state->ListJobs(states)) {
@@ -189,7 +189,7 @@ grpc::Status SchedulerServiceImpl::ListJobs(grpc::ServerContext* ctx, const v1::
 
 grpc::Status SchedulerServiceImpl::ListNodes(grpc::ServerContext* ctx, const v1::ListNodesRequest*,
                                              v1::ListNodesResponse* resp) {
-  absl::MutexLock lock(&g_.mu);
+  absl::ReaderMutexLock lock(&g_.mu);  // reads share the lock
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/ListNodes"));
   for (v1::Node& n : g_.state->ListNodes(NowUnixMs())) *resp->add_nodes() = std::move(n);
   return grpc::Status::OK;
@@ -197,7 +197,7 @@ grpc::Status SchedulerServiceImpl::ListNodes(grpc::ServerContext* ctx, const v1:
 
 grpc::Status SchedulerServiceImpl::GetClusterState(grpc::ServerContext* ctx, const v1::ClusterStateRequest*,
                                                    v1::ClusterState* resp) {
-  absl::MutexLock lock(&g_.mu);
+  absl::ReaderMutexLock lock(&g_.mu);  // reads share the lock
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/GetClusterState"));
   *resp = g_.state->Cluster();
   return grpc::Status::OK;
@@ -262,9 +262,9 @@ grpc::Status NodeServiceImpl::Heartbeat(grpc::ServerContext* ctx, const v1::Hear
 
 grpc::Status AgentServiceImpl::RegisterAgent(grpc::ServerContext* ctx, const v1::AgentHello* req,
                                              v1::AgentWelcome* resp) {
-  absl::MutexLock lock(&g_.mu);
-  if (auto st = AuthorizeAgent(*ctx, *g_.state, req->job_id(), req->epoch()); !st.ok()) return st;
+  if (auto st = AuthorizeAgent(*ctx, *g_.authenticator, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateAgentHello(*req));
+  absl::MutexLock lock(&g_.mu);
   auto w = g_.state->RegisterAgent(*req, NowUnixMs());
   if (!w.ok()) return ToGrpc(w.status());
   *resp = std::move(*w);
@@ -273,9 +273,9 @@ grpc::Status AgentServiceImpl::RegisterAgent(grpc::ServerContext* ctx, const v1:
 
 grpc::Status AgentServiceImpl::ReportProgress(grpc::ServerContext* ctx, const v1::ProgressReport* req,
                                               v1::ProgressReply* resp) {
-  absl::MutexLock lock(&g_.mu);
-  if (auto st = AuthorizeAgent(*ctx, *g_.state, req->job_id(), req->epoch()); !st.ok()) return st;
+  if (auto st = AuthorizeAgent(*ctx, *g_.authenticator, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateProgressReport(*req));
+  absl::MutexLock lock(&g_.mu);
   auto r = g_.state->ReportProgress(*req, NowUnixMs());
   if (!r.ok()) return ToGrpc(r.status());
   *resp = std::move(*r);
@@ -284,17 +284,17 @@ grpc::Status AgentServiceImpl::ReportProgress(grpc::ServerContext* ctx, const v1
 
 grpc::Status AgentServiceImpl::ConfirmCheckpoint(grpc::ServerContext* ctx, const v1::CheckpointDone* req,
                                                  v1::CheckpointAck*) {
-  absl::MutexLock lock(&g_.mu);
-  if (auto st = AuthorizeAgent(*ctx, *g_.state, req->job_id(), req->epoch()); !st.ok()) return st;
+  if (auto st = AuthorizeAgent(*ctx, *g_.authenticator, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateCheckpointDone(*req));
+  absl::MutexLock lock(&g_.mu);
   return ToGrpc(g_.state->ConfirmCheckpoint(*req, NowUnixMs()));
 }
 
 grpc::Status AgentServiceImpl::SubmitProfile(grpc::ServerContext* ctx, const v1::MeasuredProfile* req,
                                              v1::ProfileAck*) {
-  absl::MutexLock lock(&g_.mu);
-  if (auto st = AuthorizeAgent(*ctx, *g_.state, req->job_id(), req->epoch()); !st.ok()) return st;
+  if (auto st = AuthorizeAgent(*ctx, *g_.authenticator, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateMeasuredProfile(*req));
+  absl::MutexLock lock(&g_.mu);
   return ToGrpc(g_.state->SubmitProfile(*req, NowUnixMs()));
 }
 

@@ -17,13 +17,16 @@
 
 namespace synergy::daemon {
 
-// The lock every service and the round loop share.
-// The daemon's state behind its one lock: every RPC, the round loop and
-// /metrics take `mu` before they touch `state` (one lock for now; issue 14
-// plans the round off it).
+// The daemon's state behind its lock: every RPC, the round loop and
+// /metrics take `mu` before they touch `state`; reads (GetJob, ListJobs,
+// ListNodes, GetClusterState, /metrics) share it, changes hold it alone.
+// The round plans without it (DaemonState::PlanRound), and agents'
+// credentials are checked before it (the authenticator does not change
+// after the state opens).
 struct Guarded {
   absl::Mutex mu;
   DaemonState* state ABSL_PT_GUARDED_BY(mu) = nullptr;
+  const Authenticator* authenticator = nullptr;  // the state's; set once, before serving
 };
 
 class SchedulerServiceImpl final : public v1::SchedulerService::Service {
@@ -54,7 +57,8 @@ class NodeServiceImpl final : public v1::NodeService::Service {
 
 // Agents are authorised by their lease's credential (minted for the job id
 // and epoch the request names); a stale or unknown lease is refused with
-// FAILED_PRECONDITION.
+// FAILED_PRECONDITION. The credential and the request are checked before
+// the state's lock is taken: neither needs the state.
 class AgentServiceImpl final : public v1::AgentService::Service {
  public:
   explicit AgentServiceImpl(Guarded& g) : g_(g) {}

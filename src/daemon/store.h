@@ -21,6 +21,17 @@ struct Batch {
   std::map<std::string, bool> drained;                 // node -> drained
   std::map<std::string, std::string> secrets;          // name -> value, written once (never replaced)
   std::map<std::string, int64_t> joined_nodes;         // node -> when it joined with a join credential
+  // Adds `job`, or replaces the batch's earlier record of it: a batch
+  // holds one record per job, the latest.
+  void PutJob(const v1::Job& job) {
+    auto [at, added] = job_index.emplace(job.id(), jobs.size());
+    if (added) {
+      jobs.push_back(job);
+    } else {
+      jobs[at->second] = job;
+    }
+  }
+  std::map<std::string, size_t> job_index;  // id -> position in `jobs` (PutJob's; not stored)
   bool empty() const {
     return jobs.empty() && events.empty() && counters.empty() && drained.empty() && secrets.empty() &&
            joined_nodes.empty();

@@ -5,11 +5,14 @@
 //    BM_SubmitJobConcurrent: the same from 16 clients at once;
 //  - BM_AgentProgress/N: N agents reporting progress once per second each,
 //    for 5 s, paced evenly over 4 client threads; counters give the p50 and
-//    p99 latency of a report and the rate achieved.
+//    p99 latency of a report and the rate achieved;
+//  - BM_StatusReadsDuringRounds/N: GetJob and ListJobs latency while rounds
+//    of N leased jobs run.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "daemon/server.h"
@@ -101,14 +104,20 @@ void BM_SubmitJobConcurrent(benchmark::State& state) {
 }
 BENCHMARK(BM_SubmitJobConcurrent)->Threads(16)->Unit(benchmark::kMillisecond)->MinTime(3.0)->UseRealTime();
 
-void BM_AgentProgress(benchmark::State& state) {
-  const int agents = static_cast<int>(state.range(0));
-  Running r = StartDaemon("progress");
-  auto channel = grpc::CreateChannel(r.address, grpc::InsecureChannelCredentials());
-  auto sched = v1::SchedulerService::NewStub(channel);
-  auto node = v1::NodeService::NewStub(channel);
-  // Big nodes (at most 1,000 GPUs each, within a registration's bounds) so
-  // every agent's job gets a lease.
+// A daemon with `agents` jobs that all hold a lease (on big nodes of at most
+// 1,000 GPUs each, within a registration's bounds); the leases by job.
+struct Leased {
+  Running r;
+  std::shared_ptr<grpc::Channel> channel;
+  std::vector<std::pair<std::string, int64_t>> leases;
+};
+
+std::optional<Leased> StartWithLeasedJobs(const std::string& name, int agents) {
+  Leased l;
+  l.r = StartDaemon(name);
+  l.channel = grpc::CreateChannel(l.r.address, grpc::InsecureChannelCredentials());
+  auto sched = v1::SchedulerService::NewStub(l.channel);
+  auto node = v1::NodeService::NewStub(l.channel);
   constexpr int kGpusPerNode = 1000;
   for (int first = 0; first < agents; first += kGpusPerNode) {
     const int gpus = std::min(kGpusPerNode, agents - first);
@@ -128,21 +137,34 @@ void BM_AgentProgress(benchmark::State& state) {
     v1::SubmitJobResponse resp;
     sched->SubmitJob(&ctx, req, &resp);
   }
-  std::vector<std::pair<std::string, int64_t>> leases;
-  for (int attempt = 0; attempt < 300 && static_cast<int>(leases.size()) < agents; ++attempt) {
+  for (int attempt = 0; attempt < 300 && static_cast<int>(l.leases.size()) < agents; ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     grpc::ClientContext ctx;
     v1::ListJobsResponse jobs;
     sched->ListJobs(&ctx, v1::ListJobsRequest{}, &jobs);
-    leases.clear();
+    l.leases.clear();
     for (const v1::Job& j : jobs.jobs()) {
-      if (j.has_lease()) leases.emplace_back(j.id(), j.lease().epoch());
+      if (j.has_lease()) l.leases.emplace_back(j.id(), j.lease().epoch());
     }
   }
-  if (static_cast<int>(leases.size()) < agents) {
+  if (static_cast<int>(l.leases.size()) < agents) return std::nullopt;
+  return l;
+}
+
+double Percentile(std::vector<double>& sorted_ms, double p) {
+  return sorted_ms.empty() ? 0 : sorted_ms[static_cast<size_t>(p * (sorted_ms.size() - 1))];
+}
+
+void BM_AgentProgress(benchmark::State& state) {
+  const int agents = static_cast<int>(state.range(0));
+  auto leased = StartWithLeasedJobs("progress", agents);
+  if (!leased) {
     state.SkipWithError("not every job got a lease");
     return;
   }
+  Running& r = leased->r;
+  auto& channel = leased->channel;
+  auto& leases = leased->leases;
   std::vector<std::string> credentials;
   for (const auto& [job, epoch] : leases) credentials.push_back(r.daemon->authenticator().LeaseCredential(job, epoch));
   constexpr int kThreads = 4;
@@ -193,7 +215,7 @@ void BM_AgentProgress(benchmark::State& state) {
     }
   }
   std::sort(latencies_ms.begin(), latencies_ms.end());
-  auto pct = [&](double p) { return latencies_ms[static_cast<size_t>(p * (latencies_ms.size() - 1))]; };
+  auto pct = [&](double p) { return Percentile(latencies_ms, p); };
   state.counters["agents"] = agents;
   state.counters["reports"] = static_cast<double>(latencies_ms.size());
   state.counters["reports_per_s"] = latencies_ms.size() / kSeconds;
@@ -205,6 +227,69 @@ void BM_AgentProgress(benchmark::State& state) {
   std::filesystem::remove_all(r.dir);
 }
 BENCHMARK(BM_AgentProgress)->Arg(250)->Arg(1000)->Arg(2000)->Arg(10000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Status reads while rounds of N leased jobs run (every 0.5 s): one client
+// reads one job (GetJob) and another lists every job (ListJobs, N jobs in
+// the reply) back to back for 5 s. The rounds plan without the daemon's
+// lock, so a read waits at most for a round's apply, not its planning.
+void BM_StatusReadsDuringRounds(benchmark::State& state) {
+  const int jobs = static_cast<int>(state.range(0));
+  auto leased = StartWithLeasedJobs("reads", jobs);
+  if (!leased) {
+    state.SkipWithError("not every job got a lease");
+    return;
+  }
+  constexpr double kSeconds = 5.0;
+  std::vector<double> get_ms, list_ms;
+  double round_ms = 0;
+  for (auto _ : state) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double>(kSeconds));
+    auto time = [&](std::vector<double>& into, auto call) {
+      auto stub = v1::SchedulerService::NewStub(leased->channel);
+      while (std::chrono::steady_clock::now() < end) {
+        const auto start = std::chrono::steady_clock::now();
+        call(*stub);
+        into.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      }
+    };
+    std::thread getter([&] {
+      time(get_ms, [&](v1::SchedulerService::Stub& stub) {
+        grpc::ClientContext ctx;
+        v1::GetJobRequest req;
+        req.set_job_id(leased->leases[get_ms.size() % leased->leases.size()].first);
+        v1::Job job;
+        stub.GetJob(&ctx, req, &job);
+      });
+    });
+    std::thread lister([&] {
+      time(list_ms, [&](v1::SchedulerService::Stub& stub) {
+        grpc::ClientContext ctx;
+        v1::ListJobsResponse resp;
+        stub.ListJobs(&ctx, v1::ListJobsRequest{}, &resp);
+      });
+    });
+    getter.join();
+    lister.join();
+    auto stub = v1::SchedulerService::NewStub(leased->channel);
+    grpc::ClientContext ctx;
+    v1::ClusterState cluster;
+    stub->GetClusterState(&ctx, v1::ClusterStateRequest{}, &cluster);
+    round_ms = cluster.last_round_ms();
+  }
+  std::sort(get_ms.begin(), get_ms.end());
+  std::sort(list_ms.begin(), list_ms.end());
+  state.counters["jobs"] = jobs;
+  state.counters["get_p50_ms"] = Percentile(get_ms, 0.5);
+  state.counters["get_p99_ms"] = Percentile(get_ms, 0.99);
+  state.counters["get_max_ms"] = get_ms.empty() ? 0 : get_ms.back();
+  state.counters["list_p50_ms"] = Percentile(list_ms, 0.5);
+  state.counters["list_p99_ms"] = Percentile(list_ms, 0.99);
+  state.counters["last_round_ms"] = round_ms;
+  leased->r.daemon->Shutdown();
+  std::filesystem::remove_all(leased->r.dir);
+}
+BENCHMARK(BM_StatusReadsDuringRounds)->Arg(10000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace synergy::daemon

@@ -167,7 +167,7 @@ TEST_F(DaemonStateTest, JobsAreScheduledWithTheirMeasuredProfile) {
     }
   }
   ASSERT_TRUE(s->SubmitProfile(profile, 20).ok());
-  DaemonState::RoundSnapshot snap = s->SnapshotForRound(30);
+  RoundSnapshot snap = s->SnapshotForRound(30);
   ASSERT_EQ(snap.views.size(), 1u);
   const JobView& v = snap.views[0];
   ASSERT_NE(v.profile, nullptr);
@@ -239,36 +239,6 @@ TEST(LeaseHolds, MatchesSlicesInAnyOrderOncePerSlice) {
   EXPECT_FALSE(LeaseHolds(lease, plan, names));
   plan.slices.pop_back();
   EXPECT_FALSE(LeaseHolds(lease, plan, names));
-}
-
-TEST(ModelFromMeasured, TheIdealIsTheFewestCpusWithinTheToleranceOfTheBest) {
-  // One server, 2 GPUs, 4 CPUs: the share is 2 CPUs per GPU.
-  const Cluster cluster({ServerSpec{"n1", Resources{2, 4, 100, 0}}});
-  auto measure = [](std::vector<std::pair<double, double>> cpu_throughput) {
-    v1::MeasuredProfile m;
-    for (auto [cpus, t] : cpu_throughput) {
-      for (double mem : {25.0, 100.0}) {
-        v1::ProfilePoint* p = m.add_points();
-        p->set_cpus(cpus);
-        p->set_mem_gb(mem);
-        p->set_throughput(t);
-      }
-    }
-    return m;
-  };
-  // Flat but noisy (a language model): its best is at 4 CPUs by chance.
-  auto flat = ModelFromMeasured(measure({{1, 96.3}, {2, 98.4}, {4, 98.5}}), 1, cluster);
-  ASSERT_TRUE(flat.has_value());
-  EXPECT_EQ(flat->profile.ideal_per_gpu().cpus, 1);
-  EXPECT_EQ(flat->profile.ideal_per_gpu().mem_gb, 25);
-  EXPECT_NEAR(flat->profile.ideal_speedup(), 96.3 / 98.4, 1e-9);  // vs its 2-CPU share
-  // A knee at 3 CPUs, 4 a little (< 10%) better.
-  auto knee = ModelFromMeasured(measure({{2, 25}, {3, 45}, {4, 48}}), 1, cluster);
-  ASSERT_TRUE(knee.has_value());
-  EXPECT_EQ(knee->profile.ideal_per_gpu().cpus, 3);
-  EXPECT_NEAR(knee->profile.ideal_speedup(), 45.0 / 25, 1e-9);
-  // With no tolerance the exact best wins, so the test above can fail.
-  EXPECT_EQ(ModelFromMeasured(measure({{2, 25}, {3, 45}, {4, 48}}), 1, cluster, 0.0)->profile.ideal_per_gpu().cpus, 4);
 }
 
 TEST_F(DaemonStateTest, ProfilingLeaseHoldsAWholeNodeThenTheProfileSchedules) {
@@ -763,6 +733,71 @@ TEST_F(DaemonStateTest, DrainUndrainAndANewNodeLeaveAPlainJobOnItsFirstAttempt) 
   EXPECT_TRUE(s->GetJob(other)->has_lease());
 }
 
+// The core plans without the daemon's lock: what changes meanwhile (a
+// cancel, a drain, a submission) is not overwritten by the round's plan,
+// and the next round plans it.
+TEST_F(DaemonStateTest, ARoundAppliesNothingToJobsAndNodesThatChangedWhileItPlanned) {
+  auto s = Open();
+  AddNode(*s, "n1", 1, 4, 16, 0);
+  AddNode(*s, "n2", 1, 4, 16, 0);
+  AddNode(*s, "n3", 1, 4, 16, 0);
+  const std::string cancelled = *s->Submit(Spec(1), "alice", 0);
+  const std::string moved = *s->Submit(Spec(1), "alice", 0);
+  auto world = s->PrepareRound(10);
+  ASSERT_TRUE(world.ok());
+  const RoundDecisions decisions = s->PlanRound(*world);
+  ASSERT_EQ(decisions.plan.assignments.size(), 2u);
+  std::string moved_to;
+  for (const Assignment& a : decisions.plan.assignments) {
+    if (JobIdString(a.job) == moved) moved_to = decisions.node_names[a.slices[0].server];
+  }
+  ASSERT_FALSE(moved_to.empty());
+  // Meanwhile (the lock is free while the core plans):
+  ASSERT_TRUE(s->Cancel(cancelled, 11).ok());
+  ASSERT_TRUE(s->SetDrained(moved_to, true, 11).ok());
+  const std::string late = *s->Submit(Spec(1), "alice", 11);
+  ASSERT_TRUE(s->ApplyRound(*world, decisions).ok());
+  EXPECT_EQ(s->GetJob(cancelled)->state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_FALSE(s->GetJob(cancelled)->has_lease()) << "a cancelled job is not granted what the round planned";
+  EXPECT_FALSE(s->GetJob(moved)->has_lease()) << "nothing is granted on a node drained meanwhile";
+  EXPECT_FALSE(s->GetJob(late)->has_lease());
+  // The next round plans what changed: both waiting jobs on the two nodes left.
+  ASSERT_TRUE(s->RunRound(20).ok());
+  ASSERT_TRUE(s->GetJob(moved)->has_lease());
+  ASSERT_TRUE(s->GetJob(late)->has_lease());
+  EXPECT_NE(s->GetJob(moved)->lease().slices(0).node(), moved_to);
+  EXPECT_NE(s->GetJob(late)->lease().slices(0).node(), moved_to);
+  EXPECT_NE(s->GetJob(moved)->lease().slices(0).node(), s->GetJob(late)->lease().slices(0).node());
+}
+
+// A lease that ends while the round plans (its process exited) is not
+// kept or ended again by the round's stale decision.
+TEST_F(DaemonStateTest, ALeaseThatEndedWhileTheRoundPlannedIsLeftAlone) {
+  auto s = Open();
+  AddNode(*s, "n1", 1, 4, 16, 0);
+  const std::string id = *s->Submit(Spec(1), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
+  const int64_t epoch = s->GetJob(id)->lease().epoch();
+  auto world = s->PrepareRound(1000);
+  ASSERT_TRUE(world.ok());
+  const RoundDecisions decisions = s->PlanRound(*world);
+  ASSERT_EQ(decisions.leases.at(id).fate, LeaseFate::kKeep);
+  // Meanwhile its process exits cleanly.
+  v1::HeartbeatRequest beat;
+  beat.set_name("n1");
+  v1::ProcessExit* exit = beat.add_exits();
+  exit->set_job_id(id);
+  exit->set_epoch(epoch);
+  exit->set_exit_code(0);
+  ASSERT_TRUE(s->Heartbeat(beat, 1001).ok());
+  ASSERT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_SUCCEEDED);
+  ASSERT_TRUE(s->ApplyRound(*world, decisions).ok());
+  EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_FALSE(s->GetJob(id)->has_lease());
+  EXPECT_EQ(s->GetJob(id)->attempts(), 1);
+}
+
 // Attained service is the time a job held its GPUs: from its launch (not
 // its grant) to its lease's end, stored with progress every flush and
 // counted to now by each round in between.
@@ -854,7 +889,7 @@ TEST_F(DaemonStateTest, PlansAsTheSimulatorDoes) {
         j.arrival_s = 0;
         trace.push_back(j);
       }
-      DaemonState::RoundSnapshot snap = s->SnapshotForRound(0);
+      RoundSnapshot snap = s->SnapshotForRound(0);
       RoundInput din;
       din.cluster = &snap.cluster;
       for (const JobView& v : snap.views) din.queue.push_back(&v);

@@ -1,0 +1,130 @@
+#include "daemon/round_planner.h"
+
+#include <algorithm>
+
+#include "daemon/sticky_servers.h"
+
+namespace synergy::daemon {
+
+RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std::set<std::string>& pinned) {
+  RoundSnapshot snap;
+  // What pinned leases hold is not the round's to give.
+  std::map<std::string, std::pair<std::set<int>, std::set<int>>> pinned_ids;
+  std::map<std::string, double> pinned_mem;
+  for (const std::string& id : pinned) {
+    auto it = world.held.find(id);
+    if (it == world.held.end()) continue;
+    for (const v1::LeaseSlice& s : it->second.lease.slices()) {
+      auto& [gpus, cpus] = pinned_ids[s.node()];
+      gpus.insert(s.gpu_ids().begin(), s.gpu_ids().end());
+      cpus.insert(s.cpu_ids().begin(), s.cpu_ids().end());
+      pinned_mem[s.node()] += s.mem_gb();
+    }
+  }
+  std::vector<v1::Node> usable;
+  for (const RoundNode& n : world.nodes) {
+    if (!n.usable) continue;
+    v1::Node node;
+    node.set_name(n.name);
+    v1::NodeResources* cap = node.mutable_capacity();
+    auto taken = pinned_ids.find(n.name);
+    if (taken == pinned_ids.end()) {
+      *cap = n.capacity;
+    } else {
+      for (int g : n.capacity.gpu_ids()) if (!taken->second.first.count(g)) cap->add_gpu_ids(g);
+      for (int c : n.capacity.cpu_ids()) if (!taken->second.second.count(c)) cap->add_cpu_ids(c);
+      cap->set_mem_gb(std::max(0.0, n.capacity.mem_gb() - pinned_mem[n.name]));
+    }
+    if (cap->gpu_ids_size() > 0 && cap->cpu_ids_size() > 0 && cap->mem_gb() > 0) usable.push_back(std::move(node));
+  }
+  std::vector<const v1::Node*> pointers;
+  for (const v1::Node& n : usable) pointers.push_back(&n);
+  RoundCluster rc = ClusterOf(pointers);
+  snap.cluster = std::move(rc.cluster);
+  snap.node_names = std::move(rc.node_names);
+  for (const RoundJob& job : world.queue) {
+    if (pinned.count(job.id) || job.gpus > snap.cluster.total().gpus) continue;
+    snap.views.push_back(ViewOf(job, zoo, snap.cluster, snap.measured));
+    // Running now: for the starvation guard it last ran now, as the
+    // simulator marks every job that ran in the round before.
+    if (job.holds_lease && job.running) snap.views.back().last_execution_end_s = world.now_ms / 1000.0;
+  }
+  return snap;
+}
+
+namespace {
+
+// The core's plan for `snap`, with the servers relabelled to keep running
+// jobs on their nodes.
+RoundResult PlanSnapshot(const RoundSnapshot& snap, const RoundWorld& world, const Policy& policy,
+                         const Mechanism& mechanism) {
+  RoundInput in;
+  in.now_s = world.now_ms / 1000.0;
+  in.cluster = &snap.cluster;
+  for (const JobView& v : snap.views) in.queue.push_back(&v);
+  RoundResult r = ScheduleRound(in, policy, mechanism);
+  std::map<std::string, const v1::Lease*> current;
+  for (const auto& [id, held] : world.held) current[id] = &held.lease;
+  StickToCurrentNodes(r.plan, snap.cluster, snap.node_names, current);
+  return r;
+}
+
+std::map<std::string, const Assignment*> ByJob(const Plan& plan) {
+  std::map<std::string, const Assignment*> planned;
+  for (const Assignment& a : plan.assignments) planned[JobIdString(a.job)] = &a;
+  return planned;
+}
+
+}  // namespace
+
+RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, const Policy& policy,
+                              const Mechanism& mechanism) {
+  RoundDecisions out;
+  RoundSnapshot snap = SnapshotOf(world, zoo);
+  if (snap.cluster.num_servers() == 0) return out;
+  out.planned = true;
+  RoundResult r = PlanSnapshot(snap, world, policy, mechanism);
+  for (const JobView* v : r.order) out.order.push_back(JobIdString(v->id));
+  for (const JobView* v : r.bumped) out.bumped.push_back(JobIdString(v->id));
+  out.first_plan_size = r.plan.assignments.size();
+
+  Plan plan = std::move(r.plan);
+  std::vector<std::string> names = snap.node_names;
+  auto decide = [&](const std::string& id, const HeldLease& held,
+                    const std::map<std::string, const Assignment*>& planned) {
+    auto p = planned.find(id);
+    return DecideLease(held.lease, p == planned.end() ? nullptr : p->second, held.checkpoints, names,
+                       world.restart_gain);
+  };
+  std::set<std::string> pins;
+  for (int replan = 0; replan < kMaxReplans; ++replan) {
+    const auto planned = ByJob(plan);
+    bool pinned_more = false;
+    for (const auto& [id, held] : world.held) {
+      if (pins.count(id)) continue;
+      LeaseDecision d = decide(id, held, planned);
+      if (d.fate != LeaseFate::kKeepAsHeld) continue;
+      pinned_more = true;
+      pins.insert(id);
+      out.leases.emplace(id, std::move(d));
+    }
+    if (!pinned_more) break;
+    RoundSnapshot around = SnapshotOf(world, zoo, pins);
+    plan = around.cluster.num_servers() > 0 ? PlanSnapshot(around, world, policy, mechanism).plan : Plan{};
+    names = std::move(around.node_names);
+  }
+  // The rest keep what the final plan gives them exactly, or end (also a
+  // job still re-placed after kMaxReplans plans).
+  const auto planned = ByJob(plan);
+  for (const auto& [id, held] : world.held) {
+    if (pins.count(id)) continue;
+    LeaseDecision d = decide(id, held, planned);
+    if (d.fate == LeaseFate::kKeepAsHeld) d = LeaseDecision{LeaseFate::kEnd, d.why};
+    out.leases.emplace(id, std::move(d));
+  }
+  out.plan = std::move(plan);
+  out.node_names = std::move(names);
+  return out;
+}
+
+}  // namespace synergy::daemon

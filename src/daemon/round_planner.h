@@ -1,0 +1,81 @@
+#pragma once
+// A round's planning, apart from the daemon's state: DaemonState copies
+// what a round reads into a RoundWorld under its lock, PlanRoundWorld turns
+// it into decisions without the lock (so that RPCs and status reads go on
+// while the core plans), and DaemonState applies them under the lock again,
+// skipping any job or node that changed meanwhile (daemon_round.cc).
+//
+// Planning: the core's plan for the views (ScheduleRound), relabelled to
+// keep running jobs on their nodes (sticky_servers.h); then leases that
+// stay put (lease_keeping.h): a running job the plan would re-place or
+// re-size but that keeps what it holds is pinned, and the others are
+// planned again around what the pinned ones hold, until no new job is
+// pinned (at most kMaxReplans plans). Pure: the same world gives the same
+// decisions.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "daemon/lease_keeping.h"
+#include "daemon/round_input.h"
+#include "synergy/mechanism.h"
+#include "synergy/model_zoo.h"
+#include "synergy/policy.h"
+#include "synergy/round.h"
+#include "synergy/v1/synergy.pb.h"
+
+namespace synergy::daemon {
+
+// A node as the round sees it: what it may give (its ids less those of
+// leases the round does not manage: finished or cancelled jobs whose
+// processes have not exited yet) and whether it takes part.
+struct RoundNode {
+  std::string name;
+  v1::NodeResources capacity;
+  bool usable = false;  // alive, not drained, not leaving, not lent for profiling
+};
+
+// A current lease the round manages (not profiling, job not ended).
+struct HeldLease {
+  v1::Lease lease;
+  bool checkpoints = false;  // the job uses the agent
+};
+
+struct RoundWorld {
+  int64_t now_ms = 0;
+  double restart_gain = 0.1;
+  std::vector<RoundNode> nodes;         // by name
+  std::vector<RoundJob> queue;          // the jobs the round may place, in the last round's order
+  std::map<std::string, HeldLease> held;  // by job id
+};
+
+// The core's input for `world` with `pinned` jobs kept as they hold: their
+// views are left out and their leases' ids taken from the nodes.
+struct RoundSnapshot {
+  std::vector<std::string> node_names;  // index = server index
+  Cluster cluster;
+  std::vector<JobView> views;      // queue order
+  std::deque<ModelSpec> measured;  // models built from measured profiles (views point here)
+};
+RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std::set<std::string>& pinned = {});
+
+struct RoundDecisions {
+  bool planned = false;              // the world had servers to plan on
+  std::vector<std::string> order;    // the policy's order of the queue (ids)
+  std::vector<std::string> bumped;   // jobs whose starvation priority becomes 1
+  Plan plan;                         // the final plan (after pinning)
+  std::vector<std::string> node_names;  // the plan's server indices
+  // Every held lease that is not ending: kKeep, kKeepAsHeld (pinned), kEnd.
+  std::map<std::string, LeaseDecision> leases;
+  size_t first_plan_size = 0;        // assignments in the first plan (for the log)
+  double plan_ms = 0;                // time it took (DaemonState::PlanRound)
+};
+
+inline constexpr int kMaxReplans = 8;
+RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, const Policy& policy,
+                              const Mechanism& mechanism);
+
+}  // namespace synergy::daemon
