@@ -41,7 +41,7 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
   JobRuntime& rt = runtime_.Edit(report.job_id());
   v1::ProgressReply reply;
   const bool current = job.has_lease() && job.lease().epoch() == report.epoch() && !Terminal(job);
-  if (!current && !rt.ending.count(report.epoch())) {
+  if (!current && !leases_.FindEnding(report.job_id(), report.epoch())) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job.id(), ": lease ", report.epoch(), " is not current; stop"));
   }
@@ -54,7 +54,7 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
   MarkDirty(job.id());
   reply.set_lease_ending(!current || job.lease().ending());
   if (!current) {
-    EndingLease& ending = rt.ending[report.epoch()];
+    EndingLease& ending = *leases_.EditEnding(report.job_id(), report.epoch());
     if (report.rank() == 0 && report.stop_at_iteration() > 0) ending.stop_at = report.stop_at_iteration();
     reply.set_stop_at_iteration(ending.stop_at);
   }
@@ -68,7 +68,7 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
   v1::Job& job = jobs_.Edit(done.job_id());
   JobRuntime& rt = runtime_.Edit(done.job_id());
   const bool current = job.has_lease() && job.lease().epoch() == done.epoch();
-  if (!current && !rt.ending.count(done.epoch())) {
+  if (!current && !leases_.FindEnding(done.job_id(), done.epoch())) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job.id(), ": lease ", done.epoch(), " is not current; checkpoint refused"));
   }

@@ -19,7 +19,7 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
   // ids are free for the plan; their launch waits for the exit).
   v1::Lease lease;
   lease.set_job_id(job.id());
-  lease.set_epoch(next_epoch_++);
+  lease.set_epoch(leases_.TakeEpoch());
   lease.set_speedup(a.speedup);
   lease.set_at_ideal(a.at_ideal);
   lease.set_granted_unix_ms(now_ms);
@@ -62,8 +62,9 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
   rt.exited_on.clear();
   rt.finished = false;
   *job.mutable_lease() = lease;
+  leases_.IndexCurrent(lease);
   ++counters_.leases_granted;
-  batch.counters[kNextEpochCounter] = next_epoch_;
+  batch.counters[kNextEpochCounter] = leases_.next_epoch();
   // The reason names this lease, not one that is ending.
   SetState(job, v1::JOB_STATE_RUNNING, absl::StrFormat("lease %d granted", lease.epoch()), now_ms);
   Record(batch, job, absl::StrFormat("lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
@@ -94,7 +95,7 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
     }
     ending.stop_sent = true;
   }
-  rt.ending[lease.epoch()] = ending;
+  leases_.StartEnding(ending);
   DropLease(job, rt, now_ms);
   if (!Terminal(job)) job.set_reason(absl::StrFormat("lease %d ending: %s", lease.epoch(), why));
   Record(batch, job,
@@ -111,6 +112,7 @@ void DaemonState::DropLease(v1::Job& job, JobRuntime& rt, int64_t now_ms) {
   // job and runtime these refer to).
   job.set_attained_service_ms(ServiceNowMs(job.id(), now_ms));
   rt.service_from_ms = 0;
+  if (job.has_lease()) leases_.ForgetCurrent(job.lease());
   job.clear_lease();
   rt.launched_on.clear();
   rt.exited_on.clear();

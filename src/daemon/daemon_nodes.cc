@@ -122,25 +122,21 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
   }
   // An ended lease whose process this node no longer has (and never
   // reported leaving) is over here.
-  for (const auto& [id, rt] : runtime_.all()) {
-    std::vector<int64_t> gone;
-    for (const auto& [epoch, e] : rt.ending) {
-      for (const v1::LeaseSlice& s : e.lease.slices()) {
-        if (s.node() == request.name() && !e.exited.count(s.node()) && !n.processes.count({id, epoch}) &&
-            !n.held.count({id, epoch})) {
-          gone.push_back(epoch);
-        }
-      }
+  std::vector<LeaseTable::JobEpoch> gone;
+  for (const auto& [id, epoch] : leases_.EndingOn(request.name())) {
+    const EndingLease* e = leases_.FindEnding(id, epoch);
+    if (!e->exited.count(request.name()) && !n.processes.count({id, epoch}) && !n.held.count({id, epoch})) {
+      gone.emplace_back(id, epoch);
     }
-    for (int64_t epoch : gone) {
-      v1::ProcessExit e;
-      e.set_job_id(id);
-      e.set_epoch(epoch);
-      e.set_exit_code(-1);
-      e.set_stopped_by_node(true);
-      e.set_reason("gone from the node (no exit reported)");
-      HandleExit(request.name(), e, batch, now_ms);
-    }
+  }
+  for (const auto& [id, epoch] : gone) {
+    v1::ProcessExit e;
+    e.set_job_id(id);
+    e.set_epoch(epoch);
+    e.set_exit_code(-1);
+    e.set_stopped_by_node(true);
+    e.set_reason("gone from the node (no exit reported)");
+    HandleExit(request.name(), e, batch, now_ms);
   }
   if (request.leaving()) Leave(n, batch, now_ms);
   for (v1::StopOrder& s : n.stops) *response.add_stop() = std::move(s);
@@ -159,14 +155,13 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
     busy_gpus.insert(ids.first.begin(), ids.first.end());
     busy_cpus.insert(ids.second.begin(), ids.second.end());
   }
-  for (const auto& [id, current] : jobs_.all()) {
-    if (!current.has_lease() || Terminal(current)) continue;
-    const JobRuntime& now_rt = runtime_.at(id);
-    if (now_rt.launched_on.count(n.info.name())) continue;
-    if (!now_rt.ending.empty()) continue;  // its previous lease's processes still run
-    bool here = false;
-    for (const v1::LeaseSlice& s : current.lease().slices()) here = here || s.node() == n.info.name();
-    if (!here) continue;
+  // The node's current leases (a copy: launching edits the jobs, not the index).
+  const std::set<std::string> here = leases_.CurrentOn(n.info.name());
+  for (const std::string& id : here) {
+    const v1::Job& current = jobs_.at(id);
+    if (Terminal(current)) continue;
+    if (runtime_.at(id).launched_on.count(n.info.name())) continue;
+    if (leases_.AnyEnding(id)) continue;  // its previous lease's processes still run
     v1::Job& job = jobs_.Edit(id);
     JobRuntime& rt = runtime_.Edit(id);
     const v1::Lease& lease = job.lease();
@@ -230,10 +225,8 @@ bool DaemonState::NodeHoldsLease(const NodeRecord& node, const std::string& job_
       LeaseOnNode(job->second.lease(), node.info.name())) {
     return true;
   }
-  auto rt = runtime_.find(job_id);
-  if (rt == runtime_.end()) return false;
-  auto ending = rt->second.ending.find(epoch);
-  return ending != rt->second.ending.end() && LeaseOnNode(ending->second.lease, node.info.name());
+  const EndingLease* ending = leases_.FindEnding(job_id, epoch);
+  return ending != nullptr && LeaseOnNode(ending->lease, node.info.name());
 }
 
 void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, Batch& batch,
@@ -247,14 +240,14 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
   v1::Job& job = jobs_.Edit(e.job_id());
   JobRuntime& rt = runtime_.Edit(job.id());
   const std::string how = e.reason().empty() ? absl::StrCat("exit ", e.exit_code()) : e.reason();
-  if (auto end = rt.ending.find(e.epoch()); end != rt.ending.end()) {
+  if (EndingLease* end = leases_.EditEnding(e.job_id(), e.epoch()); end != nullptr) {
     // An ended lease's process is gone: its resources are free now; the
     // lease is over when every rank is.
-    end->second.exited.insert(node);
-    for (const v1::LeaseSlice& s : end->second.lease.slices()) {
-      if (!end->second.exited.count(s.node())) return;
+    end->exited.insert(node);
+    for (const v1::LeaseSlice& s : end->lease.slices()) {
+      if (!end->exited.count(s.node())) return;
     }
-    rt.ending.erase(end);
+    leases_.FinishEnding(e.job_id(), e.epoch());
     if (!job.has_lease() && !Terminal(job)) {
       if (e.exit_code() == 0 && rt.finished) {
         SetState(job, v1::JOB_STATE_SUCCEEDED, "finished its iterations", now_ms);
@@ -273,16 +266,20 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
   const bool crashed = e.exit_code() != 0 && !e.stopped_by_node();
   if (crashed) {
     const int retries = MaxRetries(job);
-    // Other ranks of the job are stopped.
+    // Other ranks of the job are stopped; the lease is ending until they exit.
+    bool others = false;
     for (const v1::LeaseSlice& s : job.lease().slices()) {
-      if (!rt.exited_on.count(s.node())) {
-        SendStop(s.node(), job.id(), job.lease().epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
-        auto& ending = rt.ending[job.lease().epoch()];
-        ending.lease = job.lease();
-        ending.since_ms = now_ms;
-        ending.stop_sent = true;
-        ending.exited = rt.exited_on;
-      }
+      if (rt.exited_on.count(s.node())) continue;
+      SendStop(s.node(), job.id(), job.lease().epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
+      others = true;
+    }
+    if (others) {
+      EndingLease ending;
+      ending.lease = job.lease();
+      ending.since_ms = now_ms;
+      ending.stop_sent = true;
+      ending.exited = rt.exited_on;
+      leases_.StartEnding(std::move(ending));
     }
     DropLease(job, rt, now_ms);
     if (Terminal(job)) {
@@ -334,11 +331,10 @@ void DaemonState::Leave(NodeRecord& node, Batch& batch, int64_t now_ms) {
   if (!node.info.leaving()) {
     node.info.set_leaving(true);
     spdlog::info("node {} is leaving: its leases end now and its jobs are requeued", name);
-    std::vector<std::string> on_node;
-    for (const auto& [id, job] : jobs_.all()) {
-      if (job.has_lease() && !Terminal(job) && LeaseOnNode(job.lease(), name)) on_node.push_back(id);
+    const std::set<std::string> on_node = leases_.CurrentOn(name);  // a copy: EndLease changes it
+    for (const std::string& id : on_node) {
+      if (!Terminal(jobs_.at(id))) EndLease(jobs_.Edit(id), absl::StrCat("node ", name, " is leaving"), batch, now_ms);
     }
-    for (const std::string& id : on_node) EndLease(jobs_.Edit(id), absl::StrCat("node ", name, " is leaving"), batch, now_ms);
   }
   // Gone once nothing of it runs: its ids are free and it is not planned on.
   if (node.processes.empty() && node.held.empty()) {
@@ -354,16 +350,13 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
   node.processes.clear();
   node.stops.clear();
   spdlog::warn("node {} lost: no heartbeat for {:.0f} s", node.info.name(), config_.heartbeat_timeout_s);
-  auto on = [&](const v1::Lease& lease) { return LeaseOnNode(lease, node.info.name()); };
-  for (const auto& [id, current] : jobs_.all()) {
-    bool ending_on_node = false;
-    for (const auto& [epoch, e] : runtime_.at(id).ending) ending_on_node = ending_on_node || on(e.lease);
-    const bool on_node = current.has_lease() && on(current.lease());
-    if (!ending_on_node && !on_node) continue;
+  // Its ranks of ending leases will never report: those leases are over.
+  const std::set<LeaseTable::JobEpoch> ending = leases_.EndingOn(node.info.name());
+  for (const auto& [id, epoch] : ending) leases_.FinishEnding(id, epoch);
+  const std::set<std::string> on_node = leases_.CurrentOn(node.info.name());
+  for (const std::string& id : on_node) {
     v1::Job& job = jobs_.Edit(id);
     JobRuntime& rt = runtime_.Edit(id);
-    for (auto e = rt.ending.begin(); e != rt.ending.end();) e = on(e->second.lease) ? rt.ending.erase(e) : std::next(e);
-    if (!on_node) continue;
     const int64_t epoch = job.lease().epoch();
     for (const v1::LeaseSlice& s : job.lease().slices()) {
       if (s.node() != node.info.name()) SendStop(s.node(), id, epoch, static_cast<int64_t>(config_.lease_grace_s * 1000));
@@ -386,45 +379,60 @@ absl::Status DaemonState::Tick(int64_t now_ms) {
     if (n.info.alive() && now_ms - n.info.last_heartbeat_unix_ms() > timeout_ms) lost.push_back(name);
   }
   for (const std::string& name : lost) LoseNode(nodes_.Edit(name), batch, now_ms);
-  const int64_t grace_ms = static_cast<int64_t>(config_.lease_grace_s * 1000);
-  for (const auto& [id, current] : jobs_.all()) {
-    const JobRuntime& now_rt = runtime_.at(id);
-    const bool unadopted =
-        current.has_lease() && now_rt.adopt_deadline_ms > 0 && now_ms > now_rt.adopt_deadline_ms;
-    if (!unadopted && now_rt.ending.empty()) continue;
-    v1::Job& job = jobs_.Edit(id);
-    JobRuntime& rt = runtime_.Edit(id);
-    if (unadopted) {
+  // After a restart: leases their nodes did not report in time are over.
+  if (awaiting_adoption_) {
+    bool waiting = false;
+    std::vector<std::string> overdue;
+    for (const auto& [id, current] : jobs_.all()) {
+      const JobRuntime& rt = runtime_.at(id);
+      if (!current.has_lease() || rt.adopt_deadline_ms <= 0) continue;
+      if (now_ms > rt.adopt_deadline_ms) {
+        overdue.push_back(id);
+      } else {
+        waiting = true;
+      }
+    }
+    for (const std::string& id : overdue) {
+      v1::Job& job = jobs_.Edit(id);
       const int64_t epoch = job.lease().epoch();
-      DropLease(job, rt, now_ms);
+      DropLease(job, runtime_.Edit(id), now_ms);
       if (!Terminal(job)) {
         SetState(job, v1::JOB_STATE_QUEUED, "not re-adopted after a daemon restart; requeued", now_ms);
         ++counters_.jobs_requeued;
       }
       Record(batch, job, absl::StrFormat("lease %d not reported by its node after the restart", epoch), now_ms);
     }
-    std::vector<std::pair<std::string, int64_t>> never_back;  // (node, epoch)
-    for (auto& [epoch, e] : rt.ending) {
+    awaiting_adoption_ = waiting;
+  }
+  // Ending leases: stop orders after the grace period, and ranks on nodes
+  // that never came back after a restart.
+  const int64_t grace_ms = static_cast<int64_t>(config_.lease_grace_s * 1000);
+  std::vector<std::pair<std::string, LeaseTable::JobEpoch>> never_back;  // (node, lease)
+  std::vector<LeaseTable::JobEpoch> overdue_stops;
+  for (const auto& [id, of_job] : leases_.all_ending()) {
+    for (const auto& [epoch, e] : of_job) {
       if (e.unadopted_until_ms > 0 && now_ms > e.unadopted_until_ms) {
         for (const v1::LeaseSlice& s : e.lease.slices()) {
-          if (!nodes_.count(s.node()) && !e.exited.count(s.node())) never_back.emplace_back(s.node(), epoch);
+          if (!nodes_.count(s.node()) && !e.exited.count(s.node())) never_back.push_back({s.node(), {id, epoch}});
         }
       }
-      if (!e.stop_sent && now_ms - e.since_ms >= grace_ms) {
-        for (const v1::LeaseSlice& s : e.lease.slices()) SendStop(s.node(), id, epoch, grace_ms);
-        e.stop_sent = true;
-        spdlog::info("{} lease {}: no exit {} s after lease end; stopping", id, epoch, config_.lease_grace_s);
-      }
+      if (!e.stop_sent && now_ms - e.since_ms >= grace_ms) overdue_stops.emplace_back(id, epoch);
     }
-    for (const auto& [node, epoch] : never_back) {
-      v1::ProcessExit e;
-      e.set_job_id(id);
-      e.set_epoch(epoch);
-      e.set_exit_code(-1);
-      e.set_stopped_by_node(true);
-      e.set_reason(absl::StrFormat("node %s did not register again after the daemon restart", node));
-      HandleExit(node, e, batch, now_ms);
-    }
+  }
+  for (const auto& [id, epoch] : overdue_stops) {
+    EndingLease* e = leases_.EditEnding(id, epoch);
+    for (const v1::LeaseSlice& s : e->lease.slices()) SendStop(s.node(), id, epoch, grace_ms);
+    e->stop_sent = true;
+    spdlog::info("{} lease {}: no exit {} s after lease end; stopping", id, epoch, config_.lease_grace_s);
+  }
+  for (const auto& [node, lease] : never_back) {
+    v1::ProcessExit e;
+    e.set_job_id(lease.first);
+    e.set_epoch(lease.second);
+    e.set_exit_code(-1);
+    e.set_stopped_by_node(true);
+    e.set_reason(absl::StrFormat("node %s did not register again after the daemon restart", node));
+    HandleExit(node, e, batch, now_ms);
   }
   // Agents' progress is advice that repeats every second: stored every
   // kProgressFlushMs (and with every round and change of the job), not

@@ -11,7 +11,7 @@ namespace synergy::daemon {
 
 bool DaemonState::WantsProfiling(const v1::Job& job) const {
   if (!job.spec().profile() || !job.spec().uses_agent() || job.has_measured_profile() || job.has_lease() ||
-      Terminal(job) || !runtime_.at(job.id()).ending.empty()) {
+      Terminal(job) || leases_.AnyEnding(job.id())) {
     return false;
   }
   // The profile is measured on one whole node; a job wider than every node
@@ -36,26 +36,23 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
   std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
     return jobs_.at(a).spec().priority() > jobs_.at(b).spec().priority();
   });
-  std::set<std::string> busy;
-  for (const auto& [id, job] : jobs_.all()) {
-    for (const v1::LeaseSlice& s : job.lease().slices()) busy.insert(s.node());
-    for (const auto& [epoch, e] : runtime_.at(id).ending) {
-      for (const v1::LeaseSlice& s : e.lease.slices()) busy.insert(s.node());
-    }
-  }
+  // Nodes with a lease on them, current or ending, are not free.
+  auto busy = [&](const std::string& node) {
+    return !leases_.CurrentOn(node).empty() || !leases_.EndingOn(node).empty();
+  };
   for (const std::string& id : order) {
     const v1::Job& wanting = jobs_.at(id);
     if (!WantsProfiling(wanting)) continue;  // an earlier one took what it wanted
     // A node with nothing on it and enough GPUs: the job gets all its CPUs
     // and memory. Jobs larger than any node are scheduled unprofiled.
     for (const auto& [name, n] : nodes_.all()) {
-      if (busy.count(name) || !n.info.alive() || n.info.drained() || n.info.leaving() ||
+      if (busy(name) || !n.info.alive() || n.info.drained() || n.info.leaving() ||
           n.info.capacity().gpu_ids_size() < wanting.spec().gpus() || n.info.capacity().cpu_ids_size() == 0) {
         continue;
       }
       v1::Lease lease;
       lease.set_job_id(id);
-      lease.set_epoch(next_epoch_++);
+      lease.set_epoch(leases_.TakeEpoch());
       lease.set_speedup(1.0);
       lease.set_granted_unix_ms(now_ms);
       lease.set_profiling(true);
@@ -69,11 +66,11 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
       rt.exited_on.clear();
       v1::Job& job = jobs_.Edit(id);
       *job.mutable_lease() = lease;
+      leases_.IndexCurrent(lease);
       ++counters_.leases_granted;
-      batch.counters[kNextEpochCounter] = next_epoch_;
+      batch.counters[kNextEpochCounter] = leases_.next_epoch();
       SetState(job, v1::JOB_STATE_PROFILING, "profiling on a whole node", now_ms);
       Record(batch, job, absl::StrFormat("profiling lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
-      busy.insert(name);
       break;
     }
   }

@@ -40,7 +40,7 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
   auto counters = s->store_->LoadCounters();
   if (!counters.ok()) return counters.status();
   if (counters->count(kNextJobCounter)) s->next_job_ = counters->at(kNextJobCounter);
-  if (counters->count(kNextEpochCounter)) s->next_epoch_ = counters->at(kNextEpochCounter);
+  if (counters->count(kNextEpochCounter)) s->leases_.RestoreNextEpoch(counters->at(kNextEpochCounter));
   auto secrets = s->store_->LoadSecrets();
   if (!secrets.ok()) return secrets.status();
   std::string key;
@@ -68,6 +68,8 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
       // Running when the daemon stopped: its node has heartbeat_timeout_s to
       // report the processes, or the job is requeued.
       rt.adopt_deadline_ms = now_ms + static_cast<int64_t>(config.heartbeat_timeout_s * 1000);
+      s->leases_.IndexCurrent(job.lease());
+      s->awaiting_adoption_ = true;
     }
     const std::string id = job.id();
     s->runtime_.Insert(id, std::move(rt));
@@ -75,7 +77,7 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
     s->jobs_.Insert(id, std::move(job));
   }
   spdlog::info("state: {} jobs from {} (next job {}, next epoch {})", s->jobs_.size(),
-               s->store_->path(), s->next_job_, s->next_epoch_);
+               s->store_->path(), s->next_job_, s->leases_.next_epoch());
   return s;
 }
 
@@ -108,12 +110,12 @@ absl::Status DaemonState::FlushProgress(int64_t now_ms) {
 DaemonState::Change::Change(DaemonState& state)
     : state_(state),
       next_job_(state.next_job_),
-      next_epoch_(state.next_epoch_),
       round_(state.round_),
       counters_(state.counters_) {
   state_.jobs_.Open();
   state_.runtime_.Open();
   state_.nodes_.Open();
+  state_.leases_.Open();
   state_.dirtied_in_change_.clear();
 }
 
@@ -125,10 +127,10 @@ void DaemonState::Change::Undo() {
   state_.jobs_.Undo();
   state_.runtime_.Undo();
   state_.nodes_.Undo();
+  state_.leases_.Undo();
   for (const std::string& id : state_.dirtied_in_change_) state_.dirty_.erase(id);
   state_.dirtied_in_change_.clear();
   state_.next_job_ = next_job_;
-  state_.next_epoch_ = next_epoch_;
   state_.round_ = round_;
   const int64_t failures = state_.counters_.store_failures;
   state_.counters_ = counters_;
@@ -144,6 +146,7 @@ absl::Status DaemonState::Change::Commit(Batch batch) {
   state_.jobs_.Keep();
   state_.runtime_.Keep();
   state_.nodes_.Keep();
+  state_.leases_.Keep();
   closed_ = true;
   return absl::OkStatus();
 }

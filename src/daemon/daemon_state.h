@@ -38,6 +38,7 @@
 #include "daemon/config.h"
 #include "daemon/group_commit.h"
 #include "daemon/journaled_map.h"
+#include "daemon/lease_table.h"
 #include "daemon/round_planner.h"
 #include "daemon/store.h"
 #include "synergy/mechanism.h"
@@ -157,22 +158,11 @@ class DaemonState {
     bool unknown_processes = false;  // processes of leases we cannot place: launches wait
     std::vector<v1::StopOrder> stops;  // to send with the next heartbeat
   };
-  struct EndingLease {
-    v1::Lease lease;
-    int64_t since_ms = 0;
-    bool stop_sent = false;
-    std::set<std::string> exited;  // nodes whose rank has exited
-    int64_t stop_at = 0;           // rank 0's choice of the last iteration
-    // Ended after a daemon restart before its nodes reported it: a node
-    // that has not registered again by then is taken to have lost it.
-    int64_t unadopted_until_ms = 0;
-  };
   struct JobRuntime {
     std::set<std::string> launched_on;  // nodes the current lease's launch went to
     std::set<std::string> exited_on;
     int64_t adopt_deadline_ms = 0;      // after a restart: 0 = adopted or new
     bool finished = false;              // the agent confirmed its last iteration
-    std::map<int64_t, EndingLease> ending;  // by epoch
     bool stopping = false;              // cancelled or failed: stop orders out
     bool profile_wait_told = false;     // its event says it runs unprofiled for now
     // Up to when the current lease's time is in Job.attained_service_ms
@@ -204,7 +194,7 @@ class DaemonState {
    private:
     void Undo();
     DaemonState& state_;
-    int64_t next_job_, next_epoch_, round_;
+    int64_t next_job_, round_;
     DaemonCounters counters_;
     bool closed_ = false;
   };
@@ -286,7 +276,11 @@ class DaemonState {
   int64_t failing_commits_ = 0;  // in a row, for one log line per episode
   int64_t last_progress_flush_ms_ = 0;
   int64_t next_job_ = 1;
-  int64_t next_epoch_ = 1;
+  // Epochs, ending leases, and the leases on each node.
+  LeaseTable leases_;
+  // After a restart, until every loaded lease is re-adopted or requeued:
+  // ticks look for overdue adoptions.
+  bool awaiting_adoption_ = false;
   int64_t round_ = 0;
   DaemonCounters counters_;
 };

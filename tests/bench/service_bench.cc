@@ -7,7 +7,9 @@
 //    for 5 s, paced evenly over 4 client threads; counters give the p50 and
 //    p99 latency of a report and the rate achieved;
 //  - BM_StatusReadsDuringRounds/N: GetJob and ListJobs latency while rounds
-//    of N leased jobs run.
+//    of N leased jobs run;
+//  - BM_NodeHeartbeats/N: N nodes of 8 running jobs each heartbeating once
+//    per second each (p50 and p99 of a heartbeat).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -289,6 +291,96 @@ void BM_StatusReadsDuringRounds(benchmark::State& state) {
   leased->r.daemon->Shutdown();
   std::filesystem::remove_all(leased->r.dir);
 }
+// Nodes of 8 GPUs heartbeating once per second each, every GPU running a
+// job: N nodes, 8N jobs. A heartbeat reports the node's processes and takes
+// its orders; its cost must not grow with the cluster's other jobs.
+void BM_NodeHeartbeats(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  Running r = StartDaemon("heartbeats");
+  auto channel = grpc::CreateChannel(r.address, grpc::InsecureChannelCredentials());
+  auto sched = v1::SchedulerService::NewStub(channel);
+  auto node = v1::NodeService::NewStub(channel);
+  auto name = [](int n) { return "n" + std::to_string(n); };
+  for (int n = 0; n < nodes; ++n) {
+    v1::RegisterNodeRequest reg;
+    reg.set_name(name(n));
+    for (int i = 0; i < 8; ++i) reg.mutable_resources()->add_gpu_ids(i);
+    for (int i = 0; i < 96; ++i) reg.mutable_resources()->add_cpu_ids(i);
+    reg.mutable_resources()->set_mem_gb(1000);
+    grpc::ClientContext ctx;
+    v1::RegisterNodeResponse resp;
+    node->RegisterNode(&ctx, reg, &resp);
+  }
+  v1::SubmitJobRequest req;
+  *req.mutable_spec() = Spec();
+  for (int i = 0; i < 8 * nodes; ++i) {
+    grpc::ClientContext ctx;
+    v1::SubmitJobResponse resp;
+    sched->SubmitJob(&ctx, req, &resp);
+  }
+  // Every node takes its launch orders until every job runs.
+  std::vector<v1::HeartbeatRequest> beats(nodes);
+  for (int n = 0; n < nodes; ++n) beats[n].set_name(name(n));
+  int running = 0;
+  for (int attempt = 0; attempt < 300 && running < 8 * nodes; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    for (int n = 0; n < nodes; ++n) {
+      grpc::ClientContext ctx;
+      v1::HeartbeatResponse resp;
+      node->Heartbeat(&ctx, beats[n], &resp);
+      for (const v1::LaunchOrder& l : resp.launch()) {
+        v1::RunningProcess* p = beats[n].add_running();
+        p->set_job_id(l.job_id());
+        p->set_epoch(l.epoch());
+        ++running;
+      }
+    }
+  }
+  if (running < 8 * nodes) {
+    state.SkipWithError("not every job was launched");
+    return;
+  }
+  constexpr int kThreads = 4;
+  constexpr double kSeconds = 5.0;
+  std::vector<double> latencies_ms;
+  for (auto _ : state) {
+    std::vector<std::vector<double>> per_thread(kThreads);
+    std::vector<std::thread> threads;
+    const auto start = std::chrono::steady_clock::now();
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        auto stub = v1::NodeService::NewStub(channel);
+        std::vector<int> mine;
+        for (int n = t; n < nodes; n += kThreads) mine.push_back(n);
+        const double period_s = 1.0 / std::max<size_t>(1, mine.size());
+        for (int64_t sent = 0;; ++sent) {
+          const auto due = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       std::chrono::duration<double>(sent * period_s + t * period_s / kThreads));
+          if (due - start > std::chrono::duration<double>(kSeconds)) break;
+          std::this_thread::sleep_until(due);
+          grpc::ClientContext ctx;
+          v1::HeartbeatResponse resp;
+          stub->Heartbeat(&ctx, beats[mine[sent % mine.size()]], &resp);
+          per_thread[t].push_back(
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - due).count());
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (const auto& v : per_thread) latencies_ms.insert(latencies_ms.end(), v.begin(), v.end());
+  }
+  std::sort(latencies_ms.begin(), latencies_ms.end());
+  state.counters["nodes"] = nodes;
+  state.counters["jobs"] = 8 * nodes;
+  state.counters["beats_per_s"] = latencies_ms.size() / kSeconds;
+  state.counters["p50_ms"] = Percentile(latencies_ms, 0.5);
+  state.counters["p99_ms"] = Percentile(latencies_ms, 0.99);
+  state.counters["max_ms"] = latencies_ms.empty() ? 0 : latencies_ms.back();
+  r.daemon->Shutdown();
+  std::filesystem::remove_all(r.dir);
+}
+BENCHMARK(BM_NodeHeartbeats)->Arg(125)->Arg(1250)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 BENCHMARK(BM_StatusReadsDuringRounds)->Arg(10000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -1,0 +1,78 @@
+#pragma once
+// Where leases are. The one owner of epochs, of the leases that are ending
+// (ended by a round, a crash or a leaving node, with processes that have
+// not all exited yet), and of which leases, current or ending, have a rank
+// on each node. A job's current lease is its record's (v1::Job.lease, stored
+// with the job); the table indexes it by node from its grant to its drop,
+// so that a node's heartbeat, loss or leaving touches the node's own
+// leases, not every job's.
+//
+// Changes journal while a change is open (Open), like JournaledMap's, so
+// that DaemonState's Change undoes them with the rest.
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "daemon/journaled_map.h"
+#include "synergy/v1/synergy.pb.h"
+
+namespace synergy::daemon {
+
+// A lease that ended while its processes may still run.
+struct EndingLease {
+  v1::Lease lease;
+  int64_t since_ms = 0;
+  bool stop_sent = false;
+  std::set<std::string> exited;  // nodes whose rank has exited
+  int64_t stop_at = 0;           // rank 0's choice of the last iteration
+  // Ended after a daemon restart before its nodes reported it: a node
+  // that has not registered again by then is taken to have lost it.
+  int64_t unadopted_until_ms = 0;
+};
+
+class LeaseTable {
+ public:
+  using JobEpoch = std::pair<std::string, int64_t>;
+
+  // Epochs are never given twice: the next one is stored with every grant
+  // (DaemonState) and restored at start.
+  int64_t next_epoch() const { return next_epoch_; }
+  int64_t TakeEpoch() { return next_epoch_++; }
+  void RestoreNextEpoch(int64_t next) { next_epoch_ = next; }
+
+  // A job's current lease was granted (or loaded at start) / dropped.
+  void IndexCurrent(const v1::Lease& lease);
+  void ForgetCurrent(const v1::Lease& lease);
+  // Jobs whose current lease has a rank on `node`.
+  const std::set<std::string>& CurrentOn(const std::string& node) const;
+
+  // `ending.lease` (job id and epoch) is ending.
+  void StartEnding(EndingLease ending);
+  const EndingLease* FindEnding(const std::string& job, int64_t epoch) const;
+  // The same, to change (journaled); null when there is none.
+  EndingLease* EditEnding(const std::string& job, int64_t epoch);
+  // Every rank has exited (or its node is gone): the lease is over.
+  void FinishEnding(const std::string& job, int64_t epoch);
+  bool AnyEnding(const std::string& job) const { return ending_.count(job) > 0; }
+  // The job's ending leases by epoch (empty when none).
+  const std::map<int64_t, EndingLease>& EndingOf(const std::string& job) const;
+  // Jobs with an ending lease, and theirs.
+  const std::map<std::string, std::map<int64_t, EndingLease>>& all_ending() const { return ending_.all(); }
+  // Ending leases with a rank on `node`.
+  const std::set<JobEpoch>& EndingOn(const std::string& node) const;
+
+  void Open();
+  void Keep();
+  void Undo();
+
+ private:
+  JournaledMap<std::string, std::map<int64_t, EndingLease>> ending_;  // by job
+  JournaledMap<std::string, std::set<std::string>> current_on_;       // by node
+  JournaledMap<std::string, std::set<JobEpoch>> ending_on_;           // by node
+  int64_t next_epoch_ = 1;
+  int64_t next_epoch_at_open_ = 1;
+};
+
+}  // namespace synergy::daemon
