@@ -15,8 +15,9 @@ namespace synergy::daemon {
 
 void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std::string>& node_names,
                         Batch& batch, int64_t now_ms) {
-  // Free ids per node: all, less those of current leases (ending leases'
-  // ids are free for the plan; their launch waits for the exit).
+  // Free ids per node: all, less those of current leases (LeaseTable:
+  // ending leases' ids are free for the plan; their launch waits for the
+  // exit).
   v1::Lease lease;
   lease.set_job_id(job.id());
   lease.set_epoch(leases_.TakeEpoch());
@@ -27,16 +28,9 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
   for (const Slice& s : a.slices) {
     const std::string& node = node_names[s.server];
     const v1::Node& info = nodes_.at(node).info;
-    std::set<int> gpus(info.capacity().gpu_ids().begin(), info.capacity().gpu_ids().end());
-    std::set<int> cpus(info.capacity().cpu_ids().begin(), info.capacity().cpu_ids().end());
-    for (const auto& [id, other] : jobs_.all()) {
-      if (!other.has_lease() || id == job.id()) continue;
-      for (const v1::LeaseSlice& o : other.lease().slices()) {
-        if (o.node() != node) continue;
-        for (int g : o.gpu_ids()) gpus.erase(g);
-        for (int c : o.cpu_ids()) cpus.erase(c);
-      }
-    }
+    std::set<int> gpus, cpus;
+    for (int g : info.capacity().gpu_ids()) if (!leases_.GrantedGpus(node).count(g)) gpus.insert(g);
+    for (int c : info.capacity().cpu_ids()) if (!leases_.GrantedCpus(node).count(c)) cpus.insert(c);
     v1::LeaseSlice* slice = lease.add_slices();
     slice->set_node(node);
     slice->set_rank(rank++);
@@ -122,20 +116,11 @@ void DaemonState::DropLease(v1::Job& job, JobRuntime& rt, int64_t now_ms) {
 void DaemonState::SendStop(const std::string& node, const std::string& job, int64_t epoch,
                            int64_t grace_ms) {
   if (!nodes_.count(node)) return;
-  NodeRecord& record = nodes_.Edit(node);
   v1::StopOrder stop;
   stop.set_job_id(job);
   stop.set_epoch(epoch);
   stop.set_grace_ms(grace_ms);
-  // One order per process: a node that lists the same processes again
-  // (each registration) must not grow the list.
-  for (v1::StopOrder& queued : record.stops) {
-    if (queued.job_id() == job && queued.epoch() == epoch) {
-      queued.set_grace_ms(std::min(queued.grace_ms(), grace_ms));
-      return;
-    }
-  }
-  record.stops.push_back(stop);
+  leases_.OrderStop(node, stop);
 }
 
 }  // namespace synergy::daemon

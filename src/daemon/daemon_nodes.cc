@@ -35,7 +35,7 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
   n.info.set_last_heartbeat_unix_ms(now_ms);
   n.info.set_cgroups(request.cgroups());
   n.processes.clear();
-  n.held.clear();
+  leases_.ReleaseAll(request.name());
   n.unknown_processes = false;
   Batch batch;
   if (joins) batch.joined_nodes[request.name()] = now_ms;
@@ -54,8 +54,9 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
         if (rt.launched_on.empty()) rt.service_from_ms = now_ms;
         rt.launched_on.insert(request.name());
         rt.adopt_deadline_ms = 0;
-        n.held[{p.job_id(), p.epoch()}] = {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
-                                           std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())};
+        leases_.Hold(request.name(), {p.job_id(), p.epoch()},
+                     {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
+                      std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())});
         Record(batch, job, absl::StrFormat("lease %d re-adopted on %s", p.epoch(), request.name()), now_ms);
         adopted = true;
       }
@@ -97,7 +98,7 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
   for (const v1::ProcessExit& e : request.exits()) {
     // A node speaks only for its own processes: an exit of a lease that
     // never had a rank here (another node's job) is not believed.
-    if (!n.held.count({e.job_id(), e.epoch()}) && !NodeHoldsLease(n, e.job_id(), e.epoch())) {
+    if (!leases_.Holds(request.name(), {e.job_id(), e.epoch()}) && !NodeHoldsLease(n, e.job_id(), e.epoch())) {
       spdlog::warn("node {}: exit reported for {} lease {}, which has no rank on it: ignored", request.name(),
                    e.job_id(), e.epoch());
       continue;
@@ -108,24 +109,25 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
   bool unknown = false;
   for (const v1::RunningProcess& p : request.running()) {
     n.processes.insert({p.job_id(), p.epoch()});
-    if (!n.held.count({p.job_id(), p.epoch()})) unknown = true;
+    if (!leases_.Holds(request.name(), {p.job_id(), p.epoch()})) unknown = true;
   }
   n.unknown_processes = unknown;
   // Ids of processes that are gone (exit lost with a node restart) are free.
-  for (auto h = n.held.begin(); h != n.held.end();) {
-    auto rt = runtime_.find(h->first.first);
-    if (!n.processes.count(h->first) && (rt == runtime_.end() || !rt->second.launched_on.count(request.name()))) {
-      h = n.held.erase(h);
-    } else {
-      ++h;
+  std::vector<LeaseTable::JobEpoch> released;
+  for (const auto& [lease, ids] : leases_.HeldOn(request.name())) {
+    auto rt = runtime_.find(lease.first);
+    if (!n.processes.count(lease) && (rt == runtime_.end() || !rt->second.launched_on.count(request.name()))) {
+      released.push_back(lease);
     }
   }
+  for (const LeaseTable::JobEpoch& lease : released) leases_.Release(request.name(), lease);
   // An ended lease whose process this node no longer has (and never
   // reported leaving) is over here.
   std::vector<LeaseTable::JobEpoch> gone;
   for (const auto& [id, epoch] : leases_.EndingOn(request.name())) {
     const EndingLease* e = leases_.FindEnding(id, epoch);
-    if (!e->exited.count(request.name()) && !n.processes.count({id, epoch}) && !n.held.count({id, epoch})) {
+    if (!e->exited.count(request.name()) && !n.processes.count({id, epoch}) &&
+        !leases_.Holds(request.name(), {id, epoch})) {
       gone.emplace_back(id, epoch);
     }
   }
@@ -139,8 +141,7 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
     HandleExit(request.name(), e, batch, now_ms);
   }
   if (request.leaving()) Leave(n, batch, now_ms);
-  for (v1::StopOrder& s : n.stops) *response.add_stop() = std::move(s);
-  n.stops.clear();
+  for (v1::StopOrder& s : leases_.TakeStops(request.name())) *response.add_stop() = std::move(s);
   for (v1::LaunchOrder& l : LaunchesFor(n, batch, now_ms)) *response.add_launch() = std::move(l);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   return response;
@@ -151,9 +152,9 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
   if (n.unknown_processes) return out;  // their ids are unknown: wait for them to stop
   if (n.info.leaving() || !n.info.alive()) return out;
   std::set<int> busy_gpus, busy_cpus;
-  for (const auto& [key, ids] : n.held) {
-    busy_gpus.insert(ids.first.begin(), ids.first.end());
-    busy_cpus.insert(ids.second.begin(), ids.second.end());
+  for (const auto& [lease, ids] : leases_.HeldOn(n.info.name())) {
+    busy_gpus.insert(ids.gpus.begin(), ids.gpus.end());
+    busy_cpus.insert(ids.cpus.begin(), ids.cpus.end());
   }
   // The node's current leases (a copy: launching edits the jobs, not the index).
   const std::set<std::string> here = leases_.CurrentOn(n.info.name());
@@ -203,8 +204,9 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
         rt.service_from_ms = now_ms;
       }
       rt.launched_on.insert(n.info.name());
-      n.held[{id, lease.epoch()}] = {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
-                                     std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())};
+      leases_.Hold(n.info.name(), {id, lease.epoch()},
+                   {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
+                    std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())});
       busy_gpus.insert(s.gpu_ids().begin(), s.gpu_ids().end());
       busy_cpus.insert(s.cpu_ids().begin(), s.cpu_ids().end());
       if (!lease.profiling()) {
@@ -232,9 +234,8 @@ bool DaemonState::NodeHoldsLease(const NodeRecord& node, const std::string& job_
 void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, Batch& batch,
                              int64_t now_ms) {
   if (nodes_.count(node)) {
-    NodeRecord& n = nodes_.Edit(node);
-    n.held.erase({e.job_id(), e.epoch()});
-    n.processes.erase({e.job_id(), e.epoch()});
+    nodes_.Edit(node).processes.erase({e.job_id(), e.epoch()});
+    leases_.Release(node, {e.job_id(), e.epoch()});
   }
   if (!jobs_.count(e.job_id())) return;
   v1::Job& job = jobs_.Edit(e.job_id());
@@ -337,18 +338,18 @@ void DaemonState::Leave(NodeRecord& node, Batch& batch, int64_t now_ms) {
     }
   }
   // Gone once nothing of it runs: its ids are free and it is not planned on.
-  if (node.processes.empty() && node.held.empty()) {
+  if (node.processes.empty() && leases_.HeldOn(name).empty()) {
     node.info.set_alive(false);
-    node.stops.clear();
+    leases_.DropStops(name);
     spdlog::info("node {} left", name);
   }
 }
 
 void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
   node.info.set_alive(false);
-  node.held.clear();
+  leases_.ReleaseAll(node.info.name());
   node.processes.clear();
-  node.stops.clear();
+  leases_.DropStops(node.info.name());
   spdlog::warn("node {} lost: no heartbeat for {:.0f} s", node.info.name(), config_.heartbeat_timeout_s);
   // Its ranks of ending leases will never report: those leases are over.
   const std::set<LeaseTable::JobEpoch> ending = leases_.EndingOn(node.info.name());

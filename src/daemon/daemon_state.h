@@ -21,9 +21,14 @@
 // once and two jobs never share a GPU. Nodes learn their orders in
 // heartbeat replies.
 //
-// The implementation is split by concern: daemon_state.cc (open, persist,
-// client API), daemon_nodes.cc, daemon_agents.cc, daemon_round.cc,
-// daemon_leases.cc and daemon_profiling.cc.
+// Facts and their owners: a job's record (v1::Job, with its current
+// lease, stored) in jobs_; what the daemon knows of a job only while it
+// runs (JobRuntime) in runtime_; nodes in nodes_; epochs, ending leases,
+// the leases and ids on each node, and stop orders in leases_
+// (lease_table.h). The implementation is split by concern: daemon_state.cc
+// (open, persist, client API), daemon_nodes.cc, daemon_agents.cc,
+// daemon_round.cc (with round_planner.h), daemon_leases.cc and
+// daemon_profiling.cc.
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -153,10 +158,7 @@ class DaemonState {
   struct NodeRecord {
     v1::Node info;
     std::set<std::pair<std::string, int64_t>> processes;  // (job, epoch) the node reports
-    // Ids held by launched processes until their exit is reported.
-    std::map<std::pair<std::string, int64_t>, std::pair<std::vector<int>, std::vector<int>>> held;
     bool unknown_processes = false;  // processes of leases we cannot place: launches wait
-    std::vector<v1::StopOrder> stops;  // to send with the next heartbeat
   };
   struct JobRuntime {
     std::set<std::string> launched_on;  // nodes the current lease's launch went to

@@ -1,25 +1,98 @@
 #include "daemon/lease_table.h"
 
+#include <algorithm>
+
 namespace synergy::daemon {
 namespace {
 
 const std::set<std::string> kNoJobs;
 const std::set<LeaseTable::JobEpoch> kNoLeases;
 const std::map<int64_t, EndingLease> kNoEnding;
+const std::set<int> kNoIds;
+const std::map<LeaseTable::JobEpoch, LeaseTable::HeldIds> kNoneHeld;
 
 }  // namespace
 
 void LeaseTable::IndexCurrent(const v1::Lease& lease) {
-  for (const v1::LeaseSlice& s : lease.slices()) current_on_.EditOrAdd(s.node()).insert(lease.job_id());
+  for (const v1::LeaseSlice& s : lease.slices()) {
+    current_on_.EditOrAdd(s.node()).insert(lease.job_id());
+    Granted& granted = granted_.EditOrAdd(s.node());
+    granted.gpus.insert(s.gpu_ids().begin(), s.gpu_ids().end());
+    granted.cpus.insert(s.cpu_ids().begin(), s.cpu_ids().end());
+  }
 }
 
 void LeaseTable::ForgetCurrent(const v1::Lease& lease) {
   for (const v1::LeaseSlice& s : lease.slices()) {
-    if (!current_on_.count(s.node())) continue;
-    std::set<std::string>& jobs = current_on_.Edit(s.node());
-    jobs.erase(lease.job_id());
-    if (jobs.empty()) current_on_.Erase(s.node());
+    if (current_on_.count(s.node())) {
+      std::set<std::string>& jobs = current_on_.Edit(s.node());
+      jobs.erase(lease.job_id());
+      if (jobs.empty()) current_on_.Erase(s.node());
+    }
+    if (granted_.count(s.node())) {
+      Granted& granted = granted_.Edit(s.node());
+      for (int g : s.gpu_ids()) granted.gpus.erase(g);
+      for (int c : s.cpu_ids()) granted.cpus.erase(c);
+      if (granted.gpus.empty() && granted.cpus.empty()) granted_.Erase(s.node());
+    }
   }
+}
+
+const std::set<int>& LeaseTable::GrantedGpus(const std::string& node) const {
+  auto it = granted_.find(node);
+  return it == granted_.end() ? kNoIds : it->second.gpus;
+}
+
+const std::set<int>& LeaseTable::GrantedCpus(const std::string& node) const {
+  auto it = granted_.find(node);
+  return it == granted_.end() ? kNoIds : it->second.cpus;
+}
+
+void LeaseTable::Hold(const std::string& node, const JobEpoch& lease, HeldIds ids) {
+  held_.EditOrAdd(node)[lease] = std::move(ids);
+}
+
+void LeaseTable::Release(const std::string& node, const JobEpoch& lease) {
+  if (!Holds(node, lease)) return;
+  auto& on_node = held_.Edit(node);
+  on_node.erase(lease);
+  if (on_node.empty()) held_.Erase(node);
+}
+
+void LeaseTable::ReleaseAll(const std::string& node) {
+  if (held_.count(node)) held_.Erase(node);
+}
+
+bool LeaseTable::Holds(const std::string& node, const JobEpoch& lease) const {
+  auto it = held_.find(node);
+  return it != held_.end() && it->second.count(lease) > 0;
+}
+
+const std::map<LeaseTable::JobEpoch, LeaseTable::HeldIds>& LeaseTable::HeldOn(const std::string& node) const {
+  auto it = held_.find(node);
+  return it == held_.end() ? kNoneHeld : it->second;
+}
+
+void LeaseTable::OrderStop(const std::string& node, const v1::StopOrder& stop) {
+  std::vector<v1::StopOrder>& queued = stops_.EditOrAdd(node);
+  for (v1::StopOrder& q : queued) {
+    if (q.job_id() == stop.job_id() && q.epoch() == stop.epoch()) {
+      q.set_grace_ms(std::min(q.grace_ms(), stop.grace_ms()));
+      return;
+    }
+  }
+  queued.push_back(stop);
+}
+
+std::vector<v1::StopOrder> LeaseTable::TakeStops(const std::string& node) {
+  if (!stops_.count(node)) return {};
+  std::vector<v1::StopOrder> out = stops_.at(node);
+  stops_.Erase(node);
+  return out;
+}
+
+void LeaseTable::DropStops(const std::string& node) {
+  if (stops_.count(node)) stops_.Erase(node);
 }
 
 const std::set<std::string>& LeaseTable::CurrentOn(const std::string& node) const {
@@ -74,6 +147,9 @@ void LeaseTable::Open() {
   ending_.Open();
   current_on_.Open();
   ending_on_.Open();
+  granted_.Open();
+  held_.Open();
+  stops_.Open();
   next_epoch_at_open_ = next_epoch_;
 }
 
@@ -81,12 +157,18 @@ void LeaseTable::Keep() {
   ending_.Keep();
   current_on_.Keep();
   ending_on_.Keep();
+  granted_.Keep();
+  held_.Keep();
+  stops_.Keep();
 }
 
 void LeaseTable::Undo() {
   ending_.Undo();
   current_on_.Undo();
   ending_on_.Undo();
+  granted_.Undo();
+  held_.Undo();
+  stops_.Undo();
   next_epoch_ = next_epoch_at_open_;
 }
 

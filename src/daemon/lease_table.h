@@ -1,11 +1,18 @@
 #pragma once
-// Where leases are. The one owner of epochs, of the leases that are ending
+// Where leases are. The one owner of epochs; of the leases that are ending
 // (ended by a round, a crash or a leaving node, with processes that have
-// not all exited yet), and of which leases, current or ending, have a rank
-// on each node. A job's current lease is its record's (v1::Job.lease, stored
+// not all exited yet); of which leases, current or ending, have a rank on
+// each node; of the GPU and CPU ids each node has granted and each
+// launched process holds; and of the stop orders waiting for a node's next
+// heartbeat. A job's current lease is its record's (v1::Job.lease, stored
 // with the job); the table indexes it by node from its grant to its drop,
 // so that a node's heartbeat, loss or leaving touches the node's own
 // leases, not every job's.
+//
+// Two questions about ids, two answers: an id is free to grant when no
+// current lease has it (an ending lease's ids are planned again at once),
+// and free to launch on when no launched process holds it (a launch waits
+// for the ending lease's exit).
 //
 // Changes journal while a change is open (Open), like JournaledMap's, so
 // that DaemonState's Change undoes them with the rest.
@@ -14,6 +21,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "daemon/journaled_map.h"
 #include "synergy/v1/synergy.pb.h"
@@ -48,6 +56,27 @@ class LeaseTable {
   // Jobs whose current lease has a rank on `node`.
   const std::set<std::string>& CurrentOn(const std::string& node) const;
 
+  // Ids on `node` that current leases have: a grant takes others.
+  const std::set<int>& GrantedGpus(const std::string& node) const;
+  const std::set<int>& GrantedCpus(const std::string& node) const;
+
+  // Ids a launched process holds until its exit is reported (or its node
+  // is lost or registers again).
+  struct HeldIds {
+    std::vector<int> gpus, cpus;
+  };
+  void Hold(const std::string& node, const JobEpoch& lease, HeldIds ids);
+  void Release(const std::string& node, const JobEpoch& lease);
+  void ReleaseAll(const std::string& node);
+  bool Holds(const std::string& node, const JobEpoch& lease) const;
+  const std::map<JobEpoch, HeldIds>& HeldOn(const std::string& node) const;
+
+  // Stop orders for `node`'s next heartbeat: one per process (a repeated
+  // order keeps the shorter grace).
+  void OrderStop(const std::string& node, const v1::StopOrder& stop);
+  std::vector<v1::StopOrder> TakeStops(const std::string& node);
+  void DropStops(const std::string& node);
+
   // `ending.lease` (job id and epoch) is ending.
   void StartEnding(EndingLease ending);
   const EndingLease* FindEnding(const std::string& job, int64_t epoch) const;
@@ -71,6 +100,12 @@ class LeaseTable {
   JournaledMap<std::string, std::map<int64_t, EndingLease>> ending_;  // by job
   JournaledMap<std::string, std::set<std::string>> current_on_;       // by node
   JournaledMap<std::string, std::set<JobEpoch>> ending_on_;           // by node
+  struct Granted {
+    std::set<int> gpus, cpus;
+  };
+  JournaledMap<std::string, Granted> granted_;                        // by node
+  JournaledMap<std::string, std::map<JobEpoch, HeldIds>> held_;       // by node
+  JournaledMap<std::string, std::vector<v1::StopOrder>> stops_;       // by node
   int64_t next_epoch_ = 1;
   int64_t next_epoch_at_open_ = 1;
 };
