@@ -38,7 +38,6 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
   // Progress is kept in memory and stored with the next tick (no Change:
   // an agent's report is advice, and it repeats).
   v1::Job& job = jobs_.Edit(report.job_id());
-  JobRuntime& rt = runtime_.Edit(report.job_id());
   v1::ProgressReply reply;
   const bool current = job.has_lease() && job.lease().epoch() == report.epoch() && !Terminal(job);
   if (!current && !leases_.FindEnding(report.job_id(), report.epoch())) {
@@ -96,9 +95,9 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
     SetState(job, v1::JOB_STATE_SUCCEEDED, "finished its iterations", now_ms);
     // A newer lease (the round moved the job while it finished) that has
     // not launched is withdrawn: nothing will run under it.
-    if (job.has_lease() && job.lease().epoch() != done.epoch() && rt.launched_on.empty()) {
+    if (job.has_lease() && job.lease().epoch() != done.epoch() && leases_.LaunchOf(job.id()).launched_on.empty()) {
       Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
-      DropLease(job, rt, now_ms);
+      DropLease(job, now_ms);
     }
     batch.PutJob(job);
   }

@@ -51,10 +51,7 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
       return;
     }
   }
-  JobRuntime& rt = runtime_.Edit(job.id());
-  rt.launched_on.clear();
-  rt.exited_on.clear();
-  rt.finished = false;
+  runtime_.Edit(job.id()).finished = false;
   *job.mutable_lease() = lease;
   leases_.IndexCurrent(lease);
   ++counters_.leases_granted;
@@ -65,11 +62,11 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
 }
 
 void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, int64_t now_ms) {
-  JobRuntime& rt = runtime_.Edit(job.id());
   const v1::Lease lease = job.lease();
-  if (!rt.launched()) {
+  const LeaseTable::Launch& launch = leases_.LaunchOf(job.id());
+  if (!launch.launched()) {
     // Never launched: nothing to stop.
-    DropLease(job, rt, now_ms);
+    DropLease(job, now_ms);
     if (!Terminal(job)) SetState(job, v1::JOB_STATE_QUEUED, absl::StrCat("lease ended before launch: ", why), now_ms);
     Record(batch, job, absl::StrFormat("lease %d withdrawn before launch (%s)", lease.epoch(), why), now_ms);
     return;
@@ -80,7 +77,7 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
   ending.lease.set_ending(true);
   // Not yet re-adopted after a restart: its processes may still run, so
   // the job's next launch waits for them like for any ending lease.
-  ending.unadopted_until_ms = rt.adopt_deadline_ms;
+  ending.unadopted_until_ms = launch.adopt_deadline_ms;
   // Plain processes are stopped now; agents first get lease_ending and the
   // grace period to checkpoint (Tick sends the stop after it).
   if (!job.spec().uses_agent() || Terminal(job)) {
@@ -90,7 +87,7 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
     ending.stop_sent = true;
   }
   leases_.StartEnding(ending);
-  DropLease(job, rt, now_ms);
+  DropLease(job, now_ms);
   if (!Terminal(job)) job.set_reason(absl::StrFormat("lease %d ending: %s", lease.epoch(), why));
   Record(batch, job,
          absl::StrFormat("lease %d ending (%s): %s", lease.epoch(), why,
@@ -98,19 +95,17 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
          now_ms);
 }
 
-void DaemonState::DropLease(v1::Job& job, JobRuntime& rt, int64_t now_ms) {
+void DaemonState::DropLease(v1::Job& job, int64_t now_ms) {
   // Every end counts: planned, crashed, finished, lost with a node.
   if (job.has_lease()) ++counters_.leases_ended;
-  if (job.has_lease() && rt.launched()) job.set_last_lease_end_unix_ms(now_ms);
+  const LeaseTable::Launch& launch = leases_.LaunchOf(job.id());
+  if (job.has_lease() && launch.launched()) job.set_last_lease_end_unix_ms(now_ms);
   // The lease's time held joins the stored service (ServiceNowMs reads the
   // job and runtime these refer to).
-  job.set_attained_service_ms(ServiceNowMs(job.id(), now_ms));
-  rt.service_from_ms = 0;
+  job.set_attained_service_ms(ServiceNowMs(job, launch, now_ms));
+  // Its launch state goes with it.
   if (job.has_lease()) leases_.ForgetCurrent(job.lease());
   job.clear_lease();
-  rt.launched_on.clear();
-  rt.exited_on.clear();
-  rt.adopt_deadline_ms = 0;
 }
 
 void DaemonState::SendStop(const std::string& node, const std::string& job, int64_t epoch,

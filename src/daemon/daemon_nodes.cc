@@ -50,10 +50,10 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
       v1::Job& job = jobs_.Edit(p.job_id());
       for (const v1::LeaseSlice& s : job.lease().slices()) {
         if (s.node() != request.name()) continue;
-        JobRuntime& rt = runtime_.Edit(p.job_id());
-        if (rt.launched_on.empty()) rt.service_from_ms = now_ms;
-        rt.launched_on.insert(request.name());
-        rt.adopt_deadline_ms = 0;
+        LeaseTable::Launch& launch = leases_.EditLaunch(p.job_id());
+        if (launch.launched_on.empty()) launch.service_from_ms = now_ms;
+        launch.launched_on.insert(request.name());
+        launch.adopt_deadline_ms = 0;
         leases_.Hold(request.name(), {p.job_id(), p.epoch()},
                      {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
                       std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())});
@@ -115,8 +115,7 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
   // Ids of processes that are gone (exit lost with a node restart) are free.
   std::vector<LeaseTable::JobEpoch> released;
   for (const auto& [lease, ids] : leases_.HeldOn(request.name())) {
-    auto rt = runtime_.find(lease.first);
-    if (!n.processes.count(lease) && (rt == runtime_.end() || !rt->second.launched_on.count(request.name()))) {
+    if (!n.processes.count(lease) && !leases_.LaunchOf(lease.first).launched_on.count(request.name())) {
       released.push_back(lease);
     }
   }
@@ -161,10 +160,10 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
   for (const std::string& id : here) {
     const v1::Job& current = jobs_.at(id);
     if (Terminal(current)) continue;
-    if (runtime_.at(id).launched_on.count(n.info.name())) continue;
+    if (leases_.LaunchOf(id).launched_on.count(n.info.name())) continue;
     if (leases_.AnyEnding(id)) continue;  // its previous lease's processes still run
     v1::Job& job = jobs_.Edit(id);
-    JobRuntime& rt = runtime_.Edit(id);
+    LeaseTable::Launch& launch = leases_.EditLaunch(id);
     const v1::Lease& lease = job.lease();
     for (const v1::LeaseSlice& s : lease.slices()) {
       if (s.node() != n.info.name()) continue;
@@ -199,11 +198,11 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
       *order.mutable_cpu_ids() = s.cpu_ids();
       order.set_mem_gb(s.mem_gb());
       order.set_user(job.owner());
-      if (rt.launched_on.empty()) {
+      if (launch.launched_on.empty()) {
         job.set_attempts(job.attempts() + 1);
-        rt.service_from_ms = now_ms;
+        launch.service_from_ms = now_ms;
       }
-      rt.launched_on.insert(n.info.name());
+      launch.launched_on.insert(n.info.name());
       leases_.Hold(n.info.name(), {id, lease.epoch()},
                    {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
                     std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())});
@@ -263,14 +262,15 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
     return;
   }
   if (!job.has_lease() || job.lease().epoch() != e.epoch()) return;  // stale: ignore
-  rt.exited_on.insert(node);
+  LeaseTable::Launch& launch = leases_.EditLaunch(job.id());
+  launch.exited_on.insert(node);
   const bool crashed = e.exit_code() != 0 && !e.stopped_by_node();
   if (crashed) {
     const int retries = MaxRetries(job);
     // Other ranks of the job are stopped; the lease is ending until they exit.
     bool others = false;
     for (const v1::LeaseSlice& s : job.lease().slices()) {
-      if (rt.exited_on.count(s.node())) continue;
+      if (launch.exited_on.count(s.node())) continue;
       SendStop(s.node(), job.id(), job.lease().epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
       others = true;
     }
@@ -279,10 +279,10 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
       ending.lease = job.lease();
       ending.since_ms = now_ms;
       ending.stop_sent = true;
-      ending.exited = rt.exited_on;
+      ending.exited = launch.exited_on;
       leases_.StartEnding(std::move(ending));
     }
-    DropLease(job, rt, now_ms);
+    DropLease(job, now_ms);
     if (Terminal(job)) {
       Record(batch, job, absl::StrFormat("exited on %s: %s", node, how), now_ms);
       return;
@@ -305,13 +305,13 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
   }
   // Every slice must exit before the job is done.
   for (const v1::LeaseSlice& s : job.lease().slices()) {
-    if (!rt.exited_on.count(s.node())) {
+    if (!launch.exited_on.count(s.node())) {
       Record(batch, job, absl::StrFormat("rank on %s exited: %s", node, how), now_ms);
       return;
     }
   }
   const int64_t epoch = job.lease().epoch();
-  DropLease(job, rt, now_ms);
+  DropLease(job, now_ms);
   if (!Terminal(job)) {
     if (e.stopped_by_node()) {
       SetState(job, v1::JOB_STATE_SUSPENDED, "stopped by the node", now_ms);
@@ -357,12 +357,11 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
   const std::set<std::string> on_node = leases_.CurrentOn(node.info.name());
   for (const std::string& id : on_node) {
     v1::Job& job = jobs_.Edit(id);
-    JobRuntime& rt = runtime_.Edit(id);
     const int64_t epoch = job.lease().epoch();
     for (const v1::LeaseSlice& s : job.lease().slices()) {
       if (s.node() != node.info.name()) SendStop(s.node(), id, epoch, static_cast<int64_t>(config_.lease_grace_s * 1000));
     }
-    DropLease(job, rt, now_ms);
+    DropLease(job, now_ms);
     if (!Terminal(job)) {
       SetState(job, v1::JOB_STATE_QUEUED, absl::StrFormat("node %s lost; requeued", node.info.name()), now_ms);
       ++counters_.jobs_requeued;
@@ -385,9 +384,9 @@ absl::Status DaemonState::Tick(int64_t now_ms) {
     bool waiting = false;
     std::vector<std::string> overdue;
     for (const auto& [id, current] : jobs_.all()) {
-      const JobRuntime& rt = runtime_.at(id);
-      if (!current.has_lease() || rt.adopt_deadline_ms <= 0) continue;
-      if (now_ms > rt.adopt_deadline_ms) {
+      const LeaseTable::Launch& launch = leases_.LaunchOf(id);
+      if (!current.has_lease() || launch.adopt_deadline_ms <= 0) continue;
+      if (now_ms > launch.adopt_deadline_ms) {
         overdue.push_back(id);
       } else {
         waiting = true;
@@ -396,7 +395,7 @@ absl::Status DaemonState::Tick(int64_t now_ms) {
     for (const std::string& id : overdue) {
       v1::Job& job = jobs_.Edit(id);
       const int64_t epoch = job.lease().epoch();
-      DropLease(job, runtime_.Edit(id), now_ms);
+      DropLease(job, now_ms);
       if (!Terminal(job)) {
         SetState(job, v1::JOB_STATE_QUEUED, "not re-adopted after a daemon restart; requeued", now_ms);
         ++counters_.jobs_requeued;

@@ -61,9 +61,6 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
       for (int i = 0; i < wanting.spec().gpus(); ++i) s->add_gpu_ids(n.info.capacity().gpu_ids(i));
       *s->mutable_cpu_ids() = n.info.capacity().cpu_ids();
       s->set_mem_gb(n.info.capacity().mem_gb());
-      JobRuntime& rt = runtime_.Edit(id);
-      rt.launched_on.clear();
-      rt.exited_on.clear();
       v1::Job& job = jobs_.Edit(id);
       *job.mutable_lease() = lease;
       leases_.IndexCurrent(lease);

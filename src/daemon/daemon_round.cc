@@ -60,7 +60,8 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
     const JobRuntime& rt = runtime_.at(id);
     if (rt.finished) continue;  // its last checkpoint is confirmed: it is exiting
     // Service is stored every progress flush; the round counts it to now.
-    world.queue.push_back(RoundJobOf(job, ServiceNowMs(job, rt, now_ms), rt.launched()));
+    const LeaseTable::Launch& launch = leases_.LaunchOf(id);
+    world.queue.push_back(RoundJobOf(job, ServiceNowMs(job, launch, now_ms), launch.launched()));
   }
   return world;
 }
@@ -70,23 +71,26 @@ RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms, const std::set<std::
 }
 
 void DaemonState::AccountService(int64_t now_ms) {
-  for (const auto& [id, job] : jobs_.all()) {
-    if (!job.has_lease() || runtime_.at(id).launched_on.empty()) continue;
+  std::vector<std::string> running;
+  for (const auto& [id, launch] : leases_.all_launches()) {
+    if (!launch.launched_on.empty()) running.push_back(id);
+  }
+  for (const std::string& id : running) {
     // Time held, as the core's JobView::attained_service_s means it.
     v1::Job& held = jobs_.Edit(id);
     held.set_attained_service_ms(ServiceNowMs(id, now_ms));
-    runtime_.Edit(id).service_from_ms = now_ms;
+    leases_.EditLaunch(id).service_from_ms = now_ms;
     MarkDirty(id);
   }
 }
 
 int64_t DaemonState::ServiceNowMs(const std::string& id, int64_t now_ms) const {
-  return ServiceNowMs(jobs_.at(id), runtime_.at(id), now_ms);
+  return ServiceNowMs(jobs_.at(id), leases_.LaunchOf(id), now_ms);
 }
 
-int64_t DaemonState::ServiceNowMs(const v1::Job& job, const JobRuntime& rt, int64_t now_ms) {
-  const bool holding = job.has_lease() && !rt.launched_on.empty() && rt.service_from_ms > 0;
-  return job.attained_service_ms() + (holding ? std::max<int64_t>(0, now_ms - rt.service_from_ms) : 0);
+int64_t DaemonState::ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
+  const bool holding = job.has_lease() && !launch.launched_on.empty() && launch.service_from_ms > 0;
+  return job.attained_service_ms() + (holding ? std::max<int64_t>(0, now_ms - launch.service_from_ms) : 0);
 }
 
 absl::StatusOr<RoundWorld> DaemonState::PrepareRound(int64_t now_ms) {

@@ -67,8 +67,9 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
     if (job.has_lease()) {
       // Running when the daemon stopped: its node has heartbeat_timeout_s to
       // report the processes, or the job is requeued.
-      rt.adopt_deadline_ms = now_ms + static_cast<int64_t>(config.heartbeat_timeout_s * 1000);
       s->leases_.IndexCurrent(job.lease());
+      s->leases_.EditLaunch(job.id()).adopt_deadline_ms =
+          now_ms + static_cast<int64_t>(config.heartbeat_timeout_s * 1000);
       s->awaiting_adoption_ = true;
     }
     const std::string id = job.id();

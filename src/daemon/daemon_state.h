@@ -161,17 +161,9 @@ class DaemonState {
     bool unknown_processes = false;  // processes of leases we cannot place: launches wait
   };
   struct JobRuntime {
-    std::set<std::string> launched_on;  // nodes the current lease's launch went to
-    std::set<std::string> exited_on;
-    int64_t adopt_deadline_ms = 0;      // after a restart: 0 = adopted or new
     bool finished = false;              // the agent confirmed its last iteration
     bool stopping = false;              // cancelled or failed: stop orders out
     bool profile_wait_told = false;     // its event says it runs unprofiled for now
-    // Up to when the current lease's time is in Job.attained_service_ms
-    // (set at launch or re-adoption, advanced when progress is stored).
-    int64_t service_from_ms = 0;
-    // Its current lease has (or, after a restart, may have) processes.
-    bool launched() const { return !launched_on.empty() || adopt_deadline_ms > 0; }
   };
 
   // The store's counters that survive a restart.
@@ -233,7 +225,7 @@ class DaemonState {
   void EndLease(v1::Job& job, const std::string& why, Batch& batch, int64_t now_ms);
   // Forgets the current lease (its processes are gone or never started);
   // a launched one counts as the job's last run.
-  void DropLease(v1::Job& job, JobRuntime& rt, int64_t now_ms);
+  void DropLease(v1::Job& job, int64_t now_ms);
   void SendStop(const std::string& node, const std::string& job, int64_t epoch, int64_t grace_ms);
   // The node has (or had) a rank of this lease: only then may it report on it.
   bool NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const;
@@ -247,7 +239,7 @@ class DaemonState {
   void AccountService(int64_t now_ms);
   // The attained service of `id` now, stored or not.
   int64_t ServiceNowMs(const std::string& id, int64_t now_ms) const;
-  static int64_t ServiceNowMs(const v1::Job& job, const JobRuntime& rt, int64_t now_ms);
+  static int64_t ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms);
   // What the round at `now_ms` reads, copied (round_planner.h).
   RoundWorld WorldForRound(int64_t now_ms) const;
   // A planned grant still applies: the job waits for a lease and every node

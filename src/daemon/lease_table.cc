@@ -9,11 +9,13 @@ const std::set<std::string> kNoJobs;
 const std::set<LeaseTable::JobEpoch> kNoLeases;
 const std::map<int64_t, EndingLease> kNoEnding;
 const std::set<int> kNoIds;
+const LeaseTable::Launch kNotLaunched;
 const std::map<LeaseTable::JobEpoch, LeaseTable::HeldIds> kNoneHeld;
 
 }  // namespace
 
 void LeaseTable::IndexCurrent(const v1::Lease& lease) {
+  launches_.Insert(lease.job_id(), Launch{});
   for (const v1::LeaseSlice& s : lease.slices()) {
     current_on_.EditOrAdd(s.node()).insert(lease.job_id());
     Granted& granted = granted_.EditOrAdd(s.node());
@@ -23,6 +25,7 @@ void LeaseTable::IndexCurrent(const v1::Lease& lease) {
 }
 
 void LeaseTable::ForgetCurrent(const v1::Lease& lease) {
+  if (launches_.count(lease.job_id())) launches_.Erase(lease.job_id());
   for (const v1::LeaseSlice& s : lease.slices()) {
     if (current_on_.count(s.node())) {
       std::set<std::string>& jobs = current_on_.Edit(s.node());
@@ -37,6 +40,13 @@ void LeaseTable::ForgetCurrent(const v1::Lease& lease) {
     }
   }
 }
+
+const LeaseTable::Launch& LeaseTable::LaunchOf(const std::string& job) const {
+  auto it = launches_.find(job);
+  return it == launches_.end() ? kNotLaunched : it->second;
+}
+
+LeaseTable::Launch& LeaseTable::EditLaunch(const std::string& job) { return launches_.Edit(job); }
 
 const std::set<int>& LeaseTable::GrantedGpus(const std::string& node) const {
   auto it = granted_.find(node);
@@ -148,6 +158,7 @@ void LeaseTable::Open() {
   current_on_.Open();
   ending_on_.Open();
   granted_.Open();
+  launches_.Open();
   held_.Open();
   stops_.Open();
   next_epoch_at_open_ = next_epoch_;
@@ -158,6 +169,7 @@ void LeaseTable::Keep() {
   current_on_.Keep();
   ending_on_.Keep();
   granted_.Keep();
+  launches_.Keep();
   held_.Keep();
   stops_.Keep();
 }
@@ -167,6 +179,7 @@ void LeaseTable::Undo() {
   current_on_.Undo();
   ending_on_.Undo();
   granted_.Undo();
+  launches_.Undo();
   held_.Undo();
   stops_.Undo();
   next_epoch_ = next_epoch_at_open_;

@@ -56,6 +56,25 @@ class LeaseTable {
   // Jobs whose current lease has a rank on `node`.
   const std::set<std::string>& CurrentOn(const std::string& node) const;
 
+  // A current lease's processes: the nodes its launch went to, where its
+  // ranks exited, and (loaded after a restart) until when its nodes may
+  // report it. Made empty when the lease is indexed, gone when it is
+  // forgotten.
+  struct Launch {
+    std::set<std::string> launched_on;
+    std::set<std::string> exited_on;
+    int64_t adopt_deadline_ms = 0;  // after a restart: 0 = adopted or new
+    // Its time held is counted from here (launch, re-adoption, or the last
+    // progress flush); 0 = not running.
+    int64_t service_from_ms = 0;
+    // It has (or, after a restart, may have) processes.
+    bool launched() const { return !launched_on.empty() || adopt_deadline_ms > 0; }
+  };
+  const Launch& LaunchOf(const std::string& job) const;  // an empty one when it holds no lease
+  Launch& EditLaunch(const std::string& job);             // it must hold one
+  // Jobs whose current lease has processes (by job).
+  const std::map<std::string, Launch>& all_launches() const { return launches_.all(); }
+
   // Ids on `node` that current leases have: a grant takes others.
   const std::set<int>& GrantedGpus(const std::string& node) const;
   const std::set<int>& GrantedCpus(const std::string& node) const;
@@ -104,6 +123,7 @@ class LeaseTable {
     std::set<int> gpus, cpus;
   };
   JournaledMap<std::string, Granted> granted_;                        // by node
+  JournaledMap<std::string, Launch> launches_;                        // by job, its current lease
   JournaledMap<std::string, std::map<JobEpoch, HeldIds>> held_;       // by node
   JournaledMap<std::string, std::vector<v1::StopOrder>> stops_;       // by node
   int64_t next_epoch_ = 1;
