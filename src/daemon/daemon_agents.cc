@@ -92,7 +92,7 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
     // Done, durably, now: the lease stays until the process has exited (its
     // ids are not handed on before), but nothing reschedules the job, even
     // if the exit is never reported (a restart, a lost node).
-    SetState(job, v1::JOB_STATE_SUCCEEDED, "finished its iterations", now_ms);
+    MoveJob(job, JobMove::kSucceed, "finished its iterations", now_ms);
     // A newer lease (the round moved the job while it finished) that has
     // not launched is withdrawn: nothing will run under it.
     if (job.has_lease() && job.lease().epoch() != done.epoch() && leases_.LaunchOf(job.id()).launched_on.empty()) {

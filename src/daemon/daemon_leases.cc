@@ -57,7 +57,7 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
   ++counters_.leases_granted;
   batch.counters[kNextEpochCounter] = leases_.next_epoch();
   // The reason names this lease, not one that is ending.
-  SetState(job, v1::JOB_STATE_RUNNING, absl::StrFormat("lease %d granted", lease.epoch()), now_ms);
+  MoveJob(job, JobMove::kGrant, absl::StrFormat("lease %d granted", lease.epoch()), now_ms);
   Record(batch, job, absl::StrFormat("lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
 }
 
@@ -67,7 +67,7 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
   if (!launch.launched()) {
     // Never launched: nothing to stop.
     DropLease(job, now_ms);
-    if (!Terminal(job)) SetState(job, v1::JOB_STATE_QUEUED, absl::StrCat("lease ended before launch: ", why), now_ms);
+    if (!Terminal(job)) MoveJob(job, JobMove::kRequeue, absl::StrCat("lease ended before launch: ", why), now_ms);
     Record(batch, job, absl::StrFormat("lease %d withdrawn before launch (%s)", lease.epoch(), why), now_ms);
     return;
   }

@@ -66,7 +66,7 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
       leases_.IndexCurrent(lease);
       ++counters_.leases_granted;
       batch.counters[kNextEpochCounter] = leases_.next_epoch();
-      SetState(job, v1::JOB_STATE_PROFILING, "profiling on a whole node", now_ms);
+      MoveJob(job, JobMove::kProfile, "profiling on a whole node", now_ms);
       Record(batch, job, absl::StrFormat("profiling lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
       break;
     }
@@ -80,7 +80,7 @@ void DaemonState::NoteProfileWaitsOver(Batch& batch, int64_t now_ms) {
     }
     runtime_.Edit(id).profile_wait_told = true;
     v1::Job& job = jobs_.Edit(id);
-    if (job.state() == v1::JOB_STATE_QUEUED) SetState(job, job.state(), "waiting for resources (unprofiled)", now_ms);
+    if (job.state() == v1::JOB_STATE_QUEUED) MoveJob(job, JobMove::kWait, "waiting for resources (unprofiled)", now_ms);
     Record(batch, job,
            absl::StrFormat("no node was free to profile on for %.0f s (profile_wait_s): scheduled unprofiled "
                            "until a round finds one free while the job holds no lease",

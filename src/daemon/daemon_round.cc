@@ -199,7 +199,7 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
     if (waiting.state() != v1::JOB_STATE_PENDING) continue;
     v1::Job& job = jobs_.Edit(id);
     const bool for_profile = WantsProfiling(job) && !ProfileWaitOver(job, now_ms);
-    SetState(job, v1::JOB_STATE_QUEUED, for_profile ? "waiting for a free node to profile on" : "waiting for resources",
+    MoveJob(job, JobMove::kWait, for_profile ? "waiting for a free node to profile on" : "waiting for resources",
              now_ms);
     Record(batch, job, "queued", now_ms);
   }

@@ -181,18 +181,13 @@ void DaemonState::Record(Batch& batch, v1::Job& job, const std::string& text, in
   batch.PutJob(job);
 }
 
-void DaemonState::SetState(v1::Job& job, v1::JobState state, const std::string& reason,
-                           int64_t now_ms) {
-  job.set_state(state);
-  job.set_reason(reason);
-  job.set_updated_unix_ms(now_ms);
-  if (Terminal(job)) job.set_finished_unix_ms(now_ms);
+void DaemonState::MoveJob(v1::Job& job, JobMove move, const std::string& reason, int64_t now_ms) {
+  if (Move(job, move, reason, now_ms)) return;
+  spdlog::error("{}: no move '{}' from {} ({}): left as it is", job.id(), MoveName(move),
+                service::JobStateName(job.state()), reason);
 }
 
-bool DaemonState::Terminal(const v1::Job& job) const {
-  return job.state() == v1::JOB_STATE_SUCCEEDED || job.state() == v1::JOB_STATE_FAILED ||
-         job.state() == v1::JOB_STATE_CANCELLED;
-}
+bool DaemonState::Terminal(const v1::Job& job) const { return IsTerminal(job.state()); }
 
 int DaemonState::MaxJobGpus() const {
   int gpus = 0;
@@ -277,7 +272,7 @@ absl::StatusOr<v1::Job> DaemonState::Cancel(const std::string& job_id, int64_t n
   Change change(*this);
   v1::Job& job = jobs_.Edit(job_id);
   Batch batch;
-  SetState(job, v1::JOB_STATE_CANCELLED, "cancelled by request", now_ms);
+  MoveJob(job, JobMove::kCancel, "cancelled by request", now_ms);
   if (job.has_lease()) EndLease(job, "cancelled", batch, now_ms);
   Record(batch, job, "cancelled", now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;

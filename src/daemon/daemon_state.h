@@ -42,6 +42,7 @@
 #include "daemon/authenticator.h"
 #include "daemon/config.h"
 #include "daemon/group_commit.h"
+#include "daemon/job_lifecycle.h"
 #include "daemon/journaled_map.h"
 #include "daemon/lease_table.h"
 #include "daemon/round_planner.h"
@@ -206,7 +207,9 @@ class DaemonState {
   // Jobs whose progress changed since the last commit, added to `batch`.
   void AddDirtyJobs(Batch& batch) const;
   void Record(Batch& batch, v1::Job& job, const std::string& text, int64_t now_ms);
-  void SetState(v1::Job& job, v1::JobState state, const std::string& reason, int64_t now_ms);
+  // The job's named move (job_lifecycle.h); a move its state does not
+  // allow is logged as the bug it is and changes nothing.
+  void MoveJob(v1::Job& job, JobMove move, const std::string& reason, int64_t now_ms);
   bool Terminal(const v1::Job& job) const;
 
   // A job to lend a whole node to before it is scheduled: it asks for a
