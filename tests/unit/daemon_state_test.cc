@@ -909,19 +909,8 @@ TEST_F(DaemonStateTest, PlansAsTheSimulatorDoes) {
       ASSERT_TRUE(sim::RunTrace(sc, trace).ok());
       ASSERT_TRUE(sim_plan.has_value());
       const std::string label = policy + "/" + mechanism;
-      ASSERT_EQ(daemon_plan.assignments.size(), sim_plan->assignments.size()) << label;
       ASSERT_FALSE(daemon_plan.assignments.empty());
-      for (size_t i = 0; i < daemon_plan.assignments.size(); ++i) {
-        const Assignment& d = daemon_plan.assignments[i];
-        const Assignment& q = sim_plan->assignments[i];
-        EXPECT_EQ(d.job, q.job) << label;
-        EXPECT_EQ(d.speedup, q.speedup) << label;
-        ASSERT_EQ(d.slices.size(), q.slices.size()) << label;
-        for (size_t k = 0; k < d.slices.size(); ++k) {
-          EXPECT_EQ(d.slices[k].server, q.slices[k].server) << label;
-          EXPECT_EQ(d.slices[k].resources, q.slices[k].resources) << label;
-        }
-      }
+      testing::ExpectSamePlan(daemon_plan, *sim_plan, label);
     }
   }
 }

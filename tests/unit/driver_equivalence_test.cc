@@ -146,20 +146,7 @@ TEST(DriverEquivalence, TheDaemonsViewsPlanAsTheSimulatorsRoundAfterRound) {
         const std::string where = label + " round " + std::to_string(k);
         ASSERT_EQ(daemon.order.size(), round.order.size()) << where;
         for (size_t i = 0; i < daemon.order.size(); ++i) EXPECT_EQ(daemon.order[i]->id, round.order[i]) << where;
-        const Plan& want = round.result.plan;
-        ASSERT_EQ(daemon.plan.assignments.size(), want.assignments.size()) << where;
-        for (size_t i = 0; i < want.assignments.size(); ++i) {
-          const Assignment& d = daemon.plan.assignments[i];
-          const Assignment& s = want.assignments[i];
-          EXPECT_EQ(d.job, s.job) << where;
-          EXPECT_EQ(d.speedup, s.speedup) << where;
-          EXPECT_EQ(d.at_ideal, s.at_ideal) << where;
-          ASSERT_EQ(d.slices.size(), s.slices.size()) << where;
-          for (size_t x = 0; x < s.slices.size(); ++x) {
-            EXPECT_EQ(d.slices[x].server, s.slices[x].server) << where;
-            EXPECT_EQ(d.slices[x].resources, s.slices[x].resources) << where;
-          }
-        }
+        testing::ExpectSamePlan(daemon.plan, round.result.plan, where);
         ++compared;
         if (::testing::Test::HasFailure()) return;  // one divergence is enough to read
       }

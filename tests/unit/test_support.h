@@ -10,6 +10,7 @@
 #include "synergy/job.h"
 #include "synergy/job_view_rules.h"
 #include "synergy/model_zoo.h"
+#include "synergy/plan.h"
 
 namespace synergy::testing {
 
@@ -53,6 +54,24 @@ inline std::vector<const JobView*> Pointers(const std::vector<JobView>& jobs) {
   std::vector<const JobView*> out;
   for (const JobView& j : jobs) out.push_back(&j);
   return out;
+}
+
+// Two plans place the same jobs, in the same order, at the same speedups,
+// on the same servers with the same resources.
+inline void ExpectSamePlan(const Plan& got, const Plan& want, const std::string& where) {
+  ASSERT_EQ(got.assignments.size(), want.assignments.size()) << where;
+  for (size_t i = 0; i < want.assignments.size(); ++i) {
+    const Assignment& g = got.assignments[i];
+    const Assignment& w = want.assignments[i];
+    EXPECT_EQ(g.job, w.job) << where;
+    EXPECT_EQ(g.speedup, w.speedup) << where;
+    EXPECT_EQ(g.at_ideal, w.at_ideal) << where;
+    ASSERT_EQ(g.slices.size(), w.slices.size()) << where;
+    for (size_t k = 0; k < w.slices.size(); ++k) {
+      EXPECT_EQ(g.slices[k].server, w.slices[k].server) << where;
+      EXPECT_EQ(g.slices[k].resources, w.slices[k].resources) << where;
+    }
+  }
 }
 
 }  // namespace synergy::testing
