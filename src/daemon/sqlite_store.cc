@@ -12,12 +12,15 @@
 #include "absl/strings/str_cat.h"
 
 namespace synergy::daemon {
-namespace {
+namespace sqlite_internal {
 
-// A prepared statement, finalised on scope exit.
+// A prepared statement, finalised on scope exit. `persistent`: kept for
+// many uses (SQLite's hint to allocate it for the long run).
 class Statement {
  public:
-  Statement(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  Statement(sqlite3* db, const char* sql, bool persistent = false) {
+    rc_ = sqlite3_prepare_v3(db, sql, -1, persistent ? SQLITE_PREPARE_PERSISTENT : 0, &stmt_, nullptr);
+  }
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -40,6 +43,32 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
   int rc_;
 };
+
+}  // namespace sqlite_internal
+
+using sqlite_internal::Statement;
+
+// The statements every commit writes with, prepared once (Commit runs one
+// at a time: the group commit's leader).
+struct SqliteStore::Writes {
+  explicit Writes(sqlite3* db)
+      : job(db,
+            "INSERT INTO jobs(id, submitted, state, job) VALUES(?1, ?2, ?3, ?4)"
+            " ON CONFLICT(id) DO UPDATE SET state = ?3, job = ?4",
+            true),
+        event(db, "INSERT INTO events(job_id, unix_ms, text) VALUES(?1, ?2, ?3)", true),
+        counter(db, "INSERT INTO meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2", true),
+        drained(db, "INSERT INTO nodes(name, drained) VALUES(?1, ?2) ON CONFLICT(name) DO UPDATE SET drained = ?2",
+                true),
+        // A secret is written once: a second writer (there is none) could
+        // not replace the key credentials were derived from.
+        secret(db, "INSERT INTO secrets(name, value) VALUES(?1, ?2)", true),
+        joined(db, "INSERT INTO joined_nodes(name, unix_ms) VALUES(?1, ?2)", true) {}
+  bool ok() const { return job.ok() && event.ok() && counter.ok() && drained.ok() && secret.ok() && joined.ok(); }
+  Statement job, event, counter, drained, secret, joined;
+};
+
+namespace {
 
 // The rows of `sql`, a text key in column 0 and a value `column` reads;
 // false when the query cannot be prepared or stepped to its end.
@@ -130,7 +159,11 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
   return store;
 }
 
+SqliteStore::SqliteStore(sqlite3* db, std::string path, int lock_fd)
+    : db_(db), path_(std::move(path)), lock_fd_(lock_fd) {}
+
 SqliteStore::~SqliteStore() {
+  writes_.reset();  // its statements go before the database
   sqlite3_close(db_);
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
@@ -151,81 +184,75 @@ absl::Status SqliteStore::Exec(const char* sql) const {
 
 absl::Status SqliteStore::Commit(const Batch& batch) {
   if (batch.empty()) return absl::OkStatus();
+  if (writes_ == nullptr) {
+    auto writes = std::make_unique<Writes>(db_);
+    if (!writes->ok()) return Error("prepare the state's writes");
+    writes_ = std::move(writes);
+  }
   if (auto st = Exec("BEGIN IMMEDIATE"); !st.ok()) return st;
-  auto fail = [&](const std::string& what) {
-    absl::Status st = Error(what);
-    Exec("ROLLBACK").IgnoreError();
-    return st;
+  // Each row of `rows` bound by `bind` and stepped; the first that fails
+  // rolls the whole batch back, named by `what`.
+  absl::Status failed;
+  auto write = [&](Statement& stmt, const auto& rows, auto bind, auto what) {
+    for (const auto& row : rows) {
+      bind(stmt, row);
+      const bool done = stmt.Step() == SQLITE_DONE;
+      if (!done) failed = Error(what(row));
+      stmt.Reset();
+      if (!done) return false;
+    }
+    return true;
   };
-  {
-    Statement put(db_, "INSERT INTO jobs(id, submitted, state, job) VALUES(?1, ?2, ?3, ?4)"
-                       " ON CONFLICT(id) DO UPDATE SET state = ?3, job = ?4");
-    if (!put.ok()) return fail("prepare jobs");
-    for (const v1::Job& job : batch.jobs) {
-      v1::Job stored = job;
-      stored.clear_events();
-      put.Text(1, stored.id());
-      put.Int(2, stored.submitted_unix_ms());
-      put.Int(3, stored.state());
-      put.Blob(4, stored.SerializeAsString());
-      if (put.Step() != SQLITE_DONE) return fail("write job " + job.id());
-      put.Reset();
-    }
-  }
-  {
-    Statement add(db_, "INSERT INTO events(job_id, unix_ms, text) VALUES(?1, ?2, ?3)");
-    if (!add.ok()) return fail("prepare events");
-    for (const auto& [job, event] : batch.events) {
-      add.Text(1, job);
-      add.Int(2, event.unix_ms());
-      add.Text(3, event.text());
-      if (add.Step() != SQLITE_DONE) return fail("write event of " + job);
-      add.Reset();
-    }
-  }
-  {
-    Statement set(db_, "INSERT INTO meta(key, value) VALUES(?1, ?2)"
-                       " ON CONFLICT(key) DO UPDATE SET value = ?2");
-    if (!set.ok()) return fail("prepare meta");
-    for (const auto& [key, value] : batch.counters) {
-      set.Text(1, key);
-      set.Int(2, value);
-      if (set.Step() != SQLITE_DONE) return fail("write counter " + key);
-      set.Reset();
-    }
-  }
-  {
-    Statement set(db_, "INSERT INTO nodes(name, drained) VALUES(?1, ?2)"
-                       " ON CONFLICT(name) DO UPDATE SET drained = ?2");
-    if (!set.ok()) return fail("prepare nodes");
-    for (const auto& [name, drained] : batch.drained) {
-      set.Text(1, name);
-      set.Int(2, drained ? 1 : 0);
-      if (set.Step() != SQLITE_DONE) return fail("write node " + name);
-      set.Reset();
-    }
-  }
-  {
-    // A secret is written once: a second writer (there is none) could not
-    // replace the key credentials were derived from.
-    Statement put(db_, "INSERT INTO secrets(name, value) VALUES(?1, ?2)");
-    if (!put.ok()) return fail("prepare secrets");
-    for (const auto& [name, value] : batch.secrets) {
-      put.Text(1, name);
-      put.Text(2, value);
-      if (put.Step() != SQLITE_DONE) return fail("write secret " + name);
-      put.Reset();
-    }
-  }
-  {
-    Statement put(db_, "INSERT INTO joined_nodes(name, unix_ms) VALUES(?1, ?2)");
-    if (!put.ok()) return fail("prepare joined_nodes");
-    for (const auto& [name, unix_ms] : batch.joined_nodes) {
-      put.Text(1, name);
-      put.Int(2, unix_ms);
-      if (put.Step() != SQLITE_DONE) return fail("write joined node " + name);
-      put.Reset();
-    }
+  Writes& w = *writes_;
+  const bool written =
+      write(w.job, batch.jobs,
+            [](Statement& st, const v1::Job& job) {
+              st.Text(1, job.id());
+              st.Int(2, job.submitted_unix_ms());
+              st.Int(3, job.state());
+              if (job.events_size() == 0) {
+                st.Blob(4, job.SerializeAsString());
+              } else {
+                v1::Job stored = job;  // events are a table of their own
+                stored.clear_events();
+                st.Blob(4, stored.SerializeAsString());
+              }
+            },
+            [](const v1::Job& job) { return "write job " + job.id(); }) &&
+      write(w.event, batch.events,
+            [](Statement& st, const std::pair<std::string, v1::JobEvent>& e) {
+              st.Text(1, e.first);
+              st.Int(2, e.second.unix_ms());
+              st.Text(3, e.second.text());
+            },
+            [](const std::pair<std::string, v1::JobEvent>& e) { return "write an event of " + e.first; }) &&
+      write(w.counter, batch.counters,
+            [](Statement& st, const std::pair<const std::string, int64_t>& c) {
+              st.Text(1, c.first);
+              st.Int(2, c.second);
+            },
+            [](const std::pair<const std::string, int64_t>& c) { return "write counter " + c.first; }) &&
+      write(w.drained, batch.drained,
+            [](Statement& st, const std::pair<const std::string, bool>& d) {
+              st.Text(1, d.first);
+              st.Int(2, d.second ? 1 : 0);
+            },
+            [](const std::pair<const std::string, bool>& d) { return "write node " + d.first; }) &&
+      write(w.secret, batch.secrets,
+            [](Statement& st, const std::pair<const std::string, std::string>& k) {
+              st.Text(1, k.first);
+              st.Text(2, k.second);
+            },
+            [](const std::pair<const std::string, std::string>& k) { return "write secret " + k.first; }) &&
+      write(w.joined, batch.joined_nodes,
+            [](Statement& st, const std::pair<const std::string, int64_t>& j) {
+              st.Text(1, j.first);
+              st.Int(2, j.second);
+            },
+            [](const std::pair<const std::string, int64_t>& j) { return "write joined node " + j.first; });
+  if (!written) {
+    Exec("ROLLBACK").IgnoreError();
+    return failed;
   }
   if (auto st = Exec("COMMIT"); !st.ok()) {
     Exec("ROLLBACK").IgnoreError();

@@ -38,13 +38,16 @@ class SqliteStore : public Store {
   const std::string& path() const override { return path_; }
 
  private:
-  SqliteStore(sqlite3* db, std::string path, int lock_fd) : db_(db), path_(std::move(path)), lock_fd_(lock_fd) {}
+  SqliteStore(sqlite3* db, std::string path, int lock_fd);
   absl::Status Exec(const char* sql) const;
   absl::Status Error(const std::string& what) const;
+
+  struct Writes;  // the statements Commit writes with, prepared once (sqlite_store.cc)
 
   sqlite3* db_;
   std::string path_;
   int lock_fd_;  // -1 for ":memory:"
+  std::unique_ptr<Writes> writes_;
 };
 
 }  // namespace synergy::daemon
