@@ -353,7 +353,19 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
   spdlog::warn("node {} lost: no heartbeat for {:.0f} s", node.info.name(), config_.heartbeat_timeout_s);
   // Its ranks of ending leases will never report: those leases are over.
   const std::set<LeaseTable::JobEpoch> ending = leases_.EndingOn(node.info.name());
-  for (const auto& [id, epoch] : ending) leases_.FinishEnding(id, epoch);
+  for (const auto& [id, epoch] : ending) {
+    leases_.FinishEnding(id, epoch);
+    // Its last lease is over (as HandleExit would say once every rank had
+    // exited): it waits for the next.
+    const v1::Job& job = jobs_.at(id);
+    if (!job.has_lease() && !leases_.AnyEnding(id) &&
+        (job.state() == v1::JOB_STATE_RUNNING || job.state() == v1::JOB_STATE_PROFILING)) {
+      v1::Job& suspended = jobs_.Edit(id);
+      MoveJob(suspended, JobMove::kSuspend, absl::StrFormat("lease %d lost with node %s", epoch, node.info.name()),
+              now_ms);
+      Record(batch, suspended, suspended.reason(), now_ms);
+    }
+  }
   const std::set<std::string> on_node = leases_.CurrentOn(node.info.name());
   for (const std::string& id : on_node) {
     v1::Job& job = jobs_.Edit(id);
@@ -370,7 +382,7 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
   }
 }
 
-absl::Status DaemonState::Tick(int64_t now_ms) {
+absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
   Change change(*this);
   Batch batch;
   const int64_t timeout_ms = static_cast<int64_t>(config_.heartbeat_timeout_s * 1000);
@@ -434,17 +446,12 @@ absl::Status DaemonState::Tick(int64_t now_ms) {
     e.set_reason(absl::StrFormat("node %s did not register again after the daemon restart", node));
     HandleExit(node, e, batch, now_ms);
   }
-  // Agents' progress is advice that repeats every second: stored every
-  // kProgressFlushMs (and with every round and change of the job), not
-  // every tick, where writing every running job held the lock for most of
-  // each tick at 10,000 agents.
-  const bool flush = now_ms - last_progress_flush_ms_ >= kProgressFlushMs;
-  if (flush) {
-    AccountService(now_ms);
-    AddDirtyJobs(batch);
-  }
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  if (flush) last_progress_flush_ms_ = now_ms;
+  // Agents' progress is advice that repeats every second: stored every
+  // kProgressFlushMs (and with every change of the job), not every tick,
+  // where writing every running job held the lock for most of each tick
+  // at 10,000 agents.
+  if (flush_progress && ProgressFlushDue(now_ms)) return FlushProgress(now_ms);
   return absl::OkStatus();
 }
 

@@ -22,7 +22,7 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
   // not exited yet) keep their ids.
   std::set<std::string> profiling_nodes;
   std::map<std::string, std::pair<std::set<int>, std::set<int>>> ended_ids;
-  std::map<std::string, double> ended_mem;
+  std::map<std::string, std::vector<std::pair<std::string, double>>> ended_mem;  // jobs_ is in id order
   for (const auto& [id, job] : jobs_.all()) {
     if (!job.has_lease()) continue;
     for (const v1::LeaseSlice& s : job.lease().slices()) {
@@ -30,7 +30,7 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
       if (!Terminal(job)) continue;
       ended_ids[s.node()].first.insert(s.gpu_ids().begin(), s.gpu_ids().end());
       ended_ids[s.node()].second.insert(s.cpu_ids().begin(), s.cpu_ids().end());
-      ended_mem[s.node()] += s.mem_gb();
+      ended_mem[s.node()].emplace_back(id, s.mem_gb());
     }
     if (!Terminal(job) && !job.lease().profiling() && !job.lease().ending()) {
       // jobs_ is in id order: each lease goes at the end.
@@ -48,7 +48,8 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
     } else {
       for (int g : info.capacity().gpu_ids()) if (!ended->second.first.count(g)) node.capacity.add_gpu_ids(g);
       for (int c : info.capacity().cpu_ids()) if (!ended->second.second.count(c)) node.capacity.add_cpu_ids(c);
-      node.capacity.set_mem_gb(std::max(0.0, info.capacity().mem_gb() - ended_mem[name]));
+      node.capacity.set_mem_gb(info.capacity().mem_gb());
+      node.ended_mem = std::move(ended_mem[name]);
     }
     world.nodes.push_back(std::move(node));
   }
@@ -109,13 +110,7 @@ RoundDecisions DaemonState::PlanRound(const RoundWorld& world) const {
   return d;
 }
 
-bool DaemonState::StillGrantable(const std::string& id, const Assignment& planned,
-                                 const std::vector<std::string>& node_names) const {
-  auto job = jobs_.find(id);
-  if (job == jobs_.end() || Terminal(job->second) || job->second.has_lease() ||
-      job->second.state() == v1::JOB_STATE_PROFILING || runtime_.at(id).finished) {
-    return false;
-  }
+bool DaemonState::NodesTakePart(const Assignment& planned, const std::vector<std::string>& node_names) const {
   for (const Slice& s : planned.slices) {
     auto node = nodes_.find(node_names[s.server]);
     if (node == nodes_.end()) return false;
@@ -125,9 +120,26 @@ bool DaemonState::StillGrantable(const std::string& id, const Assignment& planne
   return true;
 }
 
-absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisions& d) {
+bool DaemonState::StillGrantable(const std::string& id, const Assignment& planned,
+                                 const std::vector<std::string>& node_names) const {
+  auto job = jobs_.find(id);
+  if (job == jobs_.end() || Terminal(job->second) || job->second.has_lease() ||
+      job->second.state() == v1::JOB_STATE_PROFILING || runtime_.at(id).finished) {
+    return false;
+  }
+  if (!NodesTakePart(planned, node_names)) return false;
+  for (const Slice& s : planned.slices) {
+    const std::string& name = node_names[s.server];
+    const v1::Node& info = nodes_.at(name).info;
+    int free_gpus = 0;
+    for (int g : info.capacity().gpu_ids()) free_gpus += !leases_.GrantedGpus(name).count(g);
+    if (free_gpus < s.resources.gpus) return false;
+  }
+  return true;
+}
+
+absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisions& d, int64_t now_ms) {
   const auto start = std::chrono::steady_clock::now();
-  const int64_t now_ms = world.now_ms;
   Change change(*this);
   Batch batch;
   ++round_;
@@ -183,6 +195,12 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
         planned.erase(id);
         break;
       case LeaseFate::kEnd:
+        // Re-placed where it can no longer go (a node drained meanwhile):
+        // it keeps its lease until a round can place it.
+        if (auto p = planned.find(id); p != planned.end() && !NodesTakePart(*p->second, d.node_names)) {
+          planned.erase(p);
+          break;
+        }
         EndLease(jobs_.Edit(id), ld.why, batch, now_ms);
         break;
     }
@@ -216,7 +234,7 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
 absl::Status DaemonState::RunRound(int64_t now_ms) {
   auto world = PrepareRound(now_ms);
   if (!world.ok()) return world.status();
-  return ApplyRound(*world, PlanRound(*world));
+  return ApplyRound(*world, PlanRound(*world), now_ms);
 }
 
 }  // namespace synergy::daemon

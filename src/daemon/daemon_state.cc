@@ -89,22 +89,45 @@ DaemonState::DaemonState(const DaemonConfig& config, std::unique_ptr<Store> stor
       zoo_(std::move(zoo)) {}
 
 void DaemonState::MarkDirty(const std::string& job_id) {
-  if (dirty_.insert(job_id).second && jobs_.open()) dirtied_in_change_.push_back(job_id);
+  auto [it, fresh] = dirty_.try_emplace(job_id, 0);
+  it->second = ++dirty_marks_;
+  if (fresh && jobs_.open()) dirtied_in_change_.push_back(job_id);
 }
 
 void DaemonState::AddDirtyJobs(Batch& batch) const {
-  for (const std::string& id : dirty_) {
+  for (const auto& [id, mark] : dirty_) {
     if (!batch.job_index.count(id)) batch.PutJob(jobs_.at(id));
   }
 }
 
 absl::Status DaemonState::FlushProgress(int64_t now_ms) {
-  Change change(*this);
-  Batch batch;
+  ProgressFlush flush = StartProgressFlush(now_ms);
+  const absl::Status stored = StoreProgress(flush);
+  return FinishProgressFlush(flush, stored);
+}
+
+DaemonState::ProgressFlush DaemonState::StartProgressFlush(int64_t now_ms) {
+  ProgressFlush flush;
+  flush.now_ms = now_ms;
+  // Advice, not a change: nothing here needs undoing if the store refuses
+  // it (the time held moves from the lease into the job's record either way).
   AccountService(now_ms);
-  AddDirtyJobs(batch);
-  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  last_progress_flush_ms_ = now_ms;
+  flush.batch = std::make_unique<Batch>();
+  AddDirtyJobs(*flush.batch);
+  flush.marks = dirty_;
+  flush.ticket = group_->Enqueue(*flush.batch);
+  return flush;
+}
+
+absl::Status DaemonState::StoreProgress(ProgressFlush& flush) { return group_->Wait(flush.ticket); }
+
+absl::Status DaemonState::FinishProgressFlush(const ProgressFlush& flush, const absl::Status& stored) {
+  if (auto st = NoteCommit(stored, *flush.batch); !st.ok()) return st;
+  for (const auto& [id, mark] : flush.marks) {
+    auto it = dirty_.find(id);
+    if (it != dirty_.end() && it->second == mark) dirty_.erase(it);
+  }
+  last_progress_flush_ms_ = flush.now_ms;
   return absl::OkStatus();
 }
 
@@ -112,6 +135,7 @@ DaemonState::Change::Change(DaemonState& state)
     : state_(state),
       next_job_(state.next_job_),
       round_(state.round_),
+      awaiting_adoption_(state.awaiting_adoption_),
       counters_(state.counters_) {
   state_.jobs_.Open();
   state_.runtime_.Open();
@@ -133,6 +157,7 @@ void DaemonState::Change::Undo() {
   state_.dirtied_in_change_.clear();
   state_.next_job_ = next_job_;
   state_.round_ = round_;
+  state_.awaiting_adoption_ = awaiting_adoption_;
   const int64_t failures = state_.counters_.store_failures;
   state_.counters_ = counters_;
   state_.counters_.store_failures = failures;
@@ -152,7 +177,12 @@ absl::Status DaemonState::Change::Commit(Batch batch) {
   return absl::OkStatus();
 }
 
-absl::Status DaemonState::CommitToStore(const Batch& batch) { return NoteCommit(group_->Commit(batch), batch); }
+absl::Status DaemonState::CommitToStore(const Batch& batch) {
+  if (auto st = NoteCommit(group_->Commit(batch), batch); !st.ok()) return st;
+  // Committed under the lock: each record in it is the job's latest.
+  for (const v1::Job& j : batch.jobs) dirty_.erase(j.id());
+  return absl::OkStatus();
+}
 
 absl::Status DaemonState::NoteCommit(const absl::Status& committed, const Batch& batch) {
   if (const absl::Status& st = committed; !st.ok()) {
@@ -169,7 +199,6 @@ absl::Status DaemonState::NoteCommit(const absl::Status& committed, const Batch&
     spdlog::warn("state: the store takes writes again, after {} refused change(s)", failing_commits_);
     failing_commits_ = 0;
   }
-  for (const v1::Job& j : batch.jobs) dirty_.erase(j.id());
   // Logged once stored: a change the store refused did not happen.
   for (const auto& [job, event] : batch.events) spdlog::info("{} {}", job, event.text());
   return absl::OkStatus();

@@ -128,11 +128,29 @@ class DaemonState {
   // nothing; the next round plans again).
   absl::Status RunRound(int64_t now_ms);
   // Housekeeping between rounds: lost nodes, unadopted leases, overdue
-  // lease ends, progress flushed to the store.
-  absl::Status Tick(int64_t now_ms);
-  // Stores the progress agents reported since the last flush (ticks do it
-  // every kProgressFlushMs; a clean shutdown calls it).
+  // lease ends, and (with `flush_progress`, when due) FlushProgress.
+  absl::Status Tick(int64_t now_ms, bool flush_progress = true);
+  // Stores the progress agents reported since the last flush (every
+  // kProgressFlushMs; a clean shutdown calls it).
   absl::Status FlushProgress(int64_t now_ms);
+  // The same in three steps, so that the store is waited for without the
+  // lock (10,000 jobs' records take a tenth of a second to store):
+  // StartProgressFlush (under the lock) counts service to now, copies each
+  // job whose progress changed and takes the batch's place in the store's
+  // queue, so no later change is stored before it; StoreProgress (without
+  // it) waits for the store; FinishProgressFlush (under it) forgets what
+  // was stored, unless the job's progress changed again meanwhile. A
+  // refused flush keeps everything for the next one.
+  struct ProgressFlush {
+    int64_t now_ms = 0;
+    std::unique_ptr<Batch> batch;           // stays put: the queue points at it
+    std::map<std::string, uint64_t> marks;  // each job's dirty mark when copied
+    GroupCommit::Ticket ticket;
+  };
+  bool ProgressFlushDue(int64_t now_ms) const { return now_ms - last_progress_flush_ms_ >= kProgressFlushMs; }
+  ProgressFlush StartProgressFlush(int64_t now_ms);
+  absl::Status StoreProgress(ProgressFlush& flush);
+  absl::Status FinishProgressFlush(const ProgressFlush& flush, const absl::Status& stored);
 
   const DaemonCounters& counters() const { return counters_; }
   const DaemonConfig& config() const { return config_; }
@@ -148,7 +166,9 @@ class DaemonState {
   // Errors: UNAVAILABLE when a commit failed (nothing of it changed).
   absl::StatusOr<RoundWorld> PrepareRound(int64_t now_ms);
   RoundDecisions PlanRound(const RoundWorld& world) const;
-  absl::Status ApplyRound(const RoundWorld& world, const RoundDecisions& decisions);
+  // `now_ms`: when it applies (events, lease ends and service are counted
+  // to it; the decisions were made at world.now_ms).
+  absl::Status ApplyRound(const RoundWorld& world, const RoundDecisions& decisions, int64_t now_ms);
 
   // The round input the next round would see (tests: the daemon and the
   // simulator must plan it identically). `pinned`: jobs whose leases the
@@ -190,6 +210,7 @@ class DaemonState {
     void Undo();
     DaemonState& state_;
     int64_t next_job_, round_;
+    bool awaiting_adoption_;
     DaemonCounters counters_;
     bool closed_ = false;
   };
@@ -202,7 +223,8 @@ class DaemonState {
   // logged once per episode (UNAVAILABLE), stored events logged.
   absl::Status NoteCommit(const absl::Status& committed, const Batch& batch);
   // The job's record changed in memory only (progress, service time): the
-  // next commit stores it. Undone with the change that marked it.
+  // next commit stores it. Undone with the change that marked it. Each
+  // mark is newer than the last (a flush forgets only what it stored).
   void MarkDirty(const std::string& job_id);
   // Jobs whose progress changed since the last commit, added to `batch`.
   void AddDirtyJobs(Batch& batch) const;
@@ -245,8 +267,13 @@ class DaemonState {
   static int64_t ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms);
   // What the round at `now_ms` reads, copied (round_planner.h).
   RoundWorld WorldForRound(int64_t now_ms) const;
-  // A planned grant still applies: the job waits for a lease and every node
-  // of it still takes part.
+  // Every node of a planned assignment still takes part (alive, not
+  // drained, not leaving).
+  bool NodesTakePart(const Assignment& planned, const std::vector<std::string>& node_names) const;
+  // A planned grant still applies: the job waits for a lease, its nodes
+  // take part and have the GPUs it plans free to grant (a lease the round
+  // counted as ending, say of a job that finished meanwhile, may still
+  // hold them; CPU ids short of the plan are Grant's warning, as always).
   bool StillGrantable(const std::string& id, const Assignment& planned, const std::vector<std::string>& node_names) const;
   std::vector<v1::LaunchOrder> LaunchesFor(NodeRecord& node, Batch& batch, int64_t now_ms);
   int MaxJobGpus() const;
@@ -268,7 +295,8 @@ class DaemonState {
   std::map<std::string, int64_t> joined_nodes_;
   std::unique_ptr<Authenticator> authenticator_;
   // Progress not yet in the store, and what the open change added to it.
-  std::set<std::string> dirty_;
+  std::map<std::string, uint64_t> dirty_;  // job -> its latest mark
+  uint64_t dirty_marks_ = 0;
   std::vector<std::string> dirtied_in_change_;
   int64_t failing_commits_ = 0;  // in a row, for one log line per episode
   int64_t last_progress_flush_ms_ = 0;

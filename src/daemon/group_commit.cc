@@ -18,9 +18,21 @@ void MergeBatch(Batch& into, const Batch& later) {
 }
 
 absl::Status GroupCommit::Commit(const Batch& batch) {
-  Waiter me{&batch};
+  Ticket ticket = Enqueue(batch);
+  return Wait(ticket);
+}
+
+GroupCommit::Ticket GroupCommit::Enqueue(const Batch& batch) {
+  Ticket ticket;
+  ticket.waiter_ = std::make_unique<Waiter>(Waiter{&batch});
   absl::MutexLock lock(&mu_);
-  queue_.push_back(&me);
+  queue_.push_back(ticket.waiter_.get());
+  return ticket;
+}
+
+absl::Status GroupCommit::Wait(Ticket& ticket) {
+  Waiter& me = *ticket.waiter_;
+  absl::MutexLock lock(&mu_);
   // Wait to be committed by a leader, or to lead: the front of the queue
   // leads once the group before it is done.
   while (!me.done && queue_.front() != &me) turn_.Wait(&mu_);

@@ -7,6 +7,7 @@
 // the daemon's lock or not (a submission waits without it, so that other
 // submissions can join its group).
 #include <deque>
+#include <memory>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -21,17 +22,33 @@ namespace synergy::daemon {
 void MergeBatch(Batch& into, const Batch& later);
 
 class GroupCommit {
- public:
-  explicit GroupCommit(Store& store) : store_(store) {}
-  absl::Status Commit(const Batch& batch);
-  int64_t groups() const;  // transactions run (tests, metrics)
-
  private:
   struct Waiter {
     const Batch* batch;
     absl::Status status;
     bool done = false;
   };
+
+ public:
+  explicit GroupCommit(Store& store) : store_(store) {}
+  // Enqueue and Wait.
+  absl::Status Commit(const Batch& batch);
+  // A place in the queue: batches are stored in the order they are
+  // enqueued, so a caller may take its place under the daemon's lock (no
+  // later change can be stored before it) and wait without it.
+  class Ticket {
+   private:
+    friend class GroupCommit;
+    std::unique_ptr<Waiter> waiter_;
+  };
+  // `batch` must outlive Wait, and every ticket must be waited for: the
+  // batches queued behind it wait for it to lead. A caller that holds a
+  // ticket must not commit anything else before waiting on it.
+  Ticket Enqueue(const Batch& batch);
+  absl::Status Wait(Ticket& ticket);
+  int64_t groups() const;  // transactions run (tests, metrics)
+
+ private:
   Store& store_;
   mutable absl::Mutex mu_;
   std::deque<Waiter*> queue_ ABSL_GUARDED_BY(mu_);  // front: the group's leader while it commits

@@ -10,7 +10,7 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
   RoundSnapshot snap;
   // What pinned leases hold is not the round's to give.
   std::map<std::string, std::pair<std::set<int>, std::set<int>>> pinned_ids;
-  std::map<std::string, double> pinned_mem;
+  std::map<std::string, std::vector<std::pair<std::string, double>>> pinned_mem;  // `pinned` is in id order
   for (const std::string& id : pinned) {
     auto it = world.held.find(id);
     if (it == world.held.end()) continue;
@@ -18,7 +18,7 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
       auto& [gpus, cpus] = pinned_ids[s.node()];
       gpus.insert(s.gpu_ids().begin(), s.gpu_ids().end());
       cpus.insert(s.cpu_ids().begin(), s.cpu_ids().end());
-      pinned_mem[s.node()] += s.mem_gb();
+      pinned_mem[s.node()].emplace_back(id, s.mem_gb());
     }
   }
   std::vector<v1::Node> usable;
@@ -33,8 +33,15 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
     } else {
       for (int g : n.capacity.gpu_ids()) if (!taken->second.first.count(g)) cap->add_gpu_ids(g);
       for (int c : n.capacity.cpu_ids()) if (!taken->second.second.count(c)) cap->add_cpu_ids(c);
-      cap->set_mem_gb(std::max(0.0, n.capacity.mem_gb() - pinned_mem[n.name]));
+      cap->set_mem_gb(n.capacity.mem_gb());
     }
+    // Memory held by ended and pinned leases, slice by slice in job order
+    // (the same doubles however the two kinds interleave).
+    std::vector<std::pair<std::string, double>> held = n.ended_mem;
+    const auto& pinned_here = pinned_mem[n.name];
+    held.insert(held.end(), pinned_here.begin(), pinned_here.end());
+    std::stable_sort(held.begin(), held.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [job, mem] : held) cap->set_mem_gb(std::max(0.0, cap->mem_gb() - mem));
     if (cap->gpu_ids_size() > 0 && cap->cpu_ids_size() > 0 && cap->mem_gb() > 0) usable.push_back(std::move(node));
   }
   std::vector<const v1::Node*> pointers;

@@ -34,8 +34,11 @@ namespace synergy::daemon {
 // processes have not exited yet) and whether it takes part.
 struct RoundNode {
   std::string name;
-  v1::NodeResources capacity;
+  v1::NodeResources capacity;  // ids less those ended leases hold; all its memory
   bool usable = false;  // alive, not drained, not leaving, not lent for profiling
+  // Memory of ended leases' slices here, by job id (SnapshotOf takes it
+  // off, slice by slice in job order with pinned leases', as one walk).
+  std::vector<std::pair<std::string, double>> ended_mem;
 };
 
 // A current lease the round manages (not profiling, job not ended).

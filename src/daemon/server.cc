@@ -82,28 +82,42 @@ void Daemon::RoundLoop() {
   // Planning reads only what DaemonState::Open set, so it runs without
   // the lock (DaemonState::PlanRound).
   const DaemonState* planner = nullptr;
+  // StoreProgress only waits on the store's queue (thread-safe).
+  DaemonState* planner_store = nullptr;
   {
     absl::MutexLock lock(&guarded_.mu);
     planner = state_.get();
+    planner_store = state_.get();
   }
   while (!stop_) {
     const auto now = clock::now();
     std::optional<RoundWorld> world;
+    std::optional<DaemonState::ProgressFlush> flush;
     {
       absl::MutexLock lock(&guarded_.mu);
       // A tick or round the store refuses changed nothing (DaemonState
       // logged it): the next tick and round try again.
-      state_->Tick(service::NowUnixMs()).IgnoreError();
+      state_->Tick(service::NowUnixMs(), /*flush_progress=*/false).IgnoreError();
       if (now >= next_round) {
         auto prepared = state_->PrepareRound(service::NowUnixMs());
         if (prepared.ok()) world = std::move(*prepared);
         if (!prepared.ok()) next_round = now + std::chrono::seconds(1);
       }
+      // Last in the lock: a change this thread committed after taking the
+      // flush's place would wait for the flush, which waits for this thread.
+      if (state_->ProgressFlushDue(service::NowUnixMs())) flush = state_->StartProgressFlush(service::NowUnixMs());
+    }
+    if (flush) {
+      // The store is waited for without the lock; its place in the queue
+      // was taken under it.
+      const absl::Status stored = planner_store->StoreProgress(*flush);
+      absl::MutexLock lock(&guarded_.mu);
+      state_->FinishProgressFlush(*flush, stored).IgnoreError();
     }
     if (world) {
       const RoundDecisions decisions = planner->PlanRound(*world);
       absl::MutexLock lock(&guarded_.mu);
-      const bool planned = state_->ApplyRound(*world, decisions).ok();
+      const bool planned = state_->ApplyRound(*world, decisions, service::NowUnixMs()).ok();
       next_round = now + (planned ? std::chrono::duration_cast<clock::duration>(round) : std::chrono::seconds(1));
     }
     std::unique_lock lock(wait_mu_);

@@ -756,7 +756,7 @@ TEST_F(DaemonStateTest, ARoundAppliesNothingToJobsAndNodesThatChangedWhileItPlan
   ASSERT_TRUE(s->Cancel(cancelled, 11).ok());
   ASSERT_TRUE(s->SetDrained(moved_to, true, 11).ok());
   const std::string late = *s->Submit(Spec(1), "alice", 11);
-  ASSERT_TRUE(s->ApplyRound(*world, decisions).ok());
+  ASSERT_TRUE(s->ApplyRound(*world, decisions, 12).ok());
   EXPECT_EQ(s->GetJob(cancelled)->state(), v1::JOB_STATE_CANCELLED);
   EXPECT_FALSE(s->GetJob(cancelled)->has_lease()) << "a cancelled job is not granted what the round planned";
   EXPECT_FALSE(s->GetJob(moved)->has_lease()) << "nothing is granted on a node drained meanwhile";
@@ -792,7 +792,7 @@ TEST_F(DaemonStateTest, ALeaseThatEndedWhileTheRoundPlannedIsLeftAlone) {
   exit->set_exit_code(0);
   ASSERT_TRUE(s->Heartbeat(beat, 1001).ok());
   ASSERT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_SUCCEEDED);
-  ASSERT_TRUE(s->ApplyRound(*world, decisions).ok());
+  ASSERT_TRUE(s->ApplyRound(*world, decisions, 1002).ok());
   EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_SUCCEEDED);
   EXPECT_FALSE(s->GetJob(id)->has_lease());
   EXPECT_EQ(s->GetJob(id)->attempts(), 1);
@@ -820,6 +820,69 @@ TEST_F(DaemonStateTest, ServiceCountsTheTimeHeldFromLaunchToTheEnd) {
   EXPECT_EQ(s->GetJob(id)->attained_service_ms(), 14000);
   s.reset();
   EXPECT_EQ(Open()->GetJob(id)->attained_service_ms(), 14000);
+}
+
+// A progress flush waits for the store without the lock: a report that
+// arrives meanwhile is not forgotten with the flush's older copy; the next
+// flush stores it.
+TEST_F(DaemonStateTest, AReportDuringAFlushIsStoredByTheNextOne) {
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string id = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  // Granted, not yet launched: flushes store it only for its reports.
+  const int64_t epoch = s->GetJob(id)->lease().epoch();
+  auto report = [&](int64_t done, int64_t t) {
+    v1::ProgressReport r;
+    r.set_job_id(id);
+    r.set_epoch(epoch);
+    r.set_iterations_done(done);
+    r.set_throughput(5);
+    ASSERT_TRUE(s->ReportProgress(r, t).ok());
+  };
+  report(10, 2000);
+  DaemonState::ProgressFlush flush = s->StartProgressFlush(3000);
+  report(20, 3001);  // while the flush waits for the store
+  ASSERT_TRUE(s->FinishProgressFlush(flush, s->StoreProgress(flush)).ok());
+  ASSERT_TRUE(s->FlushProgress(4000).ok());
+  s.reset();
+  EXPECT_EQ(Open()->GetJob(id)->iterations_done(), 20);
+}
+
+// A node lost while a lease on it was ending (no exit will ever come):
+// the lease is over and its job waits for the next one, instead of staying
+// RUNNING with nothing to run under.
+TEST_F(DaemonStateTest, AnEndingLeaseLostWithItsNodeLeavesItsJobSuspended) {
+  auto s = Open();
+  AddNode(*s, "n1", 1, 4, 16, 0);
+  AddNode(*s, "n2", 1, 4, 16, 0);
+  // The plain job first: FIFO keeps it ahead of the agent's.
+  const std::string plain = *s->Submit(Spec(1), "alice", 0);
+  const std::string agent = *s->Submit(Spec(1, "res18", 100000), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  const std::string home = s->GetJob(agent)->lease().slices(0).node();
+  const std::string other = s->GetJob(plain)->lease().slices(0).node();
+  ASSERT_NE(home, other);
+  Beat(*s, home, 100);
+  Beat(*s, other, 100);
+  // Its node drains: the agent's lease ends (it is to checkpoint) and no
+  // other node is free.
+  ASSERT_TRUE(s->SetDrained(home, true, 1000).ok());
+  ASSERT_TRUE(s->RunRound(1000).ok());
+  ASSERT_FALSE(s->GetJob(agent)->has_lease());
+  ASSERT_EQ(s->GetJob(agent)->state(), v1::JOB_STATE_RUNNING) << "its lease is ending";
+  // Then the node goes silent past heartbeat_timeout_s.
+  v1::RunningProcess p;
+  p.set_job_id(plain);
+  p.set_epoch(s->GetJob(plain)->lease().epoch());
+  Beat(*s, other, 4000, {p});
+  ASSERT_TRUE(s->Tick(4000).ok());
+  EXPECT_EQ(s->GetJob(agent)->state(), v1::JOB_STATE_SUSPENDED);
+  // A new node: the next round places it.
+  AddNode(*s, "n3", 1, 4, 16, 4100);
+  ASSERT_TRUE(s->RunRound(4100).ok());
+  ASSERT_TRUE(s->GetJob(agent)->has_lease());
+  EXPECT_EQ(s->GetJob(agent)->lease().slices(0).node(), "n3");
 }
 
 // synergy-node on SIGTERM says it is leaving: its leases end at once (a
