@@ -46,9 +46,7 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
     if (ended == ended_ids.end()) {
       node.capacity = info.capacity();
     } else {
-      for (int g : info.capacity().gpu_ids()) if (!ended->second.first.count(g)) node.capacity.add_gpu_ids(g);
-      for (int c : info.capacity().cpu_ids()) if (!ended->second.second.count(c)) node.capacity.add_cpu_ids(c);
-      node.capacity.set_mem_gb(info.capacity().mem_gb());
+      node.capacity = IdsLeft(info.capacity(), ended->second.first, ended->second.second);
       node.ended_mem = std::move(ended_mem[name]);
     }
     world.nodes.push_back(std::move(node));

@@ -35,6 +35,14 @@ RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes) {
   return out;
 }
 
+v1::NodeResources IdsLeft(const v1::NodeResources& capacity, const std::set<int>& gpus, const std::set<int>& cpus) {
+  v1::NodeResources left;
+  for (int g : capacity.gpu_ids()) if (!gpus.count(g)) left.add_gpu_ids(g);
+  for (int c : capacity.cpu_ids()) if (!cpus.count(c)) left.add_cpu_ids(c);
+  left.set_mem_gb(capacity.mem_gb());
+  return left;
+}
+
 int WholeCpus(double cpus) { return std::max(1, static_cast<int>(std::floor(cpus + 1e-9))); }
 
 bool SliceHolds(const v1::LeaseSlice& held, const std::string& node, const Slice& planned) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct RoundCluster {
   std::vector<std::string> node_names;  // index = server index
 };
 RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes);
+
+// `capacity`'s GPU and CPU ids less `gpus` and `cpus` (ids leases hold);
+// its memory as it is.
+v1::NodeResources IdsLeft(const v1::NodeResources& capacity, const std::set<int>& gpus, const std::set<int>& cpus);
 
 // CPU ids for a planned slice of `cpus` cores: whole ids, at least one
 // (the core plans fractional cores).

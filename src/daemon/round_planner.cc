@@ -31,9 +31,7 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
     if (taken == pinned_ids.end()) {
       *cap = n.capacity;
     } else {
-      for (int g : n.capacity.gpu_ids()) if (!taken->second.first.count(g)) cap->add_gpu_ids(g);
-      for (int c : n.capacity.cpu_ids()) if (!taken->second.second.count(c)) cap->add_cpu_ids(c);
-      cap->set_mem_gb(n.capacity.mem_gb());
+      *cap = IdsLeft(n.capacity, taken->second.first, taken->second.second);
     }
     // Memory held by ended and pinned leases, slice by slice in job order
     // (the same doubles however the two kinds interleave).
