@@ -57,7 +57,7 @@ struct SqliteStore::Writes {
             " ON CONFLICT(id) DO UPDATE SET state = ?3, job = ?4",
             true),
         event(db, "INSERT INTO events(job_id, unix_ms, text) VALUES(?1, ?2, ?3)", true),
-        counter(db, "INSERT INTO meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2", true),
+        counter(db, "INSERT INTO meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = MAX(value, ?2)", true),
         drained(db, "INSERT INTO nodes(name, drained) VALUES(?1, ?2) ON CONFLICT(name) DO UPDATE SET drained = ?2",
                 true),
         // A secret is written once: a second writer (there is none) could

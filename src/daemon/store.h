@@ -17,7 +17,9 @@ namespace synergy::daemon {
 struct Batch {
   std::vector<v1::Job> jobs;                           // upserted (events field not stored)
   std::vector<std::pair<std::string, v1::JobEvent>> events;  // (job id, event) appended
-  std::map<std::string, int64_t> counters;             // set
+  std::map<std::string, int64_t> counters;             // raised to this value, never lowered:
+                                                       // id counters of groups that commit out
+                                                       // of order must not go back
   std::map<std::string, bool> drained;                 // node -> drained
   std::map<std::string, std::string> secrets;          // name -> value, written once (never replaced)
   std::map<std::string, int64_t> joined_nodes;         // node -> when it joined with a join credential

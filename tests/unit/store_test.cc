@@ -78,6 +78,20 @@ TEST(Store, BatchesAreDurableAcrossReopen) {
   EXPECT_TRUE((*store)->LoadDrained()->at("n1"));
 }
 
+// Submissions take ids under the daemon's lock but commit in groups that
+// may land out of order: a counter a later group sets lower must not take
+// the stored one back, or a restart would give an id a second time.
+TEST(Store, ACounterIsNeverLowered) {
+  auto store = SqliteStore::Open(TempDb("counter"));
+  ASSERT_TRUE(store.ok()) << store.status();
+  Batch higher, lower;
+  higher.counters["next_job"] = 7;
+  lower.counters["next_job"] = 6;
+  ASSERT_TRUE((*store)->Commit(higher).ok());
+  ASSERT_TRUE((*store)->Commit(lower).ok());
+  EXPECT_EQ((*store)->LoadCounters()->at("next_job"), 7);
+}
+
 TEST(Store, OpenFailureNamesThePath) {
   auto store = SqliteStore::Open("/nonexistent-dir/x/state.db");
   ASSERT_FALSE(store.ok());
