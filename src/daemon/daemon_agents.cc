@@ -50,7 +50,7 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
   if (job.spec().iterations() > 0) done = std::min(done, job.spec().iterations());
   if (done > job.iterations_done()) job.set_iterations_done(done);
   job.set_throughput(report.throughput());
-  MarkDirty(job.id());
+  jobs_.MarkDirty(job.id());
   reply.set_lease_ending(!current || job.lease().ending());
   if (!current) {
     EndingLease& ending = *leases_.EditEnding(report.job_id(), report.epoch());
@@ -65,7 +65,7 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
   if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", done.job_id(), ": no such job"));
   Change change(*this);
   v1::Job& job = jobs_.Edit(done.job_id());
-  JobRuntime& rt = runtime_.Edit(done.job_id());
+  JobRuntime& rt = jobs_.EditRuntime(done.job_id());
   const bool current = job.has_lease() && job.lease().epoch() == done.epoch();
   if (!current && !leases_.FindEnding(done.job_id(), done.epoch())) {
     return absl::FailedPreconditionError(
@@ -92,7 +92,7 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
     // Done, durably, now: the lease stays until the process has exited (its
     // ids are not handed on before), but nothing reschedules the job, even
     // if the exit is never reported (a restart, a lost node).
-    MoveJob(job, JobMove::kSucceed, "finished its iterations", now_ms);
+    jobs_.Move(job, JobMove::kSucceed, "finished its iterations", now_ms);
     // A newer lease (the round moved the job while it finished) that has
     // not launched is withdrawn: nothing will run under it.
     if (job.has_lease() && job.lease().epoch() != done.epoch() && leases_.LaunchOf(job.id()).launched_on.empty()) {

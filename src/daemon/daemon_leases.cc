@@ -51,13 +51,13 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
       return;
     }
   }
-  runtime_.Edit(job.id()).finished = false;
+  jobs_.EditRuntime(job.id()).finished = false;
   *job.mutable_lease() = lease;
   leases_.IndexCurrent(lease);
   ++counters_.leases_granted;
   batch.counters[kNextEpochCounter] = leases_.next_epoch();
   // The reason names this lease, not one that is ending.
-  MoveJob(job, JobMove::kGrant, absl::StrFormat("lease %d granted", lease.epoch()), now_ms);
+  jobs_.Move(job, JobMove::kGrant, absl::StrFormat("lease %d granted", lease.epoch()), now_ms);
   Record(batch, job, absl::StrFormat("lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
 }
 
@@ -67,7 +67,7 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
   if (!launch.launched()) {
     // Never launched: nothing to stop.
     DropLease(job, now_ms);
-    if (!Terminal(job)) MoveJob(job, JobMove::kRequeue, absl::StrCat("lease ended before launch: ", why), now_ms);
+    if (!Terminal(job)) jobs_.Move(job, JobMove::kRequeue, absl::StrCat("lease ended before launch: ", why), now_ms);
     Record(batch, job, absl::StrFormat("lease %d withdrawn before launch (%s)", lease.epoch(), why), now_ms);
     return;
   }

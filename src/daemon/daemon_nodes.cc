@@ -209,7 +209,7 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
       busy_gpus.insert(s.gpu_ids().begin(), s.gpu_ids().end());
       busy_cpus.insert(s.cpu_ids().begin(), s.cpu_ids().end());
       if (!lease.profiling()) {
-        MoveJob(job, JobMove::kLaunch, absl::StrFormat("running under lease %d", lease.epoch()), now_ms);
+        jobs_.Move(job, JobMove::kLaunch, absl::StrFormat("running under lease %d", lease.epoch()), now_ms);
       }
       Record(batch, job, absl::StrFormat("lease %d launched on %s (attempt %d)", lease.epoch(),
                                          n.info.name(), job.attempts()),
@@ -238,7 +238,7 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
   }
   if (!jobs_.count(e.job_id())) return;
   v1::Job& job = jobs_.Edit(e.job_id());
-  JobRuntime& rt = runtime_.Edit(job.id());
+  JobRuntime& rt = jobs_.EditRuntime(job.id());
   const std::string how = e.reason().empty() ? absl::StrCat("exit ", e.exit_code()) : e.reason();
   if (EndingLease* end = leases_.EditEnding(e.job_id(), e.epoch()); end != nullptr) {
     // An ended lease's process is gone: its resources are free now; the
@@ -250,9 +250,9 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
     leases_.FinishEnding(e.job_id(), e.epoch());
     if (!job.has_lease() && !Terminal(job)) {
       if (e.exit_code() == 0 && rt.finished) {
-        MoveJob(job, JobMove::kSucceed, "finished its iterations", now_ms);
+        jobs_.Move(job, JobMove::kSucceed, "finished its iterations", now_ms);
       } else if (job.state() == v1::JOB_STATE_RUNNING || job.state() == v1::JOB_STATE_PROFILING) {
-        MoveJob(job, JobMove::kSuspend,
+        jobs_.Move(job, JobMove::kSuspend,
                  job.spec().uses_agent() ? absl::StrFormat("checkpointed at iteration %d", job.checkpoint_iteration())
                                          : "stopped at lease end",
                  now_ms);
@@ -291,13 +291,13 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
     // used up its retries.
     job.set_crashes(job.crashes() + 1);
     if (e.launch_refused()) {
-      MoveJob(job, JobMove::kFail, absl::StrFormat("node %s refused to run it: %s", node, how), now_ms);
+      jobs_.Move(job, JobMove::kFail, absl::StrFormat("node %s refused to run it: %s", node, how), now_ms);
     } else if (job.crashes() <= retries) {
-      MoveJob(job, JobMove::kRequeue,
+      jobs_.Move(job, JobMove::kRequeue,
                absl::StrFormat("crashed on %s (%s); retry %d of %d", node, how, job.crashes(), retries), now_ms);
       ++counters_.jobs_requeued;
     } else {
-      MoveJob(job, JobMove::kFail,
+      jobs_.Move(job, JobMove::kFail,
                absl::StrFormat("crashed %d times; last on %s: %s", job.crashes(), node, how), now_ms);
     }
     Record(batch, job, job.reason(), now_ms);
@@ -314,9 +314,9 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
   DropLease(job, now_ms);
   if (!Terminal(job)) {
     if (e.stopped_by_node()) {
-      MoveJob(job, JobMove::kSuspend, "stopped by the node", now_ms);
+      jobs_.Move(job, JobMove::kSuspend, "stopped by the node", now_ms);
     } else {
-      MoveJob(job, JobMove::kSucceed,
+      jobs_.Move(job, JobMove::kSucceed,
                rt.finished || !job.spec().uses_agent() ? "exited with status 0"
                                                        : "exited with status 0 before its last iteration",
                now_ms);
@@ -361,7 +361,7 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
     if (!job.has_lease() && !leases_.AnyEnding(id) &&
         (job.state() == v1::JOB_STATE_RUNNING || job.state() == v1::JOB_STATE_PROFILING)) {
       v1::Job& suspended = jobs_.Edit(id);
-      MoveJob(suspended, JobMove::kSuspend, absl::StrFormat("lease %d lost with node %s", epoch, node.info.name()),
+      jobs_.Move(suspended, JobMove::kSuspend, absl::StrFormat("lease %d lost with node %s", epoch, node.info.name()),
               now_ms);
       Record(batch, suspended, suspended.reason(), now_ms);
     }
@@ -375,7 +375,7 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
     }
     DropLease(job, now_ms);
     if (!Terminal(job)) {
-      MoveJob(job, JobMove::kRequeue, absl::StrFormat("node %s lost; requeued", node.info.name()), now_ms);
+      jobs_.Move(job, JobMove::kRequeue, absl::StrFormat("node %s lost; requeued", node.info.name()), now_ms);
       ++counters_.jobs_requeued;
     }
     Record(batch, job, absl::StrFormat("lease %d lost with node %s", epoch, node.info.name()), now_ms);
@@ -409,7 +409,7 @@ absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
       const int64_t epoch = job.lease().epoch();
       DropLease(job, now_ms);
       if (!Terminal(job)) {
-        MoveJob(job, JobMove::kRequeue, "not re-adopted after a daemon restart; requeued", now_ms);
+        jobs_.Move(job, JobMove::kRequeue, "not re-adopted after a daemon restart; requeued", now_ms);
         ++counters_.jobs_requeued;
       }
       Record(batch, job, absl::StrFormat("lease %d not reported by its node after the restart", epoch), now_ms);

@@ -29,7 +29,7 @@ bool DaemonState::ProfileWaitOver(const v1::Job& job, int64_t now_ms) const {
 void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
   // Higher priority classes first, then in queue order.
   std::vector<std::string> order;
-  for (const std::string& id : queue_order_) {
+  for (const std::string& id : jobs_.queue_order()) {
     if (WantsProfiling(jobs_.at(id))) order.push_back(id);
   }
   if (order.empty()) return;
@@ -66,7 +66,7 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
       leases_.IndexCurrent(lease);
       ++counters_.leases_granted;
       batch.counters[kNextEpochCounter] = leases_.next_epoch();
-      MoveJob(job, JobMove::kProfile, "profiling on a whole node", now_ms);
+      jobs_.Move(job, JobMove::kProfile, "profiling on a whole node", now_ms);
       Record(batch, job, absl::StrFormat("profiling lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
       break;
     }
@@ -74,13 +74,13 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
 }
 
 void DaemonState::NoteProfileWaitsOver(Batch& batch, int64_t now_ms) {
-  for (const std::string& id : queue_order_) {
-    if (runtime_.at(id).profile_wait_told || !ProfileWaitOver(jobs_.at(id), now_ms) || !WantsProfiling(jobs_.at(id))) {
+  for (const std::string& id : jobs_.queue_order()) {
+    if (jobs_.RuntimeOf(id).profile_wait_told || !ProfileWaitOver(jobs_.at(id), now_ms) || !WantsProfiling(jobs_.at(id))) {
       continue;
     }
-    runtime_.Edit(id).profile_wait_told = true;
+    jobs_.EditRuntime(id).profile_wait_told = true;
     v1::Job& job = jobs_.Edit(id);
-    if (job.state() == v1::JOB_STATE_QUEUED) MoveJob(job, JobMove::kWait, "waiting for resources (unprofiled)", now_ms);
+    if (job.state() == v1::JOB_STATE_QUEUED) jobs_.Move(job, JobMove::kWait, "waiting for resources (unprofiled)", now_ms);
     Record(batch, job,
            absl::StrFormat("no node was free to profile on for %.0f s (profile_wait_s): scheduled unprofiled "
                            "until a round finds one free while the job holds no lease",

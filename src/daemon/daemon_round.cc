@@ -51,12 +51,12 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
     }
     world.nodes.push_back(std::move(node));
   }
-  world.queue.reserve(queue_order_.size());
-  for (const std::string& id : queue_order_) {
+  world.queue.reserve(jobs_.queue_order().size());
+  for (const std::string& id : jobs_.queue_order()) {
     const v1::Job& job = jobs_.at(id);
     if (Terminal(job) || job.state() == v1::JOB_STATE_PROFILING) continue;
     if (WantsProfiling(job) && !ProfileWaitOver(job, now_ms)) continue;
-    const JobRuntime& rt = runtime_.at(id);
+    const JobRuntime& rt = jobs_.RuntimeOf(id);
     if (rt.finished) continue;  // its last checkpoint is confirmed: it is exiting
     // Service is stored every progress flush; the round counts it to now.
     const LeaseTable::Launch& launch = leases_.LaunchOf(id);
@@ -79,7 +79,7 @@ void DaemonState::AccountService(int64_t now_ms) {
     v1::Job& held = jobs_.Edit(id);
     held.set_attained_service_ms(ServiceNowMs(id, now_ms));
     leases_.EditLaunch(id).service_from_ms = now_ms;
-    MarkDirty(id);
+    jobs_.MarkDirty(id);
   }
 }
 
@@ -122,7 +122,7 @@ bool DaemonState::StillGrantable(const std::string& id, const Assignment& planne
                                  const std::vector<std::string>& node_names) const {
   auto job = jobs_.find(id);
   if (job == jobs_.end() || Terminal(job->second) || job->second.has_lease() ||
-      job->second.state() == v1::JOB_STATE_PROFILING || runtime_.at(id).finished) {
+      job->second.state() == v1::JOB_STATE_PROFILING || jobs_.RuntimeOf(id).finished) {
     return false;
   }
   if (!NodesTakePart(planned, node_names)) return false;
@@ -143,15 +143,6 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
   ++round_;
   counters_.rounds++;
   if (!d.planned) return change.Commit(std::move(batch));
-  // The queue keeps the policy's order for the next round (once stored);
-  // jobs submitted while the round planned follow in arrival order.
-  std::vector<std::string> order = d.order;
-  {
-    const std::set<std::string> seen(order.begin(), order.end());
-    for (const std::string& id : queue_order_) {
-      if (!seen.count(id)) order.push_back(id);
-    }
-  }
   for (const std::string& id : d.bumped) {
     if (!jobs_.count(id) || Terminal(jobs_.at(id))) continue;
     v1::Job& job = jobs_.Edit(id);
@@ -215,12 +206,14 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
     if (waiting.state() != v1::JOB_STATE_PENDING) continue;
     v1::Job& job = jobs_.Edit(id);
     const bool for_profile = WantsProfiling(job) && !ProfileWaitOver(job, now_ms);
-    MoveJob(job, JobMove::kWait, for_profile ? "waiting for a free node to profile on" : "waiting for resources",
+    jobs_.Move(job, JobMove::kWait, for_profile ? "waiting for a free node to profile on" : "waiting for resources",
              now_ms);
     Record(batch, job, "queued", now_ms);
   }
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  queue_order_ = std::move(order);
+  // The queue keeps the policy's order for the next round (once stored);
+  // jobs submitted while the round planned follow in arrival order.
+  jobs_.SetQueueOrder(d.order);
   counters_.last_plan_ms = d.plan_ms;
   counters_.last_round_ms =
       d.plan_ms + std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -39,7 +39,7 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
   s->mechanism_ = std::move(*mechanism);
   auto counters = s->store_->LoadCounters();
   if (!counters.ok()) return counters.status();
-  if (counters->count(kNextJobCounter)) s->next_job_ = counters->at(kNextJobCounter);
+  if (counters->count(kNextJobCounter)) s->jobs_.RestoreNextId(counters->at(kNextJobCounter));
   if (counters->count(kNextEpochCounter)) s->leases_.RestoreNextEpoch(counters->at(kNextEpochCounter));
   auto secrets = s->store_->LoadSecrets();
   if (!secrets.ok()) return secrets.status();
@@ -63,7 +63,6 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
   auto jobs = s->store_->LoadJobs();
   if (!jobs.ok()) return jobs.status();
   for (v1::Job& job : *jobs) {
-    JobRuntime rt;
     if (job.has_lease()) {
       // Running when the daemon stopped: its node has heartbeat_timeout_s to
       // report the processes, or the job is requeued.
@@ -72,13 +71,10 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
           now_ms + static_cast<int64_t>(config.heartbeat_timeout_s * 1000);
       s->awaiting_adoption_ = true;
     }
-    const std::string id = job.id();
-    s->runtime_.Insert(id, std::move(rt));
-    s->queue_order_.push_back(id);
-    s->jobs_.Insert(id, std::move(job));
+    s->jobs_.Load(std::move(job));
   }
   spdlog::info("state: {} jobs from {} (next job {}, next epoch {})", s->jobs_.size(),
-               s->store_->path(), s->next_job_, s->leases_.next_epoch());
+               s->store_->path(), s->jobs_.next_id(), s->leases_.next_epoch());
   return s;
 }
 
@@ -87,18 +83,6 @@ DaemonState::DaemonState(const DaemonConfig& config, std::unique_ptr<Store> stor
       store_(std::move(store)),
       group_(std::make_unique<GroupCommit>(*store_)),
       zoo_(std::move(zoo)) {}
-
-void DaemonState::MarkDirty(const std::string& job_id) {
-  auto [it, fresh] = dirty_.try_emplace(job_id, 0);
-  it->second = ++dirty_marks_;
-  if (fresh && jobs_.open()) dirtied_in_change_.push_back(job_id);
-}
-
-void DaemonState::AddDirtyJobs(Batch& batch) const {
-  for (const auto& [id, mark] : dirty_) {
-    if (!batch.job_index.count(id)) batch.PutJob(jobs_.at(id));
-  }
-}
 
 absl::Status DaemonState::FlushProgress(int64_t now_ms) {
   ProgressFlush flush = StartProgressFlush(now_ms);
@@ -113,8 +97,8 @@ DaemonState::ProgressFlush DaemonState::StartProgressFlush(int64_t now_ms) {
   // it (the time held moves from the lease into the job's record either way).
   AccountService(now_ms);
   flush.batch = std::make_unique<Batch>();
-  AddDirtyJobs(*flush.batch);
-  flush.marks = dirty_;
+  jobs_.AddDirtyJobs(*flush.batch);
+  flush.marks = jobs_.dirty_marks();
   flush.ticket = group_->Enqueue(*flush.batch);
   return flush;
 }
@@ -123,25 +107,19 @@ absl::Status DaemonState::StoreProgress(ProgressFlush& flush) { return group_->W
 
 absl::Status DaemonState::FinishProgressFlush(const ProgressFlush& flush, const absl::Status& stored) {
   if (auto st = NoteCommit(stored, *flush.batch); !st.ok()) return st;
-  for (const auto& [id, mark] : flush.marks) {
-    auto it = dirty_.find(id);
-    if (it != dirty_.end() && it->second == mark) dirty_.erase(it);
-  }
+  jobs_.ForgetFlushed(flush.marks);
   last_progress_flush_ms_ = flush.now_ms;
   return absl::OkStatus();
 }
 
 DaemonState::Change::Change(DaemonState& state)
     : state_(state),
-      next_job_(state.next_job_),
       round_(state.round_),
       awaiting_adoption_(state.awaiting_adoption_),
       counters_(state.counters_) {
   state_.jobs_.Open();
-  state_.runtime_.Open();
   state_.nodes_.Open();
   state_.leases_.Open();
-  state_.dirtied_in_change_.clear();
 }
 
 DaemonState::Change::~Change() {
@@ -150,12 +128,8 @@ DaemonState::Change::~Change() {
 
 void DaemonState::Change::Undo() {
   state_.jobs_.Undo();
-  state_.runtime_.Undo();
   state_.nodes_.Undo();
   state_.leases_.Undo();
-  for (const std::string& id : state_.dirtied_in_change_) state_.dirty_.erase(id);
-  state_.dirtied_in_change_.clear();
-  state_.next_job_ = next_job_;
   state_.round_ = round_;
   state_.awaiting_adoption_ = awaiting_adoption_;
   const int64_t failures = state_.counters_.store_failures;
@@ -170,7 +144,6 @@ absl::Status DaemonState::Change::Commit(Batch batch) {
     return st;
   }
   state_.jobs_.Keep();
-  state_.runtime_.Keep();
   state_.nodes_.Keep();
   state_.leases_.Keep();
   closed_ = true;
@@ -180,7 +153,7 @@ absl::Status DaemonState::Change::Commit(Batch batch) {
 absl::Status DaemonState::CommitToStore(const Batch& batch) {
   if (auto st = NoteCommit(group_->Commit(batch), batch); !st.ok()) return st;
   // Committed under the lock: each record in it is the job's latest.
-  for (const v1::Job& j : batch.jobs) dirty_.erase(j.id());
+  jobs_.ForgetStored(batch);
   return absl::OkStatus();
 }
 
@@ -210,12 +183,6 @@ void DaemonState::Record(Batch& batch, v1::Job& job, const std::string& text, in
   batch.PutJob(job);
 }
 
-void DaemonState::MoveJob(v1::Job& job, JobMove move, const std::string& reason, int64_t now_ms) {
-  if (Move(job, move, reason, now_ms)) return;
-  spdlog::error("{}: no move '{}' from {} ({}): left as it is", job.id(), MoveName(move),
-                service::JobStateName(job.state()), reason);
-}
-
 bool DaemonState::Terminal(const v1::Job& job) const { return IsTerminal(job.state()); }
 
 int DaemonState::MaxJobGpus() const {
@@ -242,8 +209,10 @@ absl::StatusOr<DaemonState::PreparedSubmit> DaemonState::PrepareSubmit(const v1:
   limits.max_gpus = MaxJobGpus();
   limits.zoo = &zoo_;
   if (auto st = service::ValidateJobSpec(spec, limits); !st.ok()) return st;
+  // The id is taken now: a submission that is refused leaves a gap, never
+  // an id given twice.
   v1::Job job;
-  job.set_id(JobIdString(next_job_));
+  job.set_id(jobs_.TakeId(owner));
   *job.mutable_spec() = spec;
   job.set_owner(owner);
   job.set_state(v1::JOB_STATE_PENDING);
@@ -253,26 +222,18 @@ absl::StatusOr<DaemonState::PreparedSubmit> DaemonState::PrepareSubmit(const v1:
   Record(batch, job, absl::StrFormat("submitted by %s: %d GPUs, model '%s', %s", owner, spec.gpus(), spec.model(),
                                      spec.uses_agent() ? "agent" : "plain process"),
          now_ms);
-  batch.counters[kNextJobCounter] = next_job_ + 1;
-  // The id is taken now: a submission that is refused leaves a gap, never
-  // an id given twice.
-  ++next_job_;
-  ++submitting_[owner];
+  batch.counters[kNextJobCounter] = jobs_.next_id();
   return PreparedSubmit{std::move(job), std::move(batch)};
 }
 
 absl::Status DaemonState::StoreSubmission(const PreparedSubmit& prepared) { return group_->Commit(prepared.batch); }
 
 absl::StatusOr<std::string> DaemonState::FinishSubmit(PreparedSubmit prepared, const absl::Status& stored) {
-  if (auto it = submitting_.find(prepared.job.owner()); it != submitting_.end() && --it->second == 0) {
-    submitting_.erase(it);
-  }
+  jobs_.EndSubmission(prepared.job.owner());
   if (auto st = NoteCommit(stored, prepared.batch); !st.ok()) return st;
   ++counters_.jobs_submitted;
   const std::string id = prepared.job.id();
-  runtime_.Insert(id, JobRuntime{});
-  queue_order_.push_back(id);
-  jobs_.Insert(id, std::move(prepared.job));
+  jobs_.Admit(std::move(prepared.job));
   return id;
 }
 
@@ -282,14 +243,7 @@ absl::StatusOr<std::string> DaemonState::OwnerOf(const std::string& job_id) cons
   return it->second.owner();
 }
 
-int DaemonState::ActiveJobsOf(const std::string& owner) const {
-  // Submissions waiting for the store count: a user cannot pass the limit
-  // by submitting many at once.
-  auto pending = submitting_.find(owner);
-  int n = pending == submitting_.end() ? 0 : pending->second;
-  for (const auto& [id, job] : jobs_.all()) n += job.owner() == owner && !Terminal(job) ? 1 : 0;
-  return n;
-}
+int DaemonState::ActiveJobsOf(const std::string& owner) const { return jobs_.ActiveJobsOf(owner); }
 
 absl::StatusOr<v1::Job> DaemonState::Cancel(const std::string& job_id, int64_t now_ms) {
   auto it = jobs_.find(job_id);
@@ -301,7 +255,7 @@ absl::StatusOr<v1::Job> DaemonState::Cancel(const std::string& job_id, int64_t n
   Change change(*this);
   v1::Job& job = jobs_.Edit(job_id);
   Batch batch;
-  MoveJob(job, JobMove::kCancel, "cancelled by request", now_ms);
+  jobs_.Move(job, JobMove::kCancel, "cancelled by request", now_ms);
   if (job.has_lease()) EndLease(job, "cancelled", batch, now_ms);
   Record(batch, job, "cancelled", now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;

@@ -21,9 +21,8 @@
 // once and two jobs never share a GPU. Nodes learn their orders in
 // heartbeat replies.
 //
-// Facts and their owners: a job's record (v1::Job, with its current
-// lease, stored) in jobs_; what the daemon knows of a job only while it
-// runs (JobRuntime) in runtime_; nodes in nodes_; epochs, ending leases,
+// Facts and their owners: jobs (records, runtimes, queue order, ids,
+// unstored progress) in jobs_ (job_table.h); nodes in nodes_; epochs, ending leases,
 // the leases and ids on each node, and stop orders in leases_
 // (lease_table.h). The implementation is split by concern: daemon_state.cc
 // (open, persist, client API), daemon_nodes.cc, daemon_agents.cc,
@@ -43,6 +42,7 @@
 #include "daemon/config.h"
 #include "daemon/group_commit.h"
 #include "daemon/job_lifecycle.h"
+#include "daemon/job_table.h"
 #include "daemon/journaled_map.h"
 #include "daemon/lease_table.h"
 #include "daemon/round_planner.h"
@@ -181,11 +181,7 @@ class DaemonState {
     std::set<std::pair<std::string, int64_t>> processes;  // (job, epoch) the node reports
     bool unknown_processes = false;  // processes of leases we cannot place: launches wait
   };
-  struct JobRuntime {
-    bool finished = false;              // the agent confirmed its last iteration
-    bool stopping = false;              // cancelled or failed: stop orders out
-    bool profile_wait_told = false;     // its event says it runs unprofiled for now
-  };
+  using JobRuntime = JobTable::Runtime;
 
   // The store's counters that survive a restart.
   static constexpr const char* kNextJobCounter = "next_job";
@@ -209,7 +205,7 @@ class DaemonState {
    private:
     void Undo();
     DaemonState& state_;
-    int64_t next_job_, round_;
+    int64_t round_;
     bool awaiting_adoption_;
     DaemonCounters counters_;
     bool closed_ = false;
@@ -222,16 +218,7 @@ class DaemonState {
   // What a commit's outcome means for the daemon: failures counted and
   // logged once per episode (UNAVAILABLE), stored events logged.
   absl::Status NoteCommit(const absl::Status& committed, const Batch& batch);
-  // The job's record changed in memory only (progress, service time): the
-  // next commit stores it. Undone with the change that marked it. Each
-  // mark is newer than the last (a flush forgets only what it stored).
-  void MarkDirty(const std::string& job_id);
-  // Jobs whose progress changed since the last commit, added to `batch`.
-  void AddDirtyJobs(Batch& batch) const;
   void Record(Batch& batch, v1::Job& job, const std::string& text, int64_t now_ms);
-  // The job's named move (job_lifecycle.h); a move its state does not
-  // allow is logged as the bug it is and changes nothing.
-  void MoveJob(v1::Job& job, JobMove move, const std::string& reason, int64_t now_ms);
   bool Terminal(const v1::Job& job) const;
 
   // A job to lend a whole node to before it is scheduled: it asks for a
@@ -286,21 +273,13 @@ class DaemonState {
   std::unique_ptr<Policy> policy_;
   std::unique_ptr<Mechanism> mechanism_;
   // Changed only through Edit/Insert, so that a Change can undo them.
-  JournaledMap<std::string, v1::Job> jobs_;
-  JournaledMap<std::string, JobRuntime> runtime_;
+  JobTable jobs_;
   JournaledMap<std::string, NodeRecord> nodes_;
-  std::vector<std::string> queue_order_;  // the order the last round left
-  std::map<std::string, int> submitting_;  // owner -> submissions prepared, not yet finished
   std::map<std::string, bool> drained_;
   std::map<std::string, int64_t> joined_nodes_;
   std::unique_ptr<Authenticator> authenticator_;
-  // Progress not yet in the store, and what the open change added to it.
-  std::map<std::string, uint64_t> dirty_;  // job -> its latest mark
-  uint64_t dirty_marks_ = 0;
-  std::vector<std::string> dirtied_in_change_;
   int64_t failing_commits_ = 0;  // in a row, for one log line per episode
   int64_t last_progress_flush_ms_ = 0;
-  int64_t next_job_ = 1;
   // Epochs, ending leases, and the leases on each node.
   LeaseTable leases_;
   // After a restart, until every loaded lease is re-adopted or requeued:

@@ -1,0 +1,95 @@
+#include "daemon/job_table.h"
+
+#include <set>
+
+#include "daemon/round_input.h"
+#include "service/names.h"
+#include "spdlog/spdlog.h"
+
+namespace synergy::daemon {
+
+int JobTable::ActiveJobsOf(const std::string& owner) const {
+  auto pending = submitting_.find(owner);
+  int n = pending == submitting_.end() ? 0 : pending->second;
+  for (const auto& [id, job] : jobs_.all()) n += job.owner() == owner && !IsTerminal(job.state()) ? 1 : 0;
+  return n;
+}
+
+void JobTable::Load(v1::Job job) {
+  const std::string id = job.id();
+  runtime_.Insert(id, Runtime{});
+  queue_order_.push_back(id);
+  jobs_.Insert(id, std::move(job));
+}
+
+std::string JobTable::TakeId(const std::string& owner) {
+  ++submitting_[owner];
+  return JobIdString(next_id_++);
+}
+
+void JobTable::EndSubmission(const std::string& owner) {
+  if (auto it = submitting_.find(owner); it != submitting_.end() && --it->second == 0) submitting_.erase(it);
+}
+
+void JobTable::Admit(v1::Job job) { Load(std::move(job)); }
+
+bool JobTable::Move(v1::Job& job, JobMove move, const std::string& reason, int64_t now_ms) {
+  if (daemon::Move(job, move, reason, now_ms)) return true;
+  spdlog::error("{}: no move '{}' from {} ({}): left as it is", job.id(), MoveName(move),
+                service::JobStateName(job.state()), reason);
+  return false;
+}
+
+void JobTable::SetQueueOrder(std::vector<std::string> order) {
+  const std::set<std::string> seen(order.begin(), order.end());
+  for (const std::string& id : queue_order_) {
+    if (!seen.count(id)) order.push_back(id);
+  }
+  queue_order_ = std::move(order);
+}
+
+void JobTable::Open() {
+  jobs_.Open();
+  runtime_.Open();
+  dirtied_in_change_.clear();
+  next_id_at_open_ = next_id_;
+}
+
+void JobTable::Keep() {
+  jobs_.Keep();
+  runtime_.Keep();
+  dirtied_in_change_.clear();
+}
+
+void JobTable::Undo() {
+  jobs_.Undo();
+  runtime_.Undo();
+  for (const std::string& id : dirtied_in_change_) dirty_.erase(id);
+  dirtied_in_change_.clear();
+  next_id_ = next_id_at_open_;
+}
+
+void JobTable::MarkDirty(const std::string& id) {
+  auto [it, fresh] = dirty_.try_emplace(id, 0);
+  it->second = ++marks_;
+  if (fresh && jobs_.open()) dirtied_in_change_.push_back(id);
+}
+
+void JobTable::AddDirtyJobs(Batch& batch) const {
+  for (const auto& [id, mark] : dirty_) {
+    if (!batch.job_index.count(id)) batch.PutJob(jobs_.at(id));
+  }
+}
+
+void JobTable::ForgetStored(const Batch& batch) {
+  for (const v1::Job& j : batch.jobs) dirty_.erase(j.id());
+}
+
+void JobTable::ForgetFlushed(const std::map<std::string, uint64_t>& marks) {
+  for (const auto& [id, mark] : marks) {
+    auto it = dirty_.find(id);
+    if (it != dirty_.end() && it->second == mark) dirty_.erase(it);
+  }
+}
+
+}  // namespace synergy::daemon
