@@ -24,19 +24,9 @@ bool LeaseOnNode(const v1::Lease& lease, const std::string& node) {
 absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms,
                                                    bool joins) {
   Change change(*this);
-  NodeRecord& n = nodes_.EditOrAdd(request.name());
-  const bool known = n.info.name() == request.name();
-  n.info.set_name(request.name());
-  n.info.set_address(request.address());
-  *n.info.mutable_capacity() = request.resources();
-  n.info.set_alive(true);
-  n.info.set_leaving(false);
-  n.info.set_drained(drained_.count(request.name()) ? drained_[request.name()] : false);
-  n.info.set_last_heartbeat_unix_ms(now_ms);
-  n.info.set_cgroups(request.cgroups());
-  n.processes.clear();
+  bool known = false;
+  NodeRecord& n = nodes_.Register(request, now_ms, known);
   leases_.ReleaseAll(request.name());
-  n.unknown_processes = false;
   Batch batch;
   if (joins) batch.joined_nodes[request.name()] = now_ms;
   int not_current = 0;
@@ -73,7 +63,7 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
   }
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   if (joins) {
-    joined_nodes_[request.name()] = now_ms;
+    nodes_.NoteJoined(request.name(), now_ms);
     spdlog::info("node {} joined with a join credential; it holds its own credential from now on", request.name());
   }
   spdlog::info("node {} {}: {} GPUs{}, {} CPUs, {:.1f} GB, cgroups: {}", request.name(),
@@ -386,11 +376,7 @@ absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
   Change change(*this);
   Batch batch;
   const int64_t timeout_ms = static_cast<int64_t>(config_.heartbeat_timeout_s * 1000);
-  std::vector<std::string> lost;
-  for (const auto& [name, n] : nodes_.all()) {
-    if (n.info.alive() && now_ms - n.info.last_heartbeat_unix_ms() > timeout_ms) lost.push_back(name);
-  }
-  for (const std::string& name : lost) LoseNode(nodes_.Edit(name), batch, now_ms);
+  for (const std::string& name : nodes_.Silent(now_ms, timeout_ms)) LoseNode(nodes_.Edit(name), batch, now_ms);
   // After a restart: leases their nodes did not report in time are over.
   if (awaiting_adoption_) {
     bool waiting = false;

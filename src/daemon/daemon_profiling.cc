@@ -46,7 +46,7 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
     // A node with nothing on it and enough GPUs: the job gets all its CPUs
     // and memory. Jobs larger than any node are scheduled unprofiled.
     for (const auto& [name, n] : nodes_.all()) {
-      if (busy(name) || !n.info.alive() || n.info.drained() || n.info.leaving() ||
+      if (busy(name) || !nodes_.TakesPart(name) ||
           n.info.capacity().gpu_ids_size() < wanting.spec().gpus() || n.info.capacity().cpu_ids_size() == 0) {
         continue;
       }

@@ -41,7 +41,7 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
     RoundNode node;
     node.name = name;
     const v1::Node& info = n.info;
-    node.usable = info.alive() && !info.drained() && !info.leaving() && !profiling_nodes.count(name);
+    node.usable = nodes_.TakesPart(name) && !profiling_nodes.count(name);
     auto ended = ended_ids.find(name);
     if (ended == ended_ids.end()) {
       node.capacity = info.capacity();
@@ -110,10 +110,7 @@ RoundDecisions DaemonState::PlanRound(const RoundWorld& world) const {
 
 bool DaemonState::NodesTakePart(const Assignment& planned, const std::vector<std::string>& node_names) const {
   for (const Slice& s : planned.slices) {
-    auto node = nodes_.find(node_names[s.server]);
-    if (node == nodes_.end()) return false;
-    const v1::Node& info = node->second.info;
-    if (!info.alive() || info.drained() || info.leaving()) return false;
+    if (!nodes_.TakesPart(node_names[s.server])) return false;
   }
   return true;
 }

@@ -56,10 +56,9 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
   s->authenticator_ = std::make_unique<Authenticator>(config.auth, key);
   auto joined = s->store_->LoadJoinedNodes();
   if (!joined.ok()) return joined.status();
-  s->joined_nodes_ = *joined;
   auto drained = s->store_->LoadDrained();
   if (!drained.ok()) return drained.status();
-  s->drained_ = *drained;
+  s->nodes_.Restore(std::move(*drained), std::move(*joined));
   auto jobs = s->store_->LoadJobs();
   if (!jobs.ok()) return jobs.status();
   for (v1::Job& job : *jobs) {
@@ -185,12 +184,6 @@ void DaemonState::Record(Batch& batch, v1::Job& job, const std::string& text, in
 
 bool DaemonState::Terminal(const v1::Job& job) const { return IsTerminal(job.state()); }
 
-int DaemonState::MaxJobGpus() const {
-  int gpus = 0;
-  for (const auto& [name, n] : nodes_.all()) gpus += n.info.capacity().gpu_ids_size();
-  return gpus;
-}
-
 int DaemonState::MaxRetries(const v1::Job& job) const {
   return job.spec().max_retries() >= 0 ? job.spec().max_retries() : config_.max_retries;
 }
@@ -206,7 +199,7 @@ absl::StatusOr<std::string> DaemonState::Submit(const v1::JobSpec& spec, const s
 absl::StatusOr<DaemonState::PreparedSubmit> DaemonState::PrepareSubmit(const v1::JobSpec& spec,
                                                                        const std::string& owner, int64_t now_ms) {
   service::JobLimits limits;
-  limits.max_gpus = MaxJobGpus();
+  limits.max_gpus = nodes_.TotalGpus();
   limits.zoo = &zoo_;
   if (auto st = service::ValidateJobSpec(spec, limits); !st.ok()) return st;
   // The id is taken now: a submission that is refused leaves a gap, never
@@ -336,8 +329,7 @@ absl::StatusOr<v1::Node> DaemonState::SetDrained(const std::string& node, bool d
   batch.drained[node] = drained;
   Change change(*this);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  drained_[node] = drained;
-  nodes_.Edit(node).info.set_drained(drained);
+  nodes_.SetDrained(node, drained);
   spdlog::info("node {} {}", node, drained ? "drained: no new leases; running jobs end at the next round"
                                            : "undrained");
   return ListNodes(now_ms)[std::distance(nodes_.begin(), it)];

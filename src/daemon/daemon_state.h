@@ -22,7 +22,8 @@
 // heartbeat replies.
 //
 // Facts and their owners: jobs (records, runtimes, queue order, ids,
-// unstored progress) in jobs_ (job_table.h); nodes in nodes_; epochs, ending leases,
+// unstored progress) in jobs_ (job_table.h); nodes (records, drains, joins)
+// in nodes_ (node_table.h); epochs, ending leases,
 // the leases and ids on each node, and stop orders in leases_
 // (lease_table.h). The implementation is split by concern: daemon_state.cc
 // (open, persist, client API), daemon_nodes.cc, daemon_agents.cc,
@@ -45,6 +46,7 @@
 #include "daemon/job_table.h"
 #include "daemon/journaled_map.h"
 #include "daemon/lease_table.h"
+#include "daemon/node_table.h"
 #include "daemon/round_planner.h"
 #include "daemon/store.h"
 #include "synergy/mechanism.h"
@@ -106,7 +108,7 @@ class DaemonState {
   // ---- node API
   // A node that registered with a join credential (durable): it holds a
   // credential of its own from then on, and the name cannot join again.
-  bool NodeJoined(const std::string& name) const { return joined_nodes_.count(name) > 0; }
+  bool NodeJoined(const std::string& name) const { return nodes_.Joined(name); }
   // The heartbeat interval the node is to keep. `joins`: it registers with
   // a join credential; the join is stored in the same commit as the
   // registration, so a node is never left joined without its credential.
@@ -176,11 +178,7 @@ class DaemonState {
   RoundSnapshot SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned = {}) const;
 
  private:
-  struct NodeRecord {
-    v1::Node info;
-    std::set<std::pair<std::string, int64_t>> processes;  // (job, epoch) the node reports
-    bool unknown_processes = false;  // processes of leases we cannot place: launches wait
-  };
+  using NodeRecord = NodeTable::NodeRecord;
   using JobRuntime = JobTable::Runtime;
 
   // The store's counters that survive a restart.
@@ -263,7 +261,6 @@ class DaemonState {
   // hold them; CPU ids short of the plan are Grant's warning, as always).
   bool StillGrantable(const std::string& id, const Assignment& planned, const std::vector<std::string>& node_names) const;
   std::vector<v1::LaunchOrder> LaunchesFor(NodeRecord& node, Batch& batch, int64_t now_ms);
-  int MaxJobGpus() const;
   int MaxRetries(const v1::Job& job) const;
 
   DaemonConfig config_;
@@ -274,9 +271,7 @@ class DaemonState {
   std::unique_ptr<Mechanism> mechanism_;
   // Changed only through Edit/Insert, so that a Change can undo them.
   JobTable jobs_;
-  JournaledMap<std::string, NodeRecord> nodes_;
-  std::map<std::string, bool> drained_;
-  std::map<std::string, int64_t> joined_nodes_;
+  NodeTable nodes_;
   std::unique_ptr<Authenticator> authenticator_;
   int64_t failing_commits_ = 0;  // in a row, for one log line per episode
   int64_t last_progress_flush_ms_ = 0;

@@ -1,0 +1,48 @@
+#include "daemon/node_table.h"
+
+namespace synergy::daemon {
+
+bool NodeTable::TakesPart(const std::string& name) const {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) return false;
+  const v1::Node& info = it->second.info;
+  return info.alive() && !info.drained() && !info.leaving();
+}
+
+int NodeTable::TotalGpus() const {
+  int gpus = 0;
+  for (const auto& [name, n] : nodes_.all()) gpus += n.info.capacity().gpu_ids_size();
+  return gpus;
+}
+
+std::vector<std::string> NodeTable::Silent(int64_t now_ms, int64_t timeout_ms) const {
+  std::vector<std::string> silent;
+  for (const auto& [name, n] : nodes_.all()) {
+    if (n.info.alive() && now_ms - n.info.last_heartbeat_unix_ms() > timeout_ms) silent.push_back(name);
+  }
+  return silent;
+}
+
+NodeTable::NodeRecord& NodeTable::Register(const v1::RegisterNodeRequest& request, int64_t now_ms, bool& known) {
+  NodeRecord& n = nodes_.EditOrAdd(request.name());
+  known = n.info.name() == request.name();
+  n.info.set_name(request.name());
+  n.info.set_address(request.address());
+  *n.info.mutable_capacity() = request.resources();
+  n.info.set_alive(true);
+  n.info.set_leaving(false);
+  auto drained = drained_.find(request.name());
+  n.info.set_drained(drained != drained_.end() && drained->second);
+  n.info.set_last_heartbeat_unix_ms(now_ms);
+  n.info.set_cgroups(request.cgroups());
+  n.processes.clear();
+  n.unknown_processes = false;
+  return n;
+}
+
+void NodeTable::SetDrained(const std::string& name, bool drained) {
+  drained_[name] = drained;
+  if (nodes_.count(name)) nodes_.Edit(name).info.set_drained(drained);
+}
+
+}  // namespace synergy::daemon

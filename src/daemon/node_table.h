@@ -1,0 +1,77 @@
+#pragma once
+// synergyd's nodes, with one owner for each fact about them: what each
+// registered node said of itself and when it was last heard from
+// (NodeRecord, not stored: a node registers again after a restart), which
+// nodes are drained (stored: a drain outlives the daemon and the node's
+// registrations), and which joined with a join credential (stored: that
+// name cannot join again).
+//
+// Records change only through Register and Edit, journaled while a change
+// is open (Open), so that Undo puts back every node the change touched.
+// Drains and joins change only once their commit is stored (SetDrained,
+// NoteJoined), so they need no undo.
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "daemon/journaled_map.h"
+#include "synergy/v1/synergy.pb.h"
+
+namespace synergy::daemon {
+
+class NodeTable {
+ public:
+  struct NodeRecord {
+    v1::Node info;
+    std::set<std::pair<std::string, int64_t>> processes;  // (job, epoch) the node reports
+    bool unknown_processes = false;  // processes of leases we cannot place: launches wait
+  };
+  using Records = std::map<std::string, NodeRecord>;
+
+  // ---- loading (before anything else)
+  void Restore(std::map<std::string, bool> drained, std::map<std::string, int64_t> joined) {
+    drained_ = std::move(drained);
+    joined_ = std::move(joined);
+  }
+
+  // ---- reading
+  const Records& all() const { return nodes_.all(); }
+  Records::const_iterator find(const std::string& name) const { return nodes_.find(name); }
+  Records::const_iterator begin() const { return nodes_.begin(); }
+  Records::const_iterator end() const { return nodes_.end(); }
+  const NodeRecord& at(const std::string& name) const { return nodes_.at(name); }
+  size_t count(const std::string& name) const { return nodes_.count(name); }
+  // Registered, alive, not drained and not leaving: it may be given leases.
+  bool TakesPart(const std::string& name) const;
+  // GPUs over every registered node (the most one job may ask for).
+  int TotalGpus() const;
+  // Alive nodes not heard from for more than `timeout_ms` at `now_ms`.
+  std::vector<std::string> Silent(int64_t now_ms, int64_t timeout_ms) const;
+  bool Joined(const std::string& name) const { return joined_.count(name) > 0; }
+
+  // ---- changing (journaled while a change is open)
+  // The node's record as it registers now: alive, not leaving, drained as
+  // stored, last heard from now, no processes yet. `known`: it had
+  // registered before.
+  NodeRecord& Register(const v1::RegisterNodeRequest& request, int64_t now_ms, bool& known);
+  NodeRecord& Edit(const std::string& name) { return nodes_.Edit(name); }
+
+  // ---- after their commit is stored
+  void SetDrained(const std::string& name, bool drained);
+  void NoteJoined(const std::string& name, int64_t now_ms) { joined_[name] = now_ms; }
+
+  // ---- the change protocol (DaemonState::Change)
+  void Open() { nodes_.Open(); }
+  void Keep() { nodes_.Keep(); }
+  void Undo() { nodes_.Undo(); }
+
+ private:
+  JournaledMap<std::string, NodeRecord> nodes_;
+  std::map<std::string, bool> drained_;
+  std::map<std::string, int64_t> joined_;
+};
+
+}  // namespace synergy::daemon
