@@ -33,6 +33,8 @@ absl::StatusOr<v1::AgentWelcome> DaemonState::RegisterAgent(const v1::AgentHello
 
 absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::ProgressReport& report,
                                                               int64_t) {
+  // Reports the board took come first, so the latest throughput wins.
+  FoldProgress();
   auto it = jobs_.find(report.job_id());
   if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", report.job_id(), ": no such job"));
   // Progress is kept in memory and stored with the next tick (no Change:
@@ -63,6 +65,7 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
 absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int64_t now_ms) {
   auto it = jobs_.find(done.job_id());
   if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", done.job_id(), ": no such job"));
+  FoldProgress();
   Change change(*this);
   v1::Job& job = jobs_.Edit(done.job_id());
   JobRuntime& rt = jobs_.EditRuntime(done.job_id());

@@ -81,6 +81,7 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
     response.set_reregister(true);
     return response;
   }
+  FoldProgress();
   Change change(*this);
   NodeRecord& n = nodes_.Edit(request.name());
   n.info.set_last_heartbeat_unix_ms(now_ms);
@@ -373,6 +374,7 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
 }
 
 absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
+  FoldProgress();
   Change change(*this);
   Batch batch;
   const int64_t timeout_ms = static_cast<int64_t>(config_.heartbeat_timeout_s * 1000);

@@ -93,6 +93,7 @@ int64_t DaemonState::ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& 
 }
 
 absl::StatusOr<RoundWorld> DaemonState::PrepareRound(int64_t now_ms) {
+  FoldProgress();
   Change change(*this);
   Batch batch;
   GrantProfilingLeases(batch, now_ms);

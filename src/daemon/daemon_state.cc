@@ -72,6 +72,7 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
     }
     s->jobs_.Load(std::move(job));
   }
+  for (const auto& [id, job] : s->jobs_.all()) s->PublishLease(id);
   spdlog::info("state: {} jobs from {} (next job {}, next epoch {})", s->jobs_.size(),
                s->store_->path(), s->jobs_.next_id(), s->leases_.next_epoch());
   return s;
@@ -90,6 +91,7 @@ absl::Status DaemonState::FlushProgress(int64_t now_ms) {
 }
 
 DaemonState::ProgressFlush DaemonState::StartProgressFlush(int64_t now_ms) {
+  FoldProgress();
   ProgressFlush flush;
   flush.now_ms = now_ms;
   // Advice, not a change: nothing here needs undoing if the store refuses
@@ -142,7 +144,7 @@ absl::Status DaemonState::Change::Commit(Batch batch) {
     Undo();
     return st;
   }
-  state_.jobs_.Keep();
+  for (const std::string& id : state_.jobs_.Keep()) state_.PublishLease(id);
   state_.nodes_.Keep();
   state_.leases_.Keep();
   closed_ = true;
@@ -174,6 +176,25 @@ absl::Status DaemonState::NoteCommit(const absl::Status& committed, const Batch&
   // Logged once stored: a change the store refused did not happen.
   for (const auto& [job, event] : batch.events) spdlog::info("{} {}", job, event.text());
   return absl::OkStatus();
+}
+
+void DaemonState::PublishLease(const std::string& id) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end() || !it->second.has_lease() || it->second.lease().ending() || Terminal(it->second)) {
+    board_.Publish(id, std::nullopt);
+    return;
+  }
+  board_.Publish(id, ProgressBoard::OpenLease{it->second.lease().epoch(), it->second.spec().iterations()});
+}
+
+void DaemonState::FoldProgress() {
+  for (const auto& [id, report] : board_.TakeReports()) {
+    if (!jobs_.count(id)) continue;
+    v1::Job& job = jobs_.Edit(id);
+    if (report.iterations_done > job.iterations_done()) job.set_iterations_done(report.iterations_done);
+    job.set_throughput(report.throughput);
+    jobs_.MarkDirty(id);
+  }
 }
 
 void DaemonState::Record(Batch& batch, v1::Job& job, const std::string& text, int64_t now_ms) {
@@ -258,7 +279,9 @@ absl::StatusOr<v1::Job> DaemonState::Cancel(const std::string& job_id, int64_t n
 absl::StatusOr<v1::Job> DaemonState::GetJob(const std::string& job_id) const {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
-  v1::Job job = it->second;
+  std::vector<v1::Job> one{it->second};
+  board_.Overlay(one);
+  v1::Job job = std::move(one[0]);
   auto events = store_->LoadEvents(job_id);
   if (!events.ok()) return events.status();
   for (v1::JobEvent& e : *events) *job.add_events() = std::move(e);
@@ -270,6 +293,7 @@ std::vector<v1::Job> DaemonState::ListJobs(const std::set<int>& states) const {
   for (const auto& [id, job] : jobs_.all()) {
     if (states.empty() || states.count(job.state())) out.push_back(job);
   }
+  board_.Overlay(out);
   return out;
 }
 

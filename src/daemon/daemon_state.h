@@ -47,6 +47,7 @@
 #include "daemon/journaled_map.h"
 #include "daemon/lease_table.h"
 #include "daemon/node_table.h"
+#include "daemon/progress_board.h"
 #include "daemon/round_planner.h"
 #include "daemon/store.h"
 #include "synergy/mechanism.h"
@@ -159,6 +160,12 @@ class DaemonState {
   // Credentials, with the key kept in the state database (made on first
   // start: a lease's credential stays valid across restarts).
   const Authenticator& authenticator() const { return *authenticator_; }
+  // Where agents report progress under open leases without the daemon's
+  // lock (progress_board.h; thread-safe). The daemon publishes each job's
+  // lease there after every stored change that touched it, and folds the
+  // reports into the jobs' records before it reads them (ticks, rounds,
+  // flushes, heartbeats, checkpoints, and reports it answers itself).
+  ProgressBoard& progress_board() { return board_; }
   // A round in three steps, so that the core plans without the daemon's
   // lock (round_planner.h): PrepareRound (under the lock) lends nodes for
   // profiling and copies what the round reads; PlanRound (without it: it
@@ -244,6 +251,12 @@ class DaemonState {
   // The node is shutting down: its leases end (once), and it is let go
   // when it has no process left.
   void Leave(NodeRecord& node, Batch& batch, int64_t now_ms);
+  // The job's lease as the board is to show it (open when current, not
+  // ending, and the job live).
+  void PublishLease(const std::string& id);
+  // The reports the board took, into the jobs' records (in memory; stored
+  // with the next flush).
+  void FoldProgress();
   // Adds the time held since service_from_ms to each running job's
   // attained service (stored with the next flush).
   void AccountService(int64_t now_ms);
@@ -273,6 +286,7 @@ class DaemonState {
   JobTable jobs_;
   NodeTable nodes_;
   std::unique_ptr<Authenticator> authenticator_;
+  ProgressBoard board_;
   int64_t failing_commits_ = 0;  // in a row, for one log line per episode
   int64_t last_progress_flush_ms_ = 0;
   // Epochs, ending leases, and the leases on each node.

@@ -55,10 +55,13 @@ void JobTable::Open() {
   next_id_at_open_ = next_id_;
 }
 
-void JobTable::Keep() {
+std::vector<std::string> JobTable::Keep() {
+  std::vector<std::string> touched;
+  jobs_.ForEachTouched([&](const std::string& id) { touched.push_back(id); });
   jobs_.Keep();
   runtime_.Keep();
   dirtied_in_change_.clear();
+  return touched;
 }
 
 void JobTable::Undo() {

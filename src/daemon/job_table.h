@@ -76,7 +76,8 @@ class JobTable {
 
   // ---- the change protocol (DaemonState::Change)
   void Open();
-  void Keep();
+  // The change stays; the ids of the jobs it touched.
+  std::vector<std::string> Keep();
   void Undo();
 
   // ---- progress not yet stored

@@ -69,6 +69,11 @@ class JournaledMap {
     open_ = false;
   }
   bool open() const { return open_; }
+  // The keys the open change touched (before Keep or Undo).
+  template <typename F>
+  void ForEachTouched(F&& f) const {
+    for (const auto& [key, old] : before_) f(key);
+  }
 
  private:
   void Journal(const Key& key) {

@@ -69,7 +69,7 @@ absl::StatusOr<Principal> AuthorizeNode(const grpc::ServerContext& ctx, const Da
 
 // Every AgentService call names its lease; only that lease's credential
 // may act under it (auth mode none included: a job must not steer another).
-grpc::Status AuthorizeAgent(const grpc::ServerContext& ctx, const Authenticator& authenticator,
+grpc::Status AuthorizeAgent(const grpc::ServerContextBase& ctx, const Authenticator& authenticator,
                             const std::string& job_id, int64_t epoch) {
   const std::string bearer = service::BearerOf(ctx);
   if (bearer.empty()) {
@@ -271,10 +271,22 @@ grpc::Status AgentServiceImpl::RegisterAgent(grpc::ServerContext* ctx, const v1:
   return grpc::Status::OK;
 }
 
-grpc::Status AgentServiceImpl::ReportProgress(grpc::ServerContext* ctx, const v1::ProgressReport* req,
-                                              v1::ProgressReply* resp) {
+grpc::ServerUnaryReactor* AgentServiceImpl::ReportProgress(grpc::CallbackServerContext* ctx,
+                                                           const v1::ProgressReport* req, v1::ProgressReply* resp) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  reactor->Finish(Progress(ctx, req, resp));
+  return reactor;
+}
+
+grpc::Status AgentServiceImpl::Progress(grpc::CallbackServerContext* ctx, const v1::ProgressReport* req,
+                                        v1::ProgressReply* resp) {
   if (auto st = AuthorizeAgent(*ctx, *g_.authenticator, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateProgressReport(*req));
+  // The common case, a report under an open lease, without the lock.
+  if (g_.board->Take(*req)) {
+    resp->set_lease_ending(false);
+    return grpc::Status::OK;
+  }
   absl::MutexLock lock(&g_.mu);
   auto r = g_.state->ReportProgress(*req, NowUnixMs());
   if (!r.ok()) return ToGrpc(r.status());

@@ -4,7 +4,7 @@
 
 namespace synergy::service {
 
-std::string BearerOf(const grpc::ServerContext& context) {
+std::string BearerOf(const grpc::ServerContextBase& context) {
   const auto& md = context.client_metadata();
   auto it = md.find(kAuthorizationKey);
   if (it == md.end()) return "";

@@ -13,7 +13,7 @@ inline constexpr const char* kAuthorizationKey = "authorization";
 
 // The bearer credential of an incoming call, "" when absent or not of the
 // form "Bearer <credential>".
-std::string BearerOf(const grpc::ServerContext& context);
+std::string BearerOf(const grpc::ServerContextBase& context);
 
 // Milliseconds since the Unix epoch, wall clock.
 int64_t NowUnixMs();
