@@ -108,7 +108,7 @@ void BM_SubmitJobConcurrent(benchmark::State& state) {
     std::filesystem::remove_all(r.dir);
   }
 }
-BENCHMARK(BM_SubmitJobConcurrent)->Threads(16)->Unit(benchmark::kMillisecond)->MinTime(3.0)->UseRealTime();
+BENCHMARK(BM_SubmitJobConcurrent)->Threads(16)->Threads(64)->Unit(benchmark::kMillisecond)->MinTime(3.0)->UseRealTime();
 
 // A daemon with `agents` jobs that all hold a lease (on big nodes of at most
 // 1,000 GPUs each, within a registration's bounds); the leases by job.

@@ -41,6 +41,25 @@ class DaemonStateTest : public ::testing::Test {
     return s.ok() ? std::move(*s) : nullptr;
   }
 
+  // LAS on one node of 1 GPU, 3 CPUs and 24 GB, with one agent job (res18,
+  // 1,000 iterations) granted a lease at 0: a job submitted later takes
+  // its place at a round a minute on.
+  struct OneLeased {
+    std::unique_ptr<DaemonState> s;
+    std::string job;
+    int64_t epoch = 0;
+  };
+  OneLeased OneLeasedJobUnderLas() {
+    config_.policy = "las";
+    OneLeased l;
+    l.s = Open();
+    AddNode(*l.s, "n1", 1, 3, 24, 0);
+    l.job = *l.s->Submit(Spec(1, "res18", 1000), "alice", 0);
+    EXPECT_TRUE(l.s->RunRound(0).ok());
+    l.epoch = l.s->GetJob(l.job)->lease().epoch();
+    return l;
+  }
+
   static void AddNode(DaemonState& s, const std::string& name, int gpus, int cpus, double mem, int64_t now_ms) {
     v1::RegisterNodeRequest r;
     r.set_name(name);

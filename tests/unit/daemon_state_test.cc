@@ -502,12 +502,7 @@ TEST_F(DaemonStateTest, AfterARestartAJobDoesNotRunTwiceWhileItsOldNodeIsSilent)
 TEST_F(DaemonStateTest, ALeaseMovesOnlyAfterItsProcessExits) {
   // LAS: the running job accumulates service; a new one of the same size
   // takes its place, and the new launch waits for the old process.
-  config_.policy = "las";
-  auto s = Open();
-  AddNode(*s, "n1", 1, 3, 24, 0);
-  const std::string a = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
-  ASSERT_TRUE(s->RunRound(0).ok());
-  const int64_t epoch_a = s->GetJob(a)->lease().epoch();
+  auto [s, a, epoch_a] = OneLeasedJobUnderLas();
   v1::RunningProcess pa;
   pa.set_job_id(a);
   pa.set_epoch(epoch_a);
@@ -564,12 +559,7 @@ TEST_F(DaemonStateTest, PlainProcessesAreStoppedAtOnceAtLeaseEnd) {
 }
 
 TEST_F(DaemonStateTest, AgentsGetTheGraceBeforeTheStop) {
-  config_.policy = "las";
-  auto s = Open();
-  AddNode(*s, "n1", 1, 3, 24, 0);
-  const std::string a = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
-  ASSERT_TRUE(s->RunRound(0).ok());
-  const int64_t epoch = s->GetJob(a)->lease().epoch();
+  auto [s, a, epoch] = OneLeasedJobUnderLas();
   Beat(*s, "n1", 10);
   *s->Submit(Spec(1, "res18", 1000), "alice", 20);
   ASSERT_TRUE(s->RunRound(60000).ok());

@@ -52,12 +52,7 @@ TEST(ProgressBoard, KeepsTheHighestCappedCountAndTheLatestThroughput) {
 }
 
 TEST_F(DaemonStateTest, TheBoardOpensAGrantedLeaseAndClosesItWhenItEnds) {
-  config_.policy = "las";
-  auto s = Open();
-  AddNode(*s, "n1", 1, 3, 24, 0);
-  const std::string a = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
-  ASSERT_TRUE(s->RunRound(0).ok());
-  const int64_t epoch = s->GetJob(a)->lease().epoch();
+  auto [s, a, epoch] = OneLeasedJobUnderLas();
   ASSERT_TRUE(s->progress_board().Take(Report(a, epoch, 7)));
   EXPECT_EQ(s->GetJob(a)->iterations_done(), 7) << "a read sees a report before it is folded";
   ASSERT_TRUE(s->Tick(10).ok());
@@ -77,11 +72,9 @@ TEST_F(DaemonStateTest, AReopenedDaemonPublishesTheLeasesItLoads) {
   int64_t epoch = 0;
   std::string a;
   {
-    auto s = Open();
-    AddNode(*s, "n1", 1, 3, 24, 0);
-    a = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
-    ASSERT_TRUE(s->RunRound(0).ok());
-    epoch = s->GetJob(a)->lease().epoch();
+    auto first = OneLeasedJobUnderLas();
+    epoch = first.epoch;
+    a = first.job;
   }
   auto s = Open(100);
   EXPECT_TRUE(s->progress_board().Take(Report(a, epoch, 3)));
