@@ -47,6 +47,11 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   quota.Resize(kMemoryQuotaBytes);
   builder.SetResourceQuota(quota);
   builder.SetMaxSendMessageSize(kMaxSendMessageBytes);
+  // Calls that wait for the store (submissions, in groups) hold their
+  // threads; with gRPC's default of 2 idle pollers kept, every burst
+  // created and ended threads (pthread_create and clone3 in the profile),
+  // and 16 concurrent submitters got 15-25% fewer through than with 8.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, kMaxIdlePollers);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(MalformedRequestInterceptorFactory());
   builder.experimental().SetInterceptorCreators(std::move(interceptors));

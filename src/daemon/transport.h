@@ -21,6 +21,8 @@ inline constexpr int kMaxSendMessageBytes = 64 << 20;
 inline constexpr int kHandshakeTimeoutMs = 10000;
 inline constexpr int kMaxStreamsPerConnection = 100;
 inline constexpr size_t kMemoryQuotaBytes = size_t{512} << 20;
+// Idle threads the sync server keeps polling between bursts of calls.
+inline constexpr int kMaxIdlePollers = 8;
 
 // TLS from tls.cert/tls.key (client certificates verified against
 // tls.client_ca when set, requested but not required: users and agents
