@@ -1,0 +1,218 @@
+"""PyTorch on top of synergy.Agent.
+
+- :func:`data_loader`: a DataLoader over samples ``[start, len)`` in order,
+  with as many worker processes as the lease's CPUs allow (one CPU stays
+  with the training loop) and each sample's random augmentation seeded by
+  its index, so a job stopped and resumed by its leases sees the very
+  batches of a straight run.
+- :func:`save_checkpoint` / :func:`load_checkpoint`: model, optimizer,
+  iteration and RNG states with ``torch.save``, written to a temporary file
+  and renamed into place; a checkpoint's name carries its iteration and
+  lease epoch, so it never replaces the last confirmed one.
+- :func:`attach`: both wired to an agent (restore on start, save at lease end).
+- :func:`pipeline_measure`: the ``measure`` function the profiler calls.
+- :func:`init_distributed`: torch.distributed (gloo) from the lease's ranks.
+
+A lease's allocation is fixed: when synergyd changes a job's CPUs it ends
+the lease and the job resumes under a new one, so a loader built at start
+follows every allocation change.
+"""
+from __future__ import annotations
+
+import os
+import random
+import time
+from typing import Any, Callable, Iterable, Optional
+
+import torch
+import torch.distributed
+import torch.utils.data
+
+from .agent import Agent
+
+
+def workers_for(cpus: int) -> int:
+    """Data-loader workers for ``cpus`` CPUs: one CPU stays with the training
+    loop, the rest load data (0: load in the loop's process)."""
+    return max(0, int(cpus) - 1)
+
+
+def lease_cpus(agent: Agent) -> int:
+    """The CPUs of this lease (standalone: SYNERGY_CPUS, else the CPUs this
+    process may run on)."""
+    if agent.lease.cpus > 0:
+        return agent.lease.cpus
+    return len(os.sched_getaffinity(0))
+
+
+def data_workers(agent: Agent) -> int:
+    """Data-loader workers for this lease's CPUs."""
+    return workers_for(lease_cpus(agent))
+
+
+class _SeededSamples(torch.utils.data.Dataset):
+    """Sample ``i`` of ``dataset`` with torch's and Python's RNGs seeded by
+    ``seed + i``: random augmentations depend on the index only, whichever
+    worker (or lease) loads it."""
+
+    def __init__(self, dataset: Any, seed: int) -> None:
+        self.dataset = dataset
+        self.seed = seed
+
+    def __len__(self) -> int:
+        return len(self.dataset)
+
+    def __getitem__(self, index: int) -> Any:
+        torch.manual_seed(self.seed + index)
+        random.seed(self.seed + index)
+        return self.dataset[index]
+
+
+def _one_thread_per_worker(_: int) -> None:
+    # A worker is one CPU: without this each one's ops would start a team of
+    # threads per core, oversubscribing the job's CPUs.
+    torch.set_num_threads(1)
+
+
+def data_loader(
+    dataset: Any,
+    batch_size: int,
+    *,
+    workers: int,
+    start_sample: int = 0,
+    samples: Optional[int] = None,
+    seed: int = 0,
+    **kwargs: Any,
+) -> torch.utils.data.DataLoader:
+    """A DataLoader over ``dataset``'s samples ``[start_sample, start_sample
+    + samples)`` (default: to the end), in order, in batches of
+    ``batch_size``, with ``workers`` worker processes (see
+    :func:`data_workers`) and per-sample seeded augmentation. Other keyword
+    arguments go to the DataLoader."""
+    if batch_size <= 0:
+        raise ValueError(f"batch_size: {batch_size} is not positive")
+    if workers < 0:
+        raise ValueError(f"workers: {workers} is negative")
+    end = len(dataset) if samples is None else min(len(dataset), start_sample + samples)
+    indices = range(start_sample, max(start_sample, end))
+    subset = torch.utils.data.Subset(_SeededSamples(dataset, seed), indices)
+    return torch.utils.data.DataLoader(
+        subset,
+        batch_size=batch_size,
+        shuffle=False,
+        num_workers=workers,
+        worker_init_fn=_one_thread_per_worker if workers > 0 else None,
+        persistent_workers=False,
+        **kwargs,
+    )
+
+
+def _fsync_dir(directory: str) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def save_checkpoint(
+    directory: str,
+    name: str,
+    iteration: int,
+    model: torch.nn.Module,
+    optimizer: Optional[torch.optim.Optimizer] = None,
+    epoch: int = 0,
+) -> str:
+    """Writes ``<directory>/<name>.<iteration>.e<epoch>.pt`` holding the
+    model's and optimizer's states, the iteration and the RNG states
+    (torch's and Python's), via a temporary file, fsync and a rename; returns
+    its path. The name differs for every lease and iteration, so the last
+    confirmed checkpoint is never written over."""
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, f"{name}.{iteration}.e{epoch}.pt")
+    state = {
+        "iteration": iteration,
+        "model": model.state_dict(),
+        "optimizer": optimizer.state_dict() if optimizer is not None else None,
+        "torch_rng": torch.get_rng_state(),
+        "python_rng": random.getstate(),
+    }
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        torch.save(state, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(directory)
+    return path
+
+
+def load_checkpoint(path: str, model: torch.nn.Module, optimizer: Optional[torch.optim.Optimizer] = None) -> int:
+    """Restores what :func:`save_checkpoint` wrote; returns its iteration."""
+    state = torch.load(path, map_location="cpu")
+    model.load_state_dict(state["model"])
+    if optimizer is not None and state.get("optimizer") is not None:
+        optimizer.load_state_dict(state["optimizer"])
+    torch.set_rng_state(state["torch_rng"])
+    random.setstate(state["python_rng"])
+    return int(state["iteration"])
+
+
+def attach(
+    agent: Agent,
+    directory: str,
+    model: torch.nn.Module,
+    optimizer: Optional[torch.optim.Optimizer] = None,
+    name: Optional[str] = None,
+) -> int:
+    """Wires checkpoints to ``agent``: restores the last confirmed one (when
+    there is one) and saves one whenever the agent asks (lease end,
+    finish). ``name`` defaults to the job's id. Returns the iteration to
+    start from."""
+    job = name or (agent.lease.job_id if agent.managed else "job")
+    start = 0
+    if agent.start_iteration > 0 and agent.checkpoint_path:
+        start = load_checkpoint(agent.checkpoint_path, model, optimizer)
+    epoch = agent.lease.epoch
+    agent.on_checkpoint(lambda it: save_checkpoint(directory, job, it, model, optimizer, epoch))
+    return start
+
+
+def pipeline_measure(
+    make_loader: Callable[[int, int], Iterable[Any]],
+    step: Callable[[Any], Any],
+) -> Callable[[int, int], float]:
+    """The profiler's ``measure(cpus, iterations)``: builds
+    ``make_loader(workers_for(cpus), iterations)`` (a loader of that many
+    batches), runs ``step`` on each batch and returns batches per second,
+    timed from the second batch (the first fills the pipeline). ``step``
+    should not change the model (profiling measures, it does not learn)."""
+
+    def measure(cpus: int, iterations: int) -> float:
+        done = 0
+        start = time.perf_counter()
+        for batch in make_loader(workers_for(cpus), iterations):
+            step(batch)
+            done += 1
+            if done == 1:
+                start = time.perf_counter()
+        seconds = time.perf_counter() - start
+        return (done - 1) / seconds if done > 1 and seconds > 0 else 0.0
+
+    return measure
+
+
+def init_distributed(agent: Agent, backend: str = "gloo") -> bool:
+    """Joins the job's ranks with torch.distributed when the lease has more
+    than one (synergyd gives every rank SYNERGY_MASTER_ADDR and
+    SYNERGY_MASTER_PORT); returns whether it did. The agent makes every
+    rank stop at rank 0's iteration when the lease ends."""
+    lease = agent.lease
+    if lease.world_size <= 1:
+        return False
+    addr = os.environ.get("SYNERGY_MASTER_ADDR", "127.0.0.1")
+    port = os.environ.get("SYNERGY_MASTER_PORT", "29500")
+    torch.distributed.init_process_group(
+        backend, init_method=f"tcp://{addr}:{port}", rank=lease.rank, world_size=lease.world_size
+    )
+    return True

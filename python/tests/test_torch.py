@@ -1,0 +1,76 @@
+"""synergy.torch: checkpoints that never replace the confirmed one and
+restore RNG states, and a data loader whose batches depend only on where it
+starts, not on its workers."""
+import os
+import tempfile
+import unittest
+
+try:
+    import torch
+
+    import synergy.torch as st
+except ImportError:  # Debian's python3-torch is not installed
+    torch = None
+
+
+class Noisy(object):
+    """Sample i: a random tensor (seeded by the loader per index) and i."""
+
+    def __len__(self):
+        return 40
+
+    def __getitem__(self, i):
+        return torch.rand(3), i
+
+
+@unittest.skipIf(torch is None, "no python3-torch")
+class TorchAdapters(unittest.TestCase):
+    def test_a_loader_resumed_mid_way_gives_the_batches_of_a_straight_run(self):
+        straight = [b for b in st.data_loader(Noisy(), 4, workers=0)]
+        for workers in (0, 2):
+            resumed = list(st.data_loader(Noisy(), 4, workers=workers, start_sample=12))
+            self.assertEqual(len(resumed), len(straight) - 3)
+            for a, b in zip(resumed, straight[3:]):
+                self.assertTrue(torch.equal(a[0], b[0]), f"workers={workers}")
+                self.assertTrue(torch.equal(a[1], b[1]))
+
+    def test_a_checkpoint_restores_model_optimizer_iteration_and_rng(self):
+        with tempfile.TemporaryDirectory() as d:
+            torch.manual_seed(1)
+            model = torch.nn.Linear(3, 2)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+            model(torch.ones(1, 3)).sum().backward()
+            opt.step()
+            path = st.save_checkpoint(d, "j-000001", 7, model, opt, epoch=3)
+            self.assertEqual(os.path.basename(path), "j-000001.7.e3.pt")
+            self.assertEqual(sorted(os.listdir(d)), ["j-000001.7.e3.pt"], "no temporary file left")
+            expected_next = torch.rand(1)
+            other = torch.nn.Linear(3, 2)
+            other_opt = torch.optim.SGD(other.parameters(), lr=0.1, momentum=0.9)
+            self.assertEqual(st.load_checkpoint(path, other, other_opt), 7)
+            self.assertTrue(torch.equal(other.weight, model.weight))
+            self.assertEqual(other_opt.state_dict()["state"].keys(), opt.state_dict()["state"].keys())
+            self.assertTrue(torch.equal(torch.rand(1), expected_next), "the RNG goes on where it was saved")
+
+    def test_a_new_lease_never_writes_over_the_confirmed_checkpoint(self):
+        with tempfile.TemporaryDirectory() as d:
+            model = torch.nn.Linear(1, 1)
+            confirmed = st.save_checkpoint(d, "j", 5, model, epoch=1)
+            before = open(confirmed, "rb").read()
+            torch.nn.init.constant_(model.weight, 3.0)
+            again = st.save_checkpoint(d, "j", 5, model, epoch=2)  # stopped again at once
+            self.assertNotEqual(again, confirmed)
+            self.assertEqual(open(confirmed, "rb").read(), before)
+
+    def test_workers_follow_the_lease_leaving_one_cpu_to_the_loop(self):
+        self.assertEqual([st.workers_for(c) for c in (0, 1, 2, 4)], [0, 0, 1, 3])
+
+    def test_bad_loader_arguments_are_refused_with_their_name(self):
+        with self.assertRaisesRegex(ValueError, "batch_size: 0"):
+            st.data_loader(Noisy(), 0, workers=0)
+        with self.assertRaisesRegex(ValueError, "workers: -1"):
+            st.data_loader(Noisy(), 2, workers=-1)
+
+
+if __name__ == "__main__":
+    unittest.main()
