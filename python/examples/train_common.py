@@ -49,6 +49,12 @@ def run(name: str, flags: argparse.Namespace, model: torch.nn.Module, optimizer:
     start = st.attach(agent, flags.checkpoint_dir, model, optimizer, name=agent.lease.job_id or name)
     model.to(device)
     job = agent.lease.job_id or name
+    trained = model
+    if st.init_distributed(agent):
+        # Every rank trains on its share of each global batch; gradients are
+        # averaged, so the job learns as one process with world x batch would.
+        trained = torch.nn.parallel.DistributedDataParallel(model)
+        job = f"{job} rank {agent.lease.rank}"
 
     def padded(fn: Callable[[], Any]) -> Any:
         t0 = time.perf_counter()
@@ -61,12 +67,13 @@ def run(name: str, flags: argparse.Namespace, model: torch.nn.Module, optimizer:
 
     def loader(workers: int, first_batch: int, batches: int):
         return st.data_loader(dataset, flags.batch, workers=workers, start_sample=first_batch * flags.batch,
-                              samples=batches * flags.batch)
+                              samples=batches * flags.batch, rank=agent.lease.rank,
+                              world=agent.lease.world_size)
 
     if agent.lease.profiling or (flags.profile and not agent.managed):
         def measured_step(batch):  # forward and backward, no update: measured, not learned from
             optimizer.zero_grad()
-            padded(lambda: loss_fn(model, batch).backward())
+            padded(lambda: loss_fn(trained, batch).backward())
             optimizer.zero_grad()
 
         profile = agent.profile(st.pipeline_measure(lambda w, n: loader(w, start, n), measured_step),
@@ -82,7 +89,7 @@ def run(name: str, flags: argparse.Namespace, model: torch.nn.Module, optimizer:
 
     def train(batch):
         optimizer.zero_grad()
-        loss = loss_fn(model, batch)
+        loss = loss_fn(trained, batch)
         loss.backward()
         optimizer.step()
         return loss.item()

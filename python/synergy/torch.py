@@ -11,7 +11,9 @@
   lease epoch, so it never replaces the last confirmed one.
 - :func:`attach`: both wired to an agent (restore on start, save at lease end).
 - :func:`pipeline_measure`: the ``measure`` function the profiler calls.
-- :func:`init_distributed`: torch.distributed (gloo) from the lease's ranks.
+- :func:`init_distributed`: torch.distributed (gloo) from the lease's
+  ranks (and :func:`data_loader`'s ``rank``/``world``: each rank its share
+  of every global batch).
 
 A lease's allocation is fixed: when synergyd changes a job's CPUs it ends
 the lease and the job resumes under a new one, so a loader built at start
@@ -68,6 +70,26 @@ class _SeededSamples(torch.utils.data.Dataset):
         return self.dataset[index]
 
 
+class _RankShard(torch.utils.data.Dataset):
+    """The samples of rank ``rank`` of ``world``: batch ``g`` of this rank is
+    batch ``g * world + rank`` of ``dataset`` in batches of ``batch_size``,
+    so global batch ``g`` (every rank's batch ``g`` together) is samples
+    ``[g * world * batch_size, (g + 1) * world * batch_size)``: the batch a
+    single process with ``world * batch_size`` would take."""
+
+    def __init__(self, dataset: Any, rank: int, world: int, batch_size: int) -> None:
+        if not 0 <= rank < world:
+            raise ValueError(f"rank: {rank} is not in [0, {world})")
+        self.dataset, self.rank, self.world, self.batch = dataset, rank, world, batch_size
+
+    def __len__(self) -> int:
+        return len(self.dataset) // (self.world * self.batch) * self.batch
+
+    def __getitem__(self, index: int) -> Any:
+        g, k = divmod(index, self.batch)
+        return self.dataset[(g * self.world + self.rank) * self.batch + k]
+
+
 def _one_thread_per_worker(_: int) -> None:
     # A worker is one CPU: without this each one's ops would start a team of
     # threads per core, oversubscribing the job's CPUs.
@@ -82,20 +104,29 @@ def data_loader(
     start_sample: int = 0,
     samples: Optional[int] = None,
     seed: int = 0,
+    rank: int = 0,
+    world: int = 1,
     **kwargs: Any,
 ) -> torch.utils.data.DataLoader:
     """A DataLoader over ``dataset``'s samples ``[start_sample, start_sample
     + samples)`` (default: to the end), in order, in batches of
     ``batch_size``, with ``workers`` worker processes (see
-    :func:`data_workers`) and per-sample seeded augmentation. Other keyword
-    arguments go to the DataLoader."""
+    :func:`data_workers`) and each sample's augmentation seeded by its index
+    in ``dataset``. With ``world`` > 1, rank ``rank``'s share: its batch
+    ``g`` is batch ``g * world + rank`` of the dataset, so all ranks' batch
+    ``g`` together are the batch one process with ``world * batch_size``
+    would take; ``start_sample`` and ``samples`` then count this rank's
+    samples. Other keyword arguments go to the DataLoader."""
     if batch_size <= 0:
         raise ValueError(f"batch_size: {batch_size} is not positive")
     if workers < 0:
         raise ValueError(f"workers: {workers} is negative")
-    end = len(dataset) if samples is None else min(len(dataset), start_sample + samples)
+    source: Any = _SeededSamples(dataset, seed)
+    if world > 1:
+        source = _RankShard(source, rank, world, batch_size)
+    end = len(source) if samples is None else min(len(source), start_sample + samples)
     indices = range(start_sample, max(start_sample, end))
-    subset = torch.utils.data.Subset(_SeededSamples(dataset, seed), indices)
+    subset = torch.utils.data.Subset(source, indices)
     return torch.utils.data.DataLoader(
         subset,
         batch_size=batch_size,

@@ -34,6 +34,14 @@ class TorchAdapters(unittest.TestCase):
                 self.assertTrue(torch.equal(a[0], b[0]), f"workers={workers}")
                 self.assertTrue(torch.equal(a[1], b[1]))
 
+    def test_ranks_share_each_global_batch_as_one_process_would_take_it(self):
+        one = list(st.data_loader(Noisy(), 4, workers=0))
+        ranks = [list(st.data_loader(Noisy(), 2, workers=0, rank=r, world=2)) for r in (0, 1)]
+        self.assertEqual(len(ranks[0]), len(one))
+        for g, batch in enumerate(one):
+            together = torch.cat([ranks[0][g][0], ranks[1][g][0]])
+            self.assertTrue(torch.equal(together, batch[0]), f"global batch {g}")
+
     def test_a_checkpoint_restores_model_optimizer_iteration_and_rng(self):
         with tempfile.TemporaryDirectory() as d:
             torch.manual_seed(1)

@@ -49,7 +49,7 @@ start_daemon() {
     echo "round_s: ${ROUND_S:-1.5}"
     echo "policy: ${POLICY:-las}"
     echo "mechanism: ${MECHANISM:-tune}"
-    echo "lease_grace_s: 2"
+    echo "lease_grace_s: ${LEASE_GRACE_S:-2}"
     echo "heartbeat_interval_ms: 200"
     echo "heartbeat_timeout_s: ${HEARTBEAT_TIMEOUT_S:-3}"
     echo "max_retries: 1"
