@@ -159,3 +159,55 @@ wait_until_done() {
 
 # The value an uninterrupted run of N iterations ends with (agent_job's model).
 expected_state() { awk -v n="$1" 'BEGIN { s = 0; for (i = 0; i < n; i++) s += (i * 7 + 3) % 1000; print s }'; }
+
+# loss_fell NAME OUTPUT: the example's last line "loss A -> B" has B < A
+loss_fell() {
+  python3 - "$2" <<'PY' || fail "$1: loss did not fall"
+import re, sys
+m = re.search(r"loss ([0-9.e+-]+) -> ([0-9.e+-]+)", sys.argv[1])
+assert m and float(m.group(2)) < float(m.group(1)), m
+PY
+}
+
+# suspend_by_drain ID NODE: drain NODE, wait (15 s) until ID is suspended,
+# undrain NODE; the test fails if ID is not suspended
+suspend_by_drain() {
+  local id=$1 node=$2
+  ctl drain "$node" >/dev/null || fail "drain $node"
+  for _ in $(seq 150); do [[ $(state_of "$id") == suspended ]] && break; sleep 0.1; done
+  [[ $(state_of "$id") == suspended ]] || fail "$id is $(state_of "$id") after the drain, not suspended"
+  ctl undrain "$node" >/dev/null || fail "undrain $node"
+}
+
+# rank_stops ID: "A B", the iterations at which rank 0 and rank 1 of ID's
+# first ended lease stopped (from the agents' logs; ? when missing)
+rank_stops() {
+  local id=$1 s0 s1
+  s0=$(grep -h "rank 0: lease ended: checkpoint at iteration" "$work"/logs-n*/"$id".*.err | sed 's/.*iteration \([0-9]*\).*/\1/' | head -1)
+  s1=$(grep -h "rank 1: lease ended: stopped at iteration" "$work"/logs-n*/"$id".*.err | sed 's/.*iteration \([0-9]*\).*/\1/' | head -1)
+  echo "${s0:-?} ${s1:-?}"
+}
+
+# submit_command NAME GPUS ITERATIONS COMMAND_JSON [YAML_LINE...]: submits an
+# agent job running COMMAND_JSON (a YAML list); prints its id
+submit_command() {
+  local name=$1 gpus=$2 iterations=$3 command=$4
+  shift 4
+  {
+    echo "name: $name"
+    echo "gpus: $gpus"
+    echo "iterations: $iterations"
+    echo "uses_agent: true"
+    echo "command: $command"
+    for line in "$@"; do echo "$line"; done
+  } >"$work/$name.yaml"
+  ctl submit -f "$work/$name.yaml" || fail "submit $name refused"
+}
+
+# same_as_straight NAME: $work/NAME.leased (the checksum a run under leases
+# ended with) is $work/NAME.straight's, to the last digit
+same_as_straight() {
+  [[ $(cat "$work/$1.leased") == "$(cat "$work/$1.straight")" ]] ||
+    fail "$1: parameters after leases $(cat "$work/$1.leased") differ from straight $(cat "$work/$1.straight")"
+  echo "ok   $1: checksum $(cat "$work/$1.leased") straight and across leases"
+}

@@ -18,18 +18,14 @@ id=$(submit wide 2 res18 400)
 for _ in $(seq 100); do [[ $(state_of "$id") == running ]] && break; sleep 0.1; done
 sleep 1.5
 ctl get jobs -o wide
-ctl drain n2 >/dev/null || fail "drain n2"
-for _ in $(seq 100); do [[ $(state_of "$id") == suspended ]] && break; sleep 0.1; done
-[[ $(state_of "$id") == suspended ]] || fail "$id is $(state_of "$id") after the drain, not suspended"
-ctl undrain n2 >/dev/null || fail "undrain n2"
+suspend_by_drain "$id" n2
 wait_until_done 60 "$id"
 [[ $(state_of "$id") == succeeded ]] || fail "$id is $(state_of "$id")"
 
 # Where each rank of the first lease stopped.
-stop0=$(grep -h "rank 0: lease ended: checkpoint at iteration" "$work"/logs-n*/"$id".*.err | sed 's/.*iteration \([0-9]*\).*/\1/' | head -1)
-stop1=$(grep -h "rank 1: lease ended: stopped at iteration" "$work"/logs-n*/"$id".*.err | sed 's/.*iteration \([0-9]*\).*/\1/' | head -1)
-echo "rank 0 stopped at ${stop0:-?}, rank 1 at ${stop1:-?}"
-[[ -n $stop0 && -n $stop1 ]] || fail "a rank did not log where it stopped"
+read -r stop0 stop1 <<<"$(rank_stops "$id")"
+echo "rank 0 stopped at $stop0, rank 1 at $stop1"
+[[ $stop0 != "?" && $stop1 != "?" ]] || fail "a rank did not log where it stopped"
 [[ $stop0 == "$stop1" ]] || fail "ranks stopped at different iterations: $stop0 and $stop1"
 ((stop0 > 0 && stop0 < 400)) || fail "stop iteration $stop0 is not inside the run"
 resumed=$(grep -lh "resuming at iteration $stop0 of 400" "$work"/logs-n*/"$id".*.out | wc -l)

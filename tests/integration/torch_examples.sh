@@ -14,11 +14,7 @@ for ex in image_train language_train; do
   out=$("$BIN/examples/$ex" --iterations $iters --checkpoint-dir "$work/straight" --result "$work/$ex.straight" 2>&1) ||
     fail "$ex standalone: $out"
   echo "$out" | tail -1
-  python3 - "$out" <<'PY' || fail "$ex: loss did not fall"
-import re, sys
-m = re.search(r"loss ([0-9.e+-]+) -> ([0-9.e+-]+)", sys.argv[1])
-assert m and float(m.group(2)) < float(m.group(1)), m
-PY
+  loss_fell "$ex" "$out"
 done
 
 start_daemon
@@ -26,14 +22,8 @@ start_node n1 1
 wait_for_nodes 1
 ids=()
 for ex in image_train language_train; do
-  cat >"$work/$ex.yaml" <<JOB
-name: $ex
-gpus: 1
-iterations: $iters
-uses_agent: true
-command: ["$BIN/examples/$ex", "--checkpoint-dir", "$work/ckpt", "--result", "$work/$ex.leased"]
-JOB
-  ids+=("$(ctl submit -f "$work/$ex.yaml")")
+  ids+=("$(submit_command "$ex" 1 $iters \
+    "[\"$BIN/examples/$ex\", \"--checkpoint-dir\", \"$work/ckpt\", \"--result\", \"$work/$ex.leased\"]")")
 done
 wait_until_done 240 "${ids[@]}"
 ctl get jobs -o wide
@@ -44,9 +34,5 @@ done
 leases=$(for id in "${ids[@]}"; do ctl describe job "$id" | grep -c "lease .* granted"; done | awk '{ s += $1 } END { print s }')
 echo "leases granted: $leases"
 ((leases > 2)) || fail "the jobs never took turns"
-for ex in image_train language_train; do
-  [[ $(cat "$work/$ex.leased") == "$(cat "$work/$ex.straight")" ]] ||
-    fail "$ex: parameters after leases $(cat "$work/$ex.leased") differ from straight $(cat "$work/$ex.straight")"
-  echo "ok   $ex: checksum $(cat "$work/$ex.leased") straight and across leases"
-done
+for ex in image_train language_train; do same_as_straight "$ex"; done
 echo "ok torch_examples"
