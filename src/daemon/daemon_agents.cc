@@ -37,22 +37,16 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
   FoldProgress();
   auto it = jobs_.find(report.job_id());
   if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", report.job_id(), ": no such job"));
-  // Progress is kept in memory and stored with the next tick (no Change:
-  // an agent's report is advice, and it repeats).
-  v1::Job& job = jobs_.Edit(report.job_id());
+  const v1::Job& job = it->second;
   v1::ProgressReply reply;
   const bool current = job.has_lease() && job.lease().epoch() == report.epoch() && !Terminal(job);
   if (!current && !leases_.FindEnding(report.job_id(), report.epoch())) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job.id(), ": lease ", report.epoch(), " is not current; stop"));
   }
-  // A job's own count never runs past what it asked for (it would make its
-  // remaining work look done to SRTF and the estimates).
-  int64_t done = report.iterations_done();
-  if (job.spec().iterations() > 0) done = std::min(done, job.spec().iterations());
-  if (done > job.iterations_done()) job.set_iterations_done(done);
-  job.set_throughput(report.throughput());
-  jobs_.MarkDirty(job.id());
+  // Progress is kept in memory and stored with the next flush (no Change:
+  // an agent's report is advice, and it repeats).
+  jobs_.NoteProgress(job.id(), report.iterations_done(), report.throughput());
   reply.set_lease_ending(!current || job.lease().ending());
   if (!current) {
     EndingLease& ending = *leases_.EditEnding(report.job_id(), report.epoch());

@@ -189,11 +189,7 @@ void DaemonState::PublishLease(const std::string& id) {
 
 void DaemonState::FoldProgress() {
   for (const auto& [id, report] : board_.TakeReports()) {
-    if (!jobs_.count(id)) continue;
-    v1::Job& job = jobs_.Edit(id);
-    if (report.iterations_done > job.iterations_done()) job.set_iterations_done(report.iterations_done);
-    job.set_throughput(report.throughput);
-    jobs_.MarkDirty(id);
+    if (jobs_.count(id)) jobs_.NoteProgress(id, report.iterations_done, report.throughput);
   }
 }
 

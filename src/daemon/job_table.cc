@@ -1,5 +1,6 @@
 #include "daemon/job_table.h"
 
+#include <algorithm>
 #include <set>
 
 #include "daemon/round_input.h"
@@ -70,6 +71,14 @@ void JobTable::Undo() {
   for (const std::string& id : dirtied_in_change_) dirty_.erase(id);
   dirtied_in_change_.clear();
   next_id_ = next_id_at_open_;
+}
+
+void JobTable::NoteProgress(const std::string& id, int64_t iterations_done, double throughput) {
+  v1::Job& job = jobs_.Edit(id);
+  if (job.spec().iterations() > 0) iterations_done = std::min(iterations_done, job.spec().iterations());
+  if (iterations_done > job.iterations_done()) job.set_iterations_done(iterations_done);
+  job.set_throughput(throughput);
+  MarkDirty(id);
 }
 
 void JobTable::MarkDirty(const std::string& id) {

@@ -80,6 +80,12 @@ class JobTable {
   std::vector<std::string> Keep();
   void Undo();
 
+  // An agent's report, in memory (stored with the next commit or flush):
+  // the count only grows and never runs past the iterations the job asked
+  // for (it would make its remaining work look done to SRTF and the
+  // estimates); the throughput is the latest.
+  void NoteProgress(const std::string& id, int64_t iterations_done, double throughput);
+
   // ---- progress not yet stored
   // The job's record changed in memory only: the next commit stores it.
   // Each mark is newer than the last, so a flush forgets only what it stored.
