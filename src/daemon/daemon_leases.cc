@@ -13,6 +13,10 @@
 
 namespace synergy::daemon {
 
+v1::NodeResources DaemonState::FreeIds(const std::string& node) const {
+  return IdsLeft(nodes_.at(node).info.capacity(), leases_.GrantedGpus(node), leases_.GrantedCpus(node));
+}
+
 void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std::string>& node_names,
                         Batch& batch, int64_t now_ms) {
   // Free ids per node: all, less those of current leases (LeaseTable:
@@ -27,10 +31,9 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
   int rank = 0;
   for (const Slice& s : a.slices) {
     const std::string& node = node_names[s.server];
-    const v1::Node& info = nodes_.at(node).info;
-    std::set<int> gpus, cpus;
-    for (int g : info.capacity().gpu_ids()) if (!leases_.GrantedGpus(node).count(g)) gpus.insert(g);
-    for (int c : info.capacity().cpu_ids()) if (!leases_.GrantedCpus(node).count(c)) cpus.insert(c);
+    const v1::NodeResources unheld = FreeIds(node);
+    const std::set<int> gpus(unheld.gpu_ids().begin(), unheld.gpu_ids().end());
+    const std::set<int> cpus(unheld.cpu_ids().begin(), unheld.cpu_ids().end());
     v1::LeaseSlice* slice = lease.add_slices();
     slice->set_node(node);
     slice->set_rank(rank++);

@@ -125,11 +125,7 @@ bool DaemonState::StillGrantable(const std::string& id, const Assignment& planne
   }
   if (!NodesTakePart(planned, node_names)) return false;
   for (const Slice& s : planned.slices) {
-    const std::string& name = node_names[s.server];
-    const v1::Node& info = nodes_.at(name).info;
-    int free_gpus = 0;
-    for (int g : info.capacity().gpu_ids()) free_gpus += !leases_.GrantedGpus(name).count(g);
-    if (free_gpus < s.resources.gpus) return false;
+    if (FreeIds(node_names[s.server]).gpu_ids_size() < s.resources.gpus) return false;
   }
   return true;
 }

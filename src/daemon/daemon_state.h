@@ -237,6 +237,8 @@ class DaemonState {
   void GrantProfilingLeases(Batch& batch, int64_t now_ms);
   // An event (once per daemon run) for each job whose wait just ran out.
   void NoteProfileWaitsOver(Batch& batch, int64_t now_ms);
+  // The node's GPU and CPU ids no lease is granted (in its capacity's order).
+  v1::NodeResources FreeIds(const std::string& node) const;
   void Grant(v1::Job& job, const Assignment& assignment, const std::vector<std::string>& node_names,
              Batch& batch, int64_t now_ms);
   void EndLease(v1::Job& job, const std::string& why, Batch& batch, int64_t now_ms);
