@@ -104,7 +104,8 @@ def report(proportional, tune):
         speed = t["throughput"] / p["throughput"] if p["throughput"] > 0 else float("nan")
         change = (t["jct"] - p["jct"]) / p["jct"] * 100
         worst = max(worst, change)
-        print(f"{name}: TUNE {speed:.2f}x the throughput of PROPORTIONAL; training {p['train']:.1f} s -> "
+        cpus = "CPUs " + (",".join(map(str, p["cpus"])) or "-") + " -> " + (",".join(map(str, t["cpus"])) or "-")
+        print(f"{name}: TUNE {speed:.2f}x the throughput of PROPORTIONAL ({cpus}); training {p['train']:.1f} s -> "
               f"{t['train']:.1f} s, JCT {p['jct']:.1f} s -> {t['jct']:.1f} s ({change:+.1f}%)")
     verdict = "no job slower" if worst <= 0 else (
         "within this machine's run-to-run noise of a few %" if worst < 5 else "a job is slower")

@@ -28,6 +28,11 @@ def parse_flags(argv=None, **defaults) -> argparse.Namespace:
     p.add_argument("--batch", type=int, default=defaults.get("batch", 16))
     p.add_argument("--work", type=int, default=defaults.get("work", 1), help="augmentation passes per sample")
     p.add_argument("--gpu-ms", type=float, default=0.0, help="stand-in GPU step time without CUDA")
+    if "models" in defaults:
+        p.add_argument("--model", choices=defaults["models"], default=defaults["model"])
+    if "calibrate" in defaults:
+        p.add_argument("--calibrate", type=float, default=0.0, metavar="CORES",
+                       help="print the --work that keeps --gpu-ms busy with CORES cores of CPU, and exit")
     p.add_argument("--checkpoint-dir", default=".")
     p.add_argument("--result", default="", help="write the parameter checksum here at the end")
     p.add_argument("--profile", action="store_true", help="standalone: profile this machine's CPUs and exit")
@@ -35,6 +40,8 @@ def parse_flags(argv=None, **defaults) -> argparse.Namespace:
     f = p.parse_args(argv)
     if f.batch <= 0 or f.iterations < 0 or f.gpu_ms < 0 or f.work < 0 or f.profile_iterations < 2:
         p.error("--batch must be > 0; --iterations, --work and --gpu-ms >= 0; --profile-iterations >= 2")
+    if getattr(f, "calibrate", 0) < 0:
+        p.error(f"--calibrate must be > 0 cores, not {f.calibrate}")
     return f
 
 
@@ -117,6 +124,9 @@ def run(name: str, flags: argparse.Namespace, model: torch.nn.Module, optimizer:
 def main(build: Callable[[argparse.Namespace], tuple], name: str, **defaults) -> None:
     torch.set_num_threads(1)
     flags = parse_flags(**defaults)
+    if getattr(flags, "calibrate", 0) > 0:
+        print(defaults["calibrate"](flags))
+        sys.exit(0)
     torch.manual_seed(0)
     model, optimizer, dataset, loss_fn = build(flags)
     sys.exit(run(name, flags, model, optimizer, dataset, loss_fn))
