@@ -75,6 +75,11 @@ def summarise(path):
     return out
 
 
+def cpu_list(run):
+    """The CPUs of a job's training leases in one run, in the order held."""
+    return ",".join(str(c) for c in run["cpus"]) or "-"
+
+
 def report(proportional, tune):
     runs = {"proportional": summarise(proportional), "tune": summarise(tune)}
     print()
@@ -86,7 +91,7 @@ def report(proportional, tune):
             r = run.get(name)
             if r is None:
                 continue
-            cpus = ",".join(str(c) for c in r["cpus"]) or "-"
+            cpus = cpu_list(r)
             points = {}
             for p in r["profile"].get("points", []):
                 points[p.get("cpus", 0)] = max(points.get(p.get("cpus", 0), 0), p.get("throughput", 0))
@@ -104,8 +109,8 @@ def report(proportional, tune):
         speed = t["throughput"] / p["throughput"] if p["throughput"] > 0 else float("nan")
         change = (t["jct"] - p["jct"]) / p["jct"] * 100
         worst = max(worst, change)
-        cpus = "CPUs " + (",".join(map(str, p["cpus"])) or "-") + " -> " + (",".join(map(str, t["cpus"])) or "-")
-        print(f"{name}: TUNE {speed:.2f}x the throughput of PROPORTIONAL ({cpus}); training {p['train']:.1f} s -> "
+        print(f"{name}: TUNE {speed:.2f}x the throughput of PROPORTIONAL (CPUs {cpu_list(p)} -> {cpu_list(t)}); "
+              f"training {p['train']:.1f} s -> "
               f"{t['train']:.1f} s, JCT {p['jct']:.1f} s -> {t['jct']:.1f} s ({change:+.1f}%)")
     verdict = "no job slower" if worst <= 0 else (
         "within this machine's run-to-run noise of a few %" if worst < 5 else "a job is slower")
