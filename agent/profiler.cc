@@ -3,21 +3,29 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace synergy::agent {
 
 CpuProfile ProfileCpus(int max_cpus, const std::function<double(int, int)>& measure,
                        const ProfilerOptions& options) {
   CpuProfile out;
-  std::map<int, double> known;
+  std::map<int, size_t> index;  // cpus -> its place in out.measured
+  std::set<int> this_pass;
   auto at = [&](int cpus) {
-    auto it = known.find(cpus);
-    if (it != known.end()) return it->second;
+    auto it = index.find(cpus);
+    if (it != index.end() && this_pass.count(cpus)) return out.measured[it->second].throughput;
     const double t = measure(cpus, options.iterations_per_point);
-    known[cpus] = t;
-    out.measured.push_back(CpuPoint{cpus, t});
+    this_pass.insert(cpus);
     if (t > 0) out.seconds += options.iterations_per_point / t;
-    return t;
+    if (it == index.end()) {
+      index[cpus] = out.measured.size();
+      out.measured.push_back(CpuPoint{cpus, t});
+      return t;
+    }
+    double& best = out.measured[it->second].throughput;
+    best = std::max(best, t);
+    return best;
   };
   // The predicate "the most CPUs improve on c by less than the threshold"
   // holds from the knee up (throughput does not fall with more CPUs), so a
@@ -25,18 +33,21 @@ CpuProfile ProfileCpus(int max_cpus, const std::function<double(int, int)>& meas
   // most CPUs, not with the neighbour above, keeps the knee within the
   // threshold of the best throughput however many times the search descends.
   const int top = std::max(1, max_cpus);
-  const double best = at(top);
-  auto good = [&](int c) { return best < at(c) * (1.0 + options.threshold); };
-  int lo = 1, hi = top;  // hi is good
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-    if (good(mid)) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
+  for (int pass = 0; pass < std::max(1, options.passes); ++pass) {
+    this_pass.clear();
+    const double best = at(top);
+    auto good = [&](int c) { return best < at(c) * (1.0 + options.threshold); };
+    int lo = 1, hi = top;  // hi is good
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (good(mid)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
     }
+    out.knee = hi;
   }
-  out.knee = hi;
   return out;
 }
 

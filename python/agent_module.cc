@@ -97,13 +97,14 @@ PYBIND11_MODULE(_agent, m) {
       .def(
           "profile",
           [](Agent& agent, std::function<double(int, int)> measure, const MemoryModel& memory,
-             std::vector<double> mem_points_gb, double threshold, int iterations_per_point) {
+             std::vector<double> mem_points_gb, double threshold, int iterations_per_point, int passes) {
             ProfilerOptions options;
             options.threshold = threshold;
             options.iterations_per_point = iterations_per_point;
+            options.passes = passes;
             py::gil_scoped_release released;
             return agent.Profile(measure, memory, std::move(mem_points_gb), options);
           },
           py::arg("measure"), py::arg("memory"), py::arg("mem_points_gb"), py::arg("threshold"),
-          py::arg("iterations_per_point"));
+          py::arg("iterations_per_point"), py::arg("passes") = 1);
 }

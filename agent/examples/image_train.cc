@@ -4,7 +4,7 @@
 // workers until the model's step is the bottleneck. A small CNN learns to
 // tell two classes of images apart; the loss falls.
 //   image_train [--iterations N] [--batch B] [--work K] [--gpu-ms MS] [--checkpoint-dir D]
-//               [--result F] [--profile] [--profile-iterations N]
+//               [--result F] [--profile] [--profile-iterations N] [--profile-passes N]
 // --profile (standalone): measure throughput over this machine's CPU counts
 // with the agent's profiler, print it and exit.
 #include "train_common.h"

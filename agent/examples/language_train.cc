@@ -2,7 +2,7 @@
 // to produce, the model (an embedding and a projection) learns to predict
 // the next token of a simple sequence; more data workers barely help.
 //   language_train [--iterations N] [--batch B] [--gpu-ms MS] [--checkpoint-dir D] [--result F]
-//                  [--profile] [--profile-iterations N]
+//                  [--profile] [--profile-iterations N] [--profile-passes N]
 #include "train_common.h"
 
 namespace {

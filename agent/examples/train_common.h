@@ -33,6 +33,7 @@ struct Flags {
   int work = 4;              // image: augmentation passes per sample
   double gpu_ms = 0;         // stand-in GPU step time when no CUDA device
   int profile_iterations = 20;  // per profiled CPU count
+  int profile_passes = 1;       // searches of the CPU axis; each point keeps its best reading
   bool profile = false;      // standalone: profile over this machine's CPUs and print it
 };
 
@@ -54,14 +55,16 @@ inline Flags ParseFlags(int argc, char** argv) {
     else if (a == "--work") f.work = std::atoi(next().c_str());
     else if (a == "--gpu-ms") f.gpu_ms = std::atof(next().c_str());
     else if (a == "--profile-iterations") f.profile_iterations = std::atoi(next().c_str());
+    else if (a == "--profile-passes") f.profile_passes = std::atoi(next().c_str());
     else if (a == "--profile") f.profile = true;
     else {
       std::cerr << argv[0] << ": unknown argument " << a << "\n";
       std::exit(2);
     }
   }
-  if (f.batch <= 0 || f.iterations < 0 || f.gpu_ms < 0 || f.profile_iterations < 2) {
-    std::cerr << argv[0] << ": --batch must be > 0, --iterations and --gpu-ms >= 0, --profile-iterations >= 2\n";
+  if (f.batch <= 0 || f.iterations < 0 || f.gpu_ms < 0 || f.profile_iterations < 2 || f.profile_passes < 1 ||
+      f.profile_passes > 10) {
+    std::cerr << argv[0] << ": --batch must be > 0, --iterations and --gpu-ms >= 0, --profile-iterations >= 2, --profile-passes 1 to 10\n";
     std::exit(2);
   }
   return f;
@@ -148,6 +151,7 @@ int Run(const std::string& name, synergy::agent::Agent& agent, const Flags& flag
   if (agent.lease().profiling || (flags.profile && !agent.managed())) {
     synergy::agent::ProfilerOptions options;
     options.iterations_per_point = flags.profile_iterations;
+    options.passes = flags.profile_passes;
     const synergy::agent::CpuProfile profile = agent.Profile(
         [&](int cpus, int iterations) {
           auto loader = make_loader(start * flags.batch, int64_t{iterations} * flags.batch, ta::WorkersFor(cpus));

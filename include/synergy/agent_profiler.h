@@ -9,6 +9,12 @@
 // 1 + ceil(log2(max_cpus)) points are measured, `iterations_per_point`
 // iterations each.
 //
+// With `passes` > 1 the search runs again that many times in all, measuring
+// each point it visits once more, and a point's throughput is the best of
+// its readings: interference (a noisy neighbour, a host's slow spell) only
+// slows a pipeline down, and one slowed point reads a knee a CPU off. The
+// knee is the last pass's; a pass may visit points an earlier one did not.
+//
 // Memory axis, modelled: a DNN-aware cache (MinIO-style: a fixed part of
 // the data set stays in memory and is never evicted) holding
 // min(1, cache_gb / dataset_gb) of the items gives that hit rate in every
@@ -26,6 +32,7 @@ namespace synergy::agent {
 struct ProfilerOptions {
   double threshold = 0.10;
   int iterations_per_point = 50;
+  int passes = 1;  // at least 1
 };
 
 struct CpuPoint {
@@ -34,9 +41,9 @@ struct CpuPoint {
 };
 
 struct CpuProfile {
-  std::vector<CpuPoint> measured;  // in the order measured
+  std::vector<CpuPoint> measured;  // one per CPU count, in the order first measured; the best reading
   int knee = 0;                    // the fewest CPUs within the threshold of more
-  double seconds = 0;              // time spent measuring (from `measure`'s reports)
+  double seconds = 0;              // time spent measuring (from `measure`'s reports), every pass
 };
 
 // `measure(cpus, iterations)` runs `iterations` iterations with `cpus` data

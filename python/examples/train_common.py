@@ -37,9 +37,13 @@ def parse_flags(argv=None, **defaults) -> argparse.Namespace:
     p.add_argument("--result", default="", help="write the parameter checksum here at the end")
     p.add_argument("--profile", action="store_true", help="standalone: profile this machine's CPUs and exit")
     p.add_argument("--profile-iterations", type=int, default=20)
+    p.add_argument("--profile-passes", type=int, default=1,
+                   help="search the CPU axis this many times, each point keeping its best reading")
     f = p.parse_args(argv)
-    if f.batch <= 0 or f.iterations < 0 or f.gpu_ms < 0 or f.work < 0 or f.profile_iterations < 2:
-        p.error("--batch must be > 0; --iterations, --work and --gpu-ms >= 0; --profile-iterations >= 2")
+    if f.batch <= 0 or f.iterations < 0 or f.gpu_ms < 0 or f.work < 0 or f.profile_iterations < 2 \
+            or not 1 <= f.profile_passes <= 10:
+        p.error("--batch must be > 0; --iterations, --work and --gpu-ms >= 0; --profile-iterations >= 2; "
+                "--profile-passes 1 to 10")
     if getattr(f, "calibrate", 0) < 0:
         p.error(f"--calibrate must be > 0 cores, not {f.calibrate}")
     return f
@@ -84,7 +88,7 @@ def run(name: str, flags: argparse.Namespace, model: torch.nn.Module, optimizer:
             optimizer.zero_grad()
 
         profile = agent.profile(st.pipeline_measure(lambda w, n: loader(w, start, n), measured_step),
-                                iterations_per_point=flags.profile_iterations)
+                                iterations_per_point=flags.profile_iterations, passes=flags.profile_passes)
         points = " ".join(f"{p.cpus} cpus {p.throughput:.3g} it/s;" for p in profile.measured)
         print(f"{name} {job}: profile {points} knee {profile.knee} cpus ({profile.seconds:.1f} s)", flush=True)
         if not agent.managed:

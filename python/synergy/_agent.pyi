@@ -54,4 +54,5 @@ class NativeAgent:
         mem_points_gb: List[float],
         threshold: float,
         iterations_per_point: int,
+        passes: int = 1,
     ) -> CpuProfile: ...

@@ -105,6 +105,7 @@ class Agent:
         *,
         threshold: float = 0.10,
         iterations_per_point: int = 50,
+        passes: int = 1,
     ) -> _agent.CpuProfile:
         """Optimistic profiling (docs/profiling.md). ``measure(cpus,
         iterations)`` runs ``iterations`` iterations with ``cpus`` data
@@ -114,15 +115,21 @@ class Agent:
         ``mem_points_gb`` (default: a quarter, half, three quarters and all
         of the lease's memory). Under a profiling lease the matrix is sent
         to synergyd; standalone it measures over SYNERGY_CPUS (or the
-        machine's CPUs) and sends nothing. Returns the CPU profile."""
+        machine's CPUs) and sends nothing. With ``passes`` > 1 the search
+        runs again, each point keeping its best reading (for a machine whose
+        speed varies: interference only slows a pipeline). Returns the CPU
+        profile."""
         if not 0 < threshold < 1:
             raise ValueError(f"threshold: {threshold} is not between 0 and 1")
         if iterations_per_point <= 0:
             raise ValueError(f"iterations_per_point: {iterations_per_point} is not positive")
+        if not 1 <= passes <= 10:
+            raise ValueError(f"passes: {passes} is not between 1 and 10")
         return self._native.profile(
             measure,
             memory_model if memory_model is not None else _agent.MemoryModel(),
             list(mem_points_gb or []),
             threshold,
             iterations_per_point,
+            passes,
         )

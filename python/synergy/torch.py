@@ -215,20 +215,26 @@ def pipeline_measure(
 ) -> Callable[[int, int], float]:
     """The profiler's ``measure(cpus, iterations)``: builds
     ``make_loader(workers_for(cpus), iterations)`` (a loader of that many
-    batches), runs ``step`` on each batch and returns batches per second,
-    timed from the second batch (the first fills the pipeline). ``step``
-    should not change the model (profiling measures, it does not learn)."""
+    batches), runs ``step`` on each batch and returns batches per second in
+    the steady state: timed from the k-th batch with k workers (they start
+    together, so the first k batches come about at once; counting them would
+    credit more workers with batches made before the clock started).
+    ``step`` should not change the model (profiling measures, it does not
+    learn)."""
 
     def measure(cpus: int, iterations: int) -> float:
+        workers = workers_for(cpus)
+        # At least one timed batch after the warm-up.
+        warm = max(1, min(workers, iterations - 2))
         done = 0
         start = time.perf_counter()
-        for batch in make_loader(workers_for(cpus), iterations):
+        for batch in make_loader(workers, iterations):
             step(batch)
             done += 1
-            if done == 1:
+            if done == warm:
                 start = time.perf_counter()
         seconds = time.perf_counter() - start
-        return (done - 1) / seconds if done > 1 and seconds > 0 else 0.0
+        return (done - warm) / seconds if done > warm and seconds > 0 else 0.0
 
     return measure
 

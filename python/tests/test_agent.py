@@ -64,6 +64,21 @@ class StandaloneAgent(unittest.TestCase):
         self.assertEqual([p.cpus for p in profile.measured], [c for c, _ in calls])
         self.assertLessEqual(len(calls), 4, "a binary search over 8 CPUs measures at most 1 + log2(8) points")
 
+    def test_a_second_pass_keeps_each_points_best_reading(self):
+        os.environ["SYNERGY_CPUS"] = "4"
+        agent = synergy.Agent.from_environment()
+        calls = []
+
+        def measure(cpus, iterations):
+            calls.append(cpus)
+            slow = 0.7 if 2 <= len(calls) <= 3 else 1.0  # a slow spell after the first reading
+            return slow * 10.0 * min(cpus, 3)
+
+        profile = agent.profile(measure, iterations_per_point=3, passes=2)
+        self.assertEqual(profile.knee, 3)
+        self.assertEqual(len(calls), 2 * len(profile.measured))
+        self.assertEqual(sorted(p.throughput for p in profile.measured), [20.0, 30.0, 30.0])
+
     def test_an_exception_in_measure_reaches_the_caller(self):
         os.environ["SYNERGY_CPUS"] = "2"
         agent = synergy.Agent.from_environment()
@@ -80,6 +95,8 @@ class StandaloneAgent(unittest.TestCase):
         agent = synergy.Agent.from_environment()
         with self.assertRaisesRegex(ValueError, "threshold: 1.5"):
             agent.profile(lambda c, i: 1.0, threshold=1.5)
+        with self.assertRaisesRegex(ValueError, "passes: 0"):
+            agent.profile(lambda c, i: 1.0, passes=0)
 
     def test_a_script_runs_the_same_without_a_scheduler(self):
         script = textwrap.dedent(

@@ -3,6 +3,7 @@ restore RNG states, and a data loader whose batches depend only on where it
 starts, not on its workers."""
 import os
 import tempfile
+import time
 import unittest
 
 try:
@@ -72,6 +73,22 @@ class TorchAdapters(unittest.TestCase):
 
     def test_workers_follow_the_lease_leaving_one_cpu_to_the_loop(self):
         self.assertEqual([st.workers_for(c) for c in (0, 1, 2, 4)], [0, 0, 1, 3])
+
+    def test_the_profilers_measure_does_not_count_the_batches_workers_made_at_once(self):
+        # k workers start together: the first k batches come at once, then
+        # one every 20 ms. The steady rate is 50 batches/s; timed from the
+        # first batch, 3 workers would read 61.
+        def loader(workers, iterations):
+            for i in range(iterations):
+                if i >= max(1, workers):
+                    time.sleep(0.02)
+                yield i
+
+        measure = st.pipeline_measure(loader, lambda batch: None)
+        for cpus in (1, 4):
+            rate = measure(cpus, 12)
+            self.assertLess(rate, 52, f"{cpus} cpus")  # sleeping longer only lowers it
+            self.assertGreater(rate, 20, f"{cpus} cpus")
 
     def test_bad_loader_arguments_are_refused_with_their_name(self):
         with self.assertRaisesRegex(ValueError, "batch_size: 0"):

@@ -37,6 +37,16 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
       world.held.emplace_hint(world.held.end(), id, HeldLease{job.lease(), job.spec().uses_agent()});
     }
   }
+  // Until a profiling lease has ended, its node still sits out: the job that
+  // profiled cannot be placed while its lease ends, and a plan made without
+  // it would hand the whole node to a peer only to take it back a round
+  // later (a restart for nothing).
+  for (const auto& [id, of_job] : leases_.all_ending()) {
+    for (const auto& [epoch, ending] : of_job) {
+      if (!ending.lease.profiling()) continue;
+      for (const v1::LeaseSlice& s : ending.lease.slices()) profiling_nodes.insert(s.node());
+    }
+  }
   for (const auto& [name, n] : nodes_.all()) {
     RoundNode node;
     node.name = name;

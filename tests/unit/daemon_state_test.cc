@@ -286,6 +286,42 @@ TEST_F(DaemonStateTest, ProfilingLeaseHoldsAWholeNodeThenTheProfileSchedules) {
   EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 12);  // its ideal: the most CPUs it measured
 }
 
+TEST_F(DaemonStateTest, ANodeSitsOutTheRoundUntilItsProfilingLeaseHasEnded) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 4, 8, 0);
+  const std::string a = *s->Submit(ProfiledSpec(1, 1000), "alice", 0);
+  const std::string b = *s->Submit(ProfiledSpec(1, 1000), "alice", 0);
+  auto profile_and_end = [&](const std::string& id, int64_t t, bool exit) {
+    const v1::Job job = *s->GetJob(id);
+    EXPECT_TRUE(job.lease().profiling()) << id;
+    v1::MeasuredProfile profile;
+    profile.set_job_id(id);
+    profile.set_epoch(job.lease().epoch());
+    for (double cpus : {1.0, 2.0, 4.0}) {
+      v1::ProfilePoint* pt = profile.add_points();
+      pt->set_cpus(cpus);
+      pt->set_mem_gb(8);
+      pt->set_throughput(cpus);
+    }
+    Beat(*s, "n1", t);
+    ASSERT_TRUE(s->SubmitProfile(profile, t).ok());
+    if (exit) Beat(*s, "n1", t + 10, {}, {Exit(id, job.lease().epoch(), 0)});
+  };
+  ASSERT_TRUE(s->RunRound(0).ok());
+  profile_and_end(a, 100, true);
+  ASSERT_TRUE(s->RunRound(1000).ok());  // the node is free again: b profiles on it
+  const int64_t b_epoch = s->GetJob(b)->lease().epoch();
+  profile_and_end(b, 1100, false);      // b's profiling lease is ending, its process still running
+  ASSERT_TRUE(s->RunRound(2000).ok());
+  EXPECT_FALSE(s->GetJob(a)->has_lease()) << "a plan without b would give a the whole node, then take it back";
+  Beat(*s, "n1", 2100, {}, {Exit(b, b_epoch, 0)});
+  ASSERT_TRUE(s->RunRound(3000).ok());
+  ASSERT_TRUE(s->GetJob(a)->has_lease());
+  ASSERT_TRUE(s->GetJob(b)->has_lease());
+  EXPECT_EQ(s->GetJob(a)->lease().slices(0).cpu_ids_size(), 2);  // planned together: half the node each
+  EXPECT_EQ(s->GetJob(b)->lease().slices(0).cpu_ids_size(), 2);
+}
+
 TEST_F(DaemonStateTest, AJobThatFindsNoFreeNodeToProfileOnRunsUnprofiledAfterTheWait) {
   config_.profile_wait_s = 60;
   auto s = Open();

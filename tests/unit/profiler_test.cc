@@ -38,6 +38,50 @@ TEST(Profiler, InsensitiveJobsNeedOneCpu) {
   EXPECT_NEAR(p.seconds, p.measured.size() * 50 / 5.0, 1e-9);
 }
 
+// A pipeline that saturates at 3 of 4 CPUs, measured while the machine
+// slows down by 30% after the first reading and recovers after the third:
+// one pass reads the knee as 4 (3 CPUs seem 30% short of the best); a
+// second pass keeps each point's best reading and finds 3 again.
+TEST(Profiler, ASecondPassOutweighsASlowSpellDuringTheFirst) {
+  auto profile = [](int passes, int* calls) {
+    ProfilerOptions options;
+    options.passes = passes;
+    return ProfileCpus(4, [calls](int c, int) {
+      const double slow = (*calls >= 1 && *calls <= 2) ? 0.7 : 1.0;
+      ++*calls;
+      return slow * 10.0 * std::min(c, 3);
+    }, options);
+  };
+  int one_pass = 0;
+  EXPECT_EQ(profile(1, &one_pass).knee, 4);
+  int calls = 0;
+  const CpuProfile p = profile(2, &calls);
+  EXPECT_EQ(p.knee, 3);
+  EXPECT_EQ(calls, 2 * one_pass);  // the same points again
+  // One entry per CPU count, each its best reading.
+  ASSERT_EQ(p.measured.size(), 3u);
+  for (const CpuPoint& point : p.measured) {
+    EXPECT_DOUBLE_EQ(point.throughput, 10.0 * std::min(point.cpus, 3)) << point.cpus << " cpus";
+  }
+}
+
+TEST(Profiler, MorePassesOfASteadyPipelineFindTheSameKneeAndCountEveryReading) {
+  for (int knee = 1; knee <= 16; ++knee) {
+    ProfilerOptions options;
+    options.passes = 3;
+    int calls = 0;
+    const CpuProfile p = ProfileCpus(16, [&](int c, int) {
+      ++calls;
+      return 10.0 * std::min(c, knee);
+    }, options);
+    EXPECT_EQ(p.knee, ProfileCpus(16, [&](int c, int) { return 10.0 * std::min(c, knee); }).knee) << knee;
+    EXPECT_EQ(calls, 3 * static_cast<int>(p.measured.size())) << knee;
+    double seconds = 0;
+    for (const CpuPoint& point : p.measured) seconds += 3 * 50 / point.throughput;
+    EXPECT_NEAR(p.seconds, seconds, 1e-9) << knee;
+  }
+}
+
 TEST(Profiler, MemoryModelFollowsTheCacheHitRate) {
   MemoryModel m;
   m.dataset_gb = 100;
