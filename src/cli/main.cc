@@ -23,6 +23,7 @@
 #include "service/escape.h"
 #include "service/job_spec.h"
 #include "synergy/v1/synergy.grpc.pb.h"
+#include "synergy/version.h"
 
 namespace {
 
@@ -37,7 +38,8 @@ constexpr const char* kUsage =
     "  cancel ID\n"
     "  cluster [-o json]\n"
     "  drain NODE | undrain NODE\n"
-    "  hash-credential < FILE       SHA-256 of a credential, for token_sha256: in synergyd.yaml\n";
+    "  hash-credential < FILE       SHA-256 of a credential, for token_sha256: in synergyd.yaml\n"
+    "  --version\n";
 
 int Usage(const std::string& why) {
   std::cerr << "synergyctl: " << why << "\n" << kUsage;
@@ -100,6 +102,9 @@ int main(int argc, char** argv) {
       if (!value(file)) return Usage("-f needs a file");
     } else if (a == "-h" || a == "--help") {
       std::cout << kUsage;
+      return 0;
+    } else if (a == "--version") {
+      std::cout << synergy::VersionLine("synergyctl") << "\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') {
       return Usage("unknown flag '" + a + "'");

@@ -94,7 +94,7 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
     // not launched is withdrawn: nothing will run under it.
     if (job.has_lease() && job.lease().epoch() != done.epoch() && leases_.LaunchOf(job.id()).launched_on.empty()) {
       Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
-      DropLease(job, now_ms);
+      DropLease(job, LeaseEndCause::kFinished, now_ms);
     }
     batch.PutJob(job);
   }
@@ -134,7 +134,7 @@ absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int6
          now_ms);
   // The profiling lease has done its work: the job checkpoints, exits and
   // waits for a round that schedules it with what it measured.
-  if (job.lease().profiling()) EndLease(job, "profile measured", batch, now_ms);
+  if (job.lease().profiling()) EndLease(job, "profile measured", LeaseEndCause::kProfiled, batch, now_ms);
   return change.Commit(std::move(batch));
 }
 

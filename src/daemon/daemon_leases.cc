@@ -64,12 +64,28 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
   Record(batch, job, absl::StrFormat("lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
 }
 
-void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, int64_t now_ms) {
+const char* LeaseEndCauseName(LeaseEndCause cause) {
+  switch (cause) {
+    case LeaseEndCause::kRound: return "round";
+    case LeaseEndCause::kProfiled: return "profiled";
+    case LeaseEndCause::kCancelled: return "cancelled";
+    case LeaseEndCause::kFinished: return "finished";
+    case LeaseEndCause::kExited: return "exited";
+    case LeaseEndCause::kCrashed: return "crashed";
+    case LeaseEndCause::kNodeLeaving: return "node_leaving";
+    case LeaseEndCause::kNodeLost: return "node_lost";
+    case LeaseEndCause::kNotReadopted: return "not_readopted";
+  }
+  return "unknown";
+}
+
+void DaemonState::EndLease(v1::Job& job, const std::string& why, LeaseEndCause cause, Batch& batch,
+                           int64_t now_ms) {
   const v1::Lease lease = job.lease();
   const LeaseTable::Launch& launch = leases_.LaunchOf(job.id());
   if (!launch.launched()) {
     // Never launched: nothing to stop.
-    DropLease(job, now_ms);
+    DropLease(job, cause, now_ms);
     if (!Terminal(job)) jobs_.Move(job, JobMove::kRequeue, absl::StrCat("lease ended before launch: ", why), now_ms);
     Record(batch, job, absl::StrFormat("lease %d withdrawn before launch (%s)", lease.epoch(), why), now_ms);
     return;
@@ -90,7 +106,7 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
     ending.stop_sent = true;
   }
   leases_.StartEnding(ending);
-  DropLease(job, now_ms);
+  DropLease(job, cause, now_ms);
   if (!Terminal(job)) job.set_reason(absl::StrFormat("lease %d ending: %s", lease.epoch(), why));
   Record(batch, job,
          absl::StrFormat("lease %d ending (%s): %s", lease.epoch(), why,
@@ -98,9 +114,12 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, Batch& batch, i
          now_ms);
 }
 
-void DaemonState::DropLease(v1::Job& job, int64_t now_ms) {
+void DaemonState::DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms) {
   // Every end counts: planned, crashed, finished, lost with a node.
-  if (job.has_lease()) ++counters_.leases_ended;
+  if (job.has_lease()) {
+    ++counters_.leases_ended;
+    ++counters_.leases_ended_by_cause[static_cast<size_t>(cause)];
+  }
   const LeaseTable::Launch& launch = leases_.LaunchOf(job.id());
   if (job.has_lease() && launch.launched()) job.set_last_lease_end_unix_ms(now_ms);
   // The lease's time held joins the stored service (ServiceNowMs reads the

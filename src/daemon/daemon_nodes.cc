@@ -190,6 +190,7 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
       order.set_mem_gb(s.mem_gb());
       order.set_user(job.owner());
       if (launch.launched_on.empty()) {
+        if (job.attempts() == 0) counters_.queue_wait_s.Observe((now_ms - job.submitted_unix_ms()) / 1000.0);
         job.set_attempts(job.attempts() + 1);
         launch.service_from_ms = now_ms;
       }
@@ -273,7 +274,7 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
       ending.exited = launch.exited_on;
       leases_.StartEnding(std::move(ending));
     }
-    DropLease(job, now_ms);
+    DropLease(job, Terminal(job) ? LeaseEndCause::kExited : LeaseEndCause::kCrashed, now_ms);
     if (Terminal(job)) {
       Record(batch, job, absl::StrFormat("exited on %s: %s", node, how), now_ms);
       return;
@@ -302,7 +303,7 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
     }
   }
   const int64_t epoch = job.lease().epoch();
-  DropLease(job, now_ms);
+  DropLease(job, LeaseEndCause::kExited, now_ms);
   if (!Terminal(job)) {
     if (e.stopped_by_node()) {
       jobs_.Move(job, JobMove::kSuspend, "stopped by the node", now_ms);
@@ -325,7 +326,8 @@ void DaemonState::Leave(NodeRecord& node, Batch& batch, int64_t now_ms) {
     spdlog::info("node {} is leaving: its leases end now and its jobs are requeued", name);
     const std::set<std::string> on_node = leases_.CurrentOn(name);  // a copy: EndLease changes it
     for (const std::string& id : on_node) {
-      if (!Terminal(jobs_.at(id))) EndLease(jobs_.Edit(id), absl::StrCat("node ", name, " is leaving"), batch, now_ms);
+      if (!Terminal(jobs_.at(id))) EndLease(jobs_.Edit(id), absl::StrCat("node ", name, " is leaving"), LeaseEndCause::kNodeLeaving, batch,
+                                          now_ms);
     }
   }
   // Gone once nothing of it runs: its ids are free and it is not planned on.
@@ -364,7 +366,7 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
     for (const v1::LeaseSlice& s : job.lease().slices()) {
       if (s.node() != node.info.name()) SendStop(s.node(), id, epoch, static_cast<int64_t>(config_.lease_grace_s * 1000));
     }
-    DropLease(job, now_ms);
+    DropLease(job, LeaseEndCause::kNodeLost, now_ms);
     if (!Terminal(job)) {
       jobs_.Move(job, JobMove::kRequeue, absl::StrFormat("node %s lost; requeued", node.info.name()), now_ms);
       ++counters_.jobs_requeued;
@@ -395,7 +397,7 @@ absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
     for (const std::string& id : overdue) {
       v1::Job& job = jobs_.Edit(id);
       const int64_t epoch = job.lease().epoch();
-      DropLease(job, now_ms);
+      DropLease(job, LeaseEndCause::kNotReadopted, now_ms);
       if (!Terminal(job)) {
         jobs_.Move(job, JobMove::kRequeue, "not re-adopted after a daemon restart; requeued", now_ms);
         ++counters_.jobs_requeued;

@@ -162,7 +162,7 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
   for (const auto& [id, job] : jobs_.all()) {
     if (!job.has_lease() || Terminal(job) || job.lease().profiling()) continue;
     if (job.lease().ending()) {
-      EndLease(jobs_.Edit(id), "its lease is ending", batch, now_ms);
+      EndLease(jobs_.Edit(id), "its lease is ending", LeaseEndCause::kRound, batch, now_ms);
       continue;
     }
     auto read = world.held.find(id);
@@ -194,7 +194,7 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
           planned.erase(p);
           break;
         }
-        EndLease(jobs_.Edit(id), ld.why, batch, now_ms);
+        EndLease(jobs_.Edit(id), ld.why, LeaseEndCause::kRound, batch, now_ms);
         break;
     }
   }
@@ -221,6 +221,7 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
   counters_.last_plan_ms = d.plan_ms;
   counters_.last_round_ms =
       d.plan_ms + std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  counters_.round_decision_s.Observe(counters_.last_round_ms / 1000);
   spdlog::debug("round {}: {} placed, {:.3f} ms ({:.3f} planning)", round_, d.first_plan_size,
                 counters_.last_round_ms, d.plan_ms);
   return absl::OkStatus();

@@ -82,7 +82,11 @@ DaemonState::DaemonState(const DaemonConfig& config, std::unique_ptr<Store> stor
     : config_(config),
       store_(std::move(store)),
       group_(std::make_unique<GroupCommit>(*store_)),
-      zoo_(std::move(zoo)) {}
+      zoo_(std::move(zoo)) {
+  jobs_.OnMove([this](const v1::Job& job, JobMove move, int64_t now_ms) {
+    if (move == JobMove::kSucceed) counters_.completion_s.Observe((now_ms - job.submitted_unix_ms()) / 1000.0);
+  });
+}
 
 absl::Status DaemonState::FlushProgress(int64_t now_ms) {
   ProgressFlush flush = StartProgressFlush(now_ms);
@@ -266,7 +270,7 @@ absl::StatusOr<v1::Job> DaemonState::Cancel(const std::string& job_id, int64_t n
   v1::Job& job = jobs_.Edit(job_id);
   Batch batch;
   jobs_.Move(job, JobMove::kCancel, "cancelled by request", now_ms);
-  if (job.has_lease()) EndLease(job, "cancelled", batch, now_ms);
+  if (job.has_lease()) EndLease(job, "cancelled", LeaseEndCause::kCancelled, batch, now_ms);
   Record(batch, job, "cancelled", now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   return jobs_.at(job_id);
@@ -294,24 +298,30 @@ std::vector<v1::Job> DaemonState::ListJobs(const std::set<int>& states) const {
 }
 
 std::vector<v1::Node> DaemonState::ListNodes(int64_t) const {
-  std::vector<v1::Node> out;
+  // One walk over the jobs (in id order), not one per node.
+  std::map<std::string, v1::Node> by_name;
   for (const auto& [name, n] : nodes_.all()) {
-    v1::Node node = n.info;
+    v1::Node& node = by_name[name];
+    node = n.info;
     node.clear_jobs();
-    v1::NodeResources allocated;
-    for (const auto& [id, job] : jobs_.all()) {
-      if (!job.has_lease()) continue;
-      for (const v1::LeaseSlice& s : job.lease().slices()) {
-        if (s.node() != name) continue;
-        node.add_jobs(id);
-        for (int g : s.gpu_ids()) allocated.add_gpu_ids(g);
-        for (int c : s.cpu_ids()) allocated.add_cpu_ids(c);
-        allocated.set_mem_gb(allocated.mem_gb() + s.mem_gb());
-      }
-    }
-    *node.mutable_allocated() = allocated;
-    out.push_back(std::move(node));
+    node.clear_allocated();
   }
+  for (const auto& [id, job] : jobs_.all()) {
+    if (!job.has_lease()) continue;
+    for (const v1::LeaseSlice& s : job.lease().slices()) {
+      auto it = by_name.find(s.node());
+      if (it == by_name.end()) continue;
+      v1::Node& node = it->second;
+      node.add_jobs(id);
+      v1::NodeResources* allocated = node.mutable_allocated();
+      for (int g : s.gpu_ids()) allocated->add_gpu_ids(g);
+      for (int c : s.cpu_ids()) allocated->add_cpu_ids(c);
+      allocated->set_mem_gb(allocated->mem_gb() + s.mem_gb());
+    }
+  }
+  std::vector<v1::Node> out;
+  out.reserve(by_name.size());
+  for (auto& [name, node] : by_name) out.push_back(std::move(node));
   return out;
 }
 

@@ -29,6 +29,7 @@
 // (open, persist, client API), daemon_nodes.cc, daemon_agents.cc,
 // daemon_round.cc (with round_planner.h), daemon_leases.cc and
 // daemon_profiling.cc.
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -50,6 +51,7 @@
 #include "daemon/progress_board.h"
 #include "daemon/round_planner.h"
 #include "daemon/store.h"
+#include "service/metrics_text.h"
 #include "synergy/mechanism.h"
 #include "synergy/model_zoo.h"
 #include "synergy/policy.h"
@@ -58,17 +60,39 @@
 
 namespace synergy::daemon {
 
-// Counters behind /metrics.
+// Why a lease ended (/metrics counts them by cause).
+enum class LeaseEndCause {
+  kRound,        // a round's plan moved or shrank it, or it was marked ending
+  kProfiled,     // its profile is measured
+  kCancelled,
+  kFinished,     // withdrawn unlaunched: the job finished under an older lease
+  kExited,       // every rank exited (done, stopped, or after the lease ended)
+  kCrashed,      // a rank exited with an error
+  kNodeLeaving,
+  kNodeLost,
+  kNotReadopted,  // its node did not report it after a daemon restart
+};
+inline constexpr int kLeaseEndCauses = 9;
+const char* LeaseEndCauseName(LeaseEndCause cause);
+
+// Counters and distributions behind /metrics, since this daemon started.
+// Guarded by the daemon's lock like the rest of its state.
 struct DaemonCounters {
   int64_t rounds = 0;
   double last_round_ms = 0;
   int64_t leases_granted = 0;
   int64_t leases_ended = 0;
+  std::array<int64_t, kLeaseEndCauses> leases_ended_by_cause{};
   int64_t leases_kept = 0;
   double last_plan_ms = 0;  // of which planning, without the lock
   int64_t jobs_submitted = 0;
   int64_t jobs_requeued = 0;
   int64_t store_failures = 0;  // commits the store refused (each undone)
+  // Submission to first launch (profiling included), submission to
+  // success, and a round's decide-and-apply time, in seconds.
+  service::Histogram queue_wait_s{service::ExponentialBounds(1, 4, 11)};
+  service::Histogram completion_s{service::ExponentialBounds(1, 4, 11)};
+  service::Histogram round_decision_s{service::ExponentialBounds(0.0005, 4, 9)};
 };
 
 class DaemonState {
@@ -241,10 +265,10 @@ class DaemonState {
   v1::NodeResources FreeIds(const std::string& node) const;
   void Grant(v1::Job& job, const Assignment& assignment, const std::vector<std::string>& node_names,
              Batch& batch, int64_t now_ms);
-  void EndLease(v1::Job& job, const std::string& why, Batch& batch, int64_t now_ms);
+  void EndLease(v1::Job& job, const std::string& why, LeaseEndCause cause, Batch& batch, int64_t now_ms);
   // Forgets the current lease (its processes are gone or never started);
   // a launched one counts as the job's last run.
-  void DropLease(v1::Job& job, int64_t now_ms);
+  void DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms);
   void SendStop(const std::string& node, const std::string& job, int64_t epoch, int64_t grace_ms);
   // The node has (or had) a rank of this lease: only then may it report on it.
   bool NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const;

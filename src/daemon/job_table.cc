@@ -35,7 +35,10 @@ void JobTable::EndSubmission(const std::string& owner) {
 void JobTable::Admit(v1::Job job) { Load(std::move(job)); }
 
 bool JobTable::Move(v1::Job& job, JobMove move, const std::string& reason, int64_t now_ms) {
-  if (daemon::Move(job, move, reason, now_ms)) return true;
+  if (daemon::Move(job, move, reason, now_ms)) {
+    if (on_move_) on_move_(job, move, now_ms);
+    return true;
+  }
   spdlog::error("{}: no move '{}' from {} ({}): left as it is", job.id(), MoveName(move),
                 service::JobStateName(job.state()), reason);
   return false;

@@ -13,6 +13,7 @@
 // Ids are taken by TakeId outside any change (a submission is stored
 // without the daemon's lock) and never given back: a refused submission
 // leaves a gap, never an id given twice.
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -70,6 +71,10 @@ class JobTable {
   // `move` on the job (job_lifecycle.h); a move its state does not allow is
   // logged as the bug it is and changes nothing (false).
   bool Move(v1::Job& job, JobMove move, const std::string& reason, int64_t now_ms);
+  // Told of every move made (the job as moved), e.g. for /metrics.
+  void OnMove(std::function<void(const v1::Job&, JobMove, int64_t now_ms)> observer) {
+    on_move_ = std::move(observer);
+  }
   // The round's order, followed by the jobs it did not see (submitted while
   // it planned) in the order they were queued.
   void SetQueueOrder(std::vector<std::string> order);
@@ -112,6 +117,7 @@ class JobTable {
   // What the open change did, for Undo.
   std::vector<std::string> dirtied_in_change_;
   int64_t next_id_at_open_ = 1;
+  std::function<void(const v1::Job&, JobMove, int64_t)> on_move_;
 };
 
 }  // namespace synergy::daemon

@@ -13,11 +13,12 @@
 
 #include "daemon/server.h"
 #include "spdlog/spdlog.h"
+#include "synergy/version.h"
 
 namespace {
 
 int Usage(const std::string& why) {
-  std::cerr << "synergyd: " << why << "\nusage: synergyd [--config FILE]\n";
+  std::cerr << "synergyd: " << why << "\nusage: synergyd [--config FILE] [--version]\n";
   return 2;
 }
 
@@ -29,8 +30,11 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--config" && i + 1 < argc) {
       config_file = argv[++i];
+    } else if (a == "--version") {
+      std::cout << synergy::VersionLine("synergyd") << "\n";
+      return 0;
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: synergyd [--config FILE]   (default: the embedded configs/synergyd.yaml)\n";
+      std::cout << "usage: synergyd [--config FILE] [--version]   (default: the embedded configs/synergyd.yaml)\n";
       return 0;
     } else {
       return Usage("unknown flag '" + a + "'");

@@ -1,125 +1,111 @@
 #include "daemon/metrics.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
-
-#include <cstring>
-
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "service/metrics_text.h"
 #include "service/names.h"
+#include "synergy/version.h"
 
 namespace synergy::daemon {
 
-std::string RenderMetrics(const DaemonState& state) {
-  std::string out;
+namespace {
+
+constexpr double kBytesPerGb = 1024.0 * 1024.0 * 1024.0;  // the node reads MemTotal in GiB
+
+}  // namespace
+
+std::string RenderMetrics(const DaemonState& state, int64_t now_ms) {
+  service::MetricsText m;
   const v1::ClusterState c = state.Cluster();
   const DaemonCounters& k = state.counters();
-  auto gauge = [&](const char* name, const char* help, double v) {
-    absl::StrAppendFormat(&out, "# HELP %s %s\n# TYPE %s gauge\n%s %g\n", name, help, name, name, v);
-  };
-  auto counter = [&](const char* name, const char* help, double v) {
-    absl::StrAppendFormat(&out, "# HELP %s %s\n# TYPE %s counter\n%s %g\n", name, help, name, name, v);
-  };
-  absl::StrAppend(&out, "# HELP synergy_jobs Jobs by state.\n# TYPE synergy_jobs gauge\n");
-  for (int state = v1::JOB_STATE_PENDING; state <= v1::JOB_STATE_CANCELLED; ++state) {
-    const std::string s = service::JobStateName(static_cast<v1::JobState>(state));
-    auto it = c.jobs_by_state().find(s);
-    absl::StrAppendFormat(&out, "synergy_jobs{state=\"%s\"} %d\n", s, it == c.jobs_by_state().end() ? 0 : it->second);
-  }
-  gauge("synergy_gpus_total", "GPUs of alive nodes.", c.gpus());
-  gauge("synergy_gpus_allocated", "GPUs held by leases.", c.allocated_gpus());
-  gauge("synergy_gpus_free", "GPUs of alive nodes not held by leases.", c.gpus() - c.allocated_gpus());
-  gauge("synergy_cpus_total", "CPU cores of alive nodes.", c.cpus());
-  gauge("synergy_cpus_allocated", "CPU cores held by leases.", c.allocated_cpus());
-  gauge("synergy_cpus_free", "CPU cores not held by leases.", c.cpus() - c.allocated_cpus());
-  gauge("synergy_memory_gb_total", "Memory of alive nodes, GB.", c.mem_gb());
-  gauge("synergy_memory_gb_allocated", "Memory held by leases, GB.", c.allocated_mem_gb());
-  gauge("synergy_memory_gb_free", "Memory not held by leases, GB.", c.mem_gb() - c.allocated_mem_gb());
-  gauge("synergy_nodes_alive", "Nodes heard from within the heartbeat timeout.", c.nodes_alive());
-  gauge("synergy_round_decision_ms", "Time to decide and apply the last round, ms.", k.last_round_ms);
-  counter("synergy_rounds_total", "Rounds run.", k.rounds);
-  counter("synergy_leases_granted_total", "Leases granted.", k.leases_granted);
-  counter("synergy_leases_ended_total",
-          "Leases ended for any reason: a round, a cancel, the job's exit or crash, a lost node.", k.leases_ended);
-  counter("synergy_leases_kept_total", "Leases a round kept unchanged.", k.leases_kept);
-  counter("synergy_jobs_submitted_total", "Jobs accepted.", k.jobs_submitted);
-  counter("synergy_jobs_requeued_total", "Jobs requeued after a crash or a lost node.", k.jobs_requeued);
-  counter("synergy_store_failures_total",
-          "Changes the state store refused (a full disk, a read-only file); each was undone and not acted on.",
-          k.store_failures);
-  return out;
-}
+  m.Family("synergy_build_info", "gauge", "Always 1; the build's version and source revision as labels.");
+  m.Sample("synergy_build_info", {{"version", kSynergyVersion}, {"revision", kSynergyRevision}}, 1);
 
-absl::StatusOr<int> MetricsServer::Start(const std::string& address, std::function<std::string()> render) {
-  const auto colon = address.rfind(':');
-  if (colon == std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat("metrics_listen: '", address, "' is not host:port"));
+  m.Family("synergy_jobs", "gauge", "Jobs by state.");
+  for (int s = v1::JOB_STATE_PENDING; s <= v1::JOB_STATE_CANCELLED; ++s) {
+    const std::string name = service::JobStateName(static_cast<v1::JobState>(s));
+    auto it = c.jobs_by_state().find(name);
+    m.Sample("synergy_jobs", {{"state", name}}, it == c.jobs_by_state().end() ? 0 : it->second);
   }
-  const std::string host = address.substr(0, colon);
-  const int port = std::atoi(address.c_str() + colon + 1);
-  fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  int one = 1;
-  setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<uint16_t>(port));
-  if (inet_pton(AF_INET, host.c_str(), &sa.sin_addr) != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("metrics_listen: '", host, "' is not an IPv4 address"));
-  }
-  if (bind(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0 || listen(fd_, 16) != 0) {
-    const std::string err = std::strerror(errno);
-    close(fd_);
-    fd_ = -1;
-    return absl::UnavailableError(absl::StrCat("metrics_listen: cannot listen on ", address, ": ", err));
-  }
-  socklen_t len = sizeof(sa);
-  getsockname(fd_, reinterpret_cast<sockaddr*>(&sa), &len);
-  thread_ = std::thread([this, render = std::move(render)] {
-    while (!stop_) {
-      pollfd p{fd_, POLLIN, 0};
-      if (poll(&p, 1, 200) <= 0) continue;
-      const int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (c < 0) continue;
-      // A client that connects and says nothing (or reads nothing) must not
-      // hold the only serving thread, nor shutdown, for long.
-      const timeval limit{2, 0};
-      setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
-      setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
-      char buf[2048];
-      const ssize_t n = recv(c, buf, sizeof(buf) - 1, 0);
-      std::string req(buf, n > 0 ? static_cast<size_t>(n) : 0);
-      std::string body, status = "200 OK";
-      if (req.rfind("GET /metrics", 0) == 0) {
-        body = render();
-      } else {
-        status = "404 Not Found";
-        body = "only /metrics is served\n";
-      }
-      const std::string resp = absl::StrCat("HTTP/1.0 ", status,
-                                            "\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: ",
-                                            body.size(), "\r\nConnection: close\r\n\r\n", body);
-      size_t off = 0;
-      while (off < resp.size()) {
-        const ssize_t w = send(c, resp.data() + off, resp.size() - off, MSG_NOSIGNAL);
-        if (w <= 0) break;
-        off += static_cast<size_t>(w);
-      }
-      close(c);
+  m.Gauge("synergy_gpus", "GPUs of alive nodes.", c.gpus());
+  m.Gauge("synergy_gpus_allocated", "GPUs held by leases.", c.allocated_gpus());
+  m.Gauge("synergy_gpus_free", "GPUs of alive nodes not held by leases.", c.gpus() - c.allocated_gpus());
+  m.Gauge("synergy_cpus", "CPUs (cores, or CPU slots) of alive nodes.", c.cpus());
+  m.Gauge("synergy_cpus_allocated", "CPUs held by leases.", c.allocated_cpus());
+  m.Gauge("synergy_cpus_free", "CPUs of alive nodes not held by leases.", c.cpus() - c.allocated_cpus());
+  m.Gauge("synergy_memory_bytes", "Memory of alive nodes.", c.mem_gb() * kBytesPerGb);
+  m.Gauge("synergy_memory_allocated_bytes", "Memory held by leases.", c.allocated_mem_gb() * kBytesPerGb);
+  m.Gauge("synergy_memory_free_bytes", "Memory of alive nodes not held by leases.",
+          (c.mem_gb() - c.allocated_mem_gb()) * kBytesPerGb);
+
+  // Per node: what it offers, what leases hold, how long since it was
+  // heard from. A node's name is its label (names are [A-Za-z0-9._-]).
+  const std::vector<v1::Node> nodes = state.ListNodes(now_ms);
+  int alive = 0, drained = 0, leaving = 0, lost = 0;
+  for (const v1::Node& n : nodes) {
+    if (!n.alive()) {
+      ++lost;
+    } else if (n.leaving()) {
+      ++leaving;
+    } else if (n.drained()) {
+      ++drained;
+    } else {
+      ++alive;
     }
-  });
-  return ntohs(sa.sin_port);
-}
+  }
+  m.Family("synergy_nodes", "gauge", "Nodes by condition: ready, drained, leaving, or lost (silent past the heartbeat timeout).");
+  m.Sample("synergy_nodes", {{"condition", "ready"}}, alive);
+  m.Sample("synergy_nodes", {{"condition", "drained"}}, drained);
+  m.Sample("synergy_nodes", {{"condition", "leaving"}}, leaving);
+  m.Sample("synergy_nodes", {{"condition", "lost"}}, lost);
+  struct PerNode {
+    const char* name;
+    const char* help;
+    double (*value)(const v1::Node&);
+  };
+  const PerNode per_node[] = {
+      {"synergy_node_gpus", "The node's GPUs.", [](const v1::Node& n) { return double(n.capacity().gpu_ids_size()); }},
+      {"synergy_node_gpus_allocated", "The node's GPUs held by leases.",
+       [](const v1::Node& n) { return double(n.allocated().gpu_ids_size()); }},
+      {"synergy_node_cpus", "The node's CPUs.", [](const v1::Node& n) { return double(n.capacity().cpu_ids_size()); }},
+      {"synergy_node_cpus_allocated", "The node's CPUs held by leases.",
+       [](const v1::Node& n) { return double(n.allocated().cpu_ids_size()); }},
+      {"synergy_node_memory_bytes", "The node's memory.",
+       [](const v1::Node& n) { return n.capacity().mem_gb() * kBytesPerGb; }},
+      {"synergy_node_memory_allocated_bytes", "The node's memory held by leases.",
+       [](const v1::Node& n) { return n.allocated().mem_gb() * kBytesPerGb; }},
+  };
+  for (const PerNode& p : per_node) {
+    m.Family(p.name, "gauge", p.help);
+    for (const v1::Node& n : nodes) m.Sample(p.name, {{"node", n.name()}}, p.value(n));
+  }
+  m.Family("synergy_node_heartbeat_age_seconds", "gauge", "Time since the node's last heartbeat.");
+  for (const v1::Node& n : nodes) {
+    m.Sample("synergy_node_heartbeat_age_seconds", {{"node", n.name()}},
+             n.last_heartbeat_unix_ms() > 0 ? std::max<int64_t>(0, now_ms - n.last_heartbeat_unix_ms()) / 1000.0 : 0);
+  }
 
-void MetricsServer::Stop() {
-  stop_ = true;
-  if (thread_.joinable()) thread_.join();
-  if (fd_ >= 0) close(fd_);
-  fd_ = -1;
+  m.HistogramFamily("synergy_round_decision_seconds",
+                    "Time to decide a round (planning, without the lock) and apply it.", k.round_decision_s);
+  m.Gauge("synergy_round_last_decision_seconds", "The last round's decision time.", k.last_round_ms / 1000);
+  m.HistogramFamily("synergy_job_queue_wait_seconds",
+                    "From a job's submission to its first launch (a profiling launch included).", k.queue_wait_s);
+  m.HistogramFamily("synergy_job_completion_seconds", "From a job's submission to its success (JCT).",
+                    k.completion_s);
+  m.Counter("synergy_rounds_total", "Rounds run.", k.rounds);
+  m.Counter("synergy_leases_granted_total", "Leases granted.", k.leases_granted);
+  m.Family("synergy_leases_ended_total", "counter",
+           "Leases ended, by cause: round (planned away), profiled, cancelled, finished (withdrawn unlaunched), "
+           "exited, crashed, node_leaving, node_lost, not_readopted (after a restart).");
+  for (int i = 0; i < kLeaseEndCauses; ++i) {
+    m.Sample("synergy_leases_ended_total", {{"cause", LeaseEndCauseName(static_cast<LeaseEndCause>(i))}},
+             k.leases_ended_by_cause[i]);
+  }
+  m.Counter("synergy_leases_kept_total", "Leases a round kept unchanged.", k.leases_kept);
+  m.Counter("synergy_jobs_submitted_total", "Jobs accepted.", k.jobs_submitted);
+  m.Counter("synergy_jobs_requeued_total", "Jobs requeued after a crash or a lost node.", k.jobs_requeued);
+  m.Counter("synergy_store_failures_total",
+            "Changes the state store refused (a full disk, a read-only file); each was undone and not acted on.",
+            k.store_failures);
+  return m.Take();
 }
 
 }  // namespace synergy::daemon

@@ -1,31 +1,15 @@
 #pragma once
-// /metrics in Prometheus' text format. prometheus-cpp is not packaged in
-// Debian 12, so this is a minimal HTTP/1.0 responder on its own thread:
-// every GET answers with the text `render` returns at that moment.
-#include <atomic>
-#include <functional>
+// synergyd's /metrics: the cluster, its nodes, the scheduler's counters and
+// distributions, in Prometheus' text format (service/metrics_text.h), in
+// base units (seconds, bytes). docs/operations.md lists every family.
 #include <string>
-#include <thread>
 
-#include "absl/status/statusor.h"
 #include "daemon/daemon_state.h"
 
 namespace synergy::daemon {
 
-// The exposition text of the daemon's state and counters.
-std::string RenderMetrics(const DaemonState& state);
-
-class MetricsServer {
- public:
-  // `address` is host:port (port 0 picks one); returns the bound port.
-  absl::StatusOr<int> Start(const std::string& address, std::function<std::string()> render);
-  void Stop();
-  ~MetricsServer() { Stop(); }
-
- private:
-  int fd_ = -1;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
+// The exposition text of `state` at `now_ms` (heartbeat ages are relative
+// to it). Read under the daemon's lock.
+std::string RenderMetrics(const DaemonState& state, int64_t now_ms);
 
 }  // namespace synergy::daemon

@@ -66,10 +66,29 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
                                                  "machine's"));
   }
   if (!config.metrics_listen.empty()) {
-    auto port = d->metrics_.Start(config.metrics_listen, [raw = d.get()] {
+    Daemon* raw = d.get();
+    raw->last_tick_ms_ = service::NowUnixMs();  // the loop starts below
+    d->metrics_.Handle("/metrics", [raw] {
       absl::ReaderMutexLock lock(&raw->guarded_.mu);
-      return RenderMetrics(*raw->state_);
+      return service::HttpReply{200, RenderMetrics(*raw->state_, service::NowUnixMs()),
+                                service::kPrometheusTextType};
     });
+    // Live while the round loop ticks (every 100 ms; a loop stuck for 30 s
+    // is worth a restart); ready while it ticks and the daemon is not
+    // stopping. Neither takes the daemon's lock.
+    auto ticked_within = [raw](int64_t ms) {
+      return service::NowUnixMs() - raw->last_tick_ms_.load() <= ms;
+    };
+    d->metrics_.Handle("/healthz", [ticked_within] {
+      return ticked_within(30000) ? service::HttpReply{200, "ok\n"}
+                                  : service::HttpReply{503, "the round loop has not ticked for 30 s\n"};
+    });
+    d->metrics_.Handle("/readyz", [raw, ticked_within] {
+      if (raw->stop_) return service::HttpReply{503, "stopping\n"};
+      return ticked_within(5000) ? service::HttpReply{200, "ready\n"}
+                                 : service::HttpReply{503, "the round loop has not ticked for 5 s\n"};
+    });
+    auto port = d->metrics_.Start(config.metrics_listen, "metrics_listen");
     if (!port.ok()) return port.status();
     d->metrics_port_ = *port;
   }
@@ -104,6 +123,7 @@ void Daemon::RoundLoop() {
       // A tick or round the store refuses changed nothing (DaemonState
       // logged it): the next tick and round try again.
       state_->Tick(service::NowUnixMs(), /*flush_progress=*/false).IgnoreError();
+      last_tick_ms_ = service::NowUnixMs();
       if (now >= next_round) {
         auto prepared = state_->PrepareRound(service::NowUnixMs());
         if (prepared.ok()) world = std::move(*prepared);

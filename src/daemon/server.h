@@ -1,6 +1,7 @@
 #pragma once
 // synergyd assembled: the state database, DaemonState, the gRPC server on
-// `listen`, /metrics, and the round loop (Tick every 100 ms, a round every
+// `listen`, /metrics, /healthz and /readyz on `metrics_listen`, and the
+// round loop (Tick every 100 ms, a round every
 // round_s of wall clock). Used by main.cc and by the integration tests,
 // which start it in-process on an ephemeral port.
 #include <atomic>
@@ -13,6 +14,7 @@
 #include "daemon/metrics.h"
 #include "daemon/services.h"
 #include "grpcpp/grpcpp.h"
+#include "service/http_endpoint.h"
 
 namespace synergy::daemon {
 
@@ -39,7 +41,9 @@ class Daemon {
   std::unique_ptr<NodeServiceImpl> node_;
   std::unique_ptr<AgentServiceImpl> agent_;
   std::unique_ptr<grpc::Server> server_;
-  MetricsServer metrics_;
+  service::HttpEndpoint metrics_;
+  // When the round loop last ticked (unix ms): /healthz and /readyz read it.
+  std::atomic<int64_t> last_tick_ms_{0};
   int port_ = 0;
   int metrics_port_ = 0;
   std::atomic<bool> stop_{false};

@@ -12,8 +12,11 @@
 
 #include "node/cgroups.h"
 #include "node/node_agent.h"
+#include "service/auth.h"
 #include "service/channel.h"
+#include "service/http_endpoint.h"
 #include "spdlog/spdlog.h"
+#include "synergy/version.h"
 
 int main(int argc, char** argv) {
   std::string config_file, name, scheduler;
@@ -21,11 +24,14 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if ((a == "--config" || a == "--name" || a == "--scheduler") && i + 1 < argc) {
       (a == "--config" ? config_file : a == "--name" ? name : scheduler) = argv[++i];
+    } else if (a == "--version") {
+      std::cout << synergy::VersionLine("synergy-node") << "\n";
+      return 0;
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT]\n";
+      std::cout << "usage: synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT] [--version]\n";
       return 0;
     } else {
-      std::cerr << "synergy-node: unknown flag '" << a << "'\nusage: synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT]\n";
+      std::cerr << "synergy-node: unknown flag '" << a << "'\nusage: synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT] [--version]\n";
       return 2;
     }
   }
@@ -90,6 +96,30 @@ int main(int argc, char** argv) {
     auto fresh = synergy::service::OpenChannel(config->scheduler, security, true, args);
     return fresh.ok() ? *fresh : *channel;  // the files were readable a moment ago
   });
+  // /metrics, /healthz (the process answers) and /readyz (registered and
+  // heard from), when metrics_listen is set.
+  synergy::service::HttpEndpoint http;
+  if (!config->metrics_listen.empty()) {
+    const std::string node_name = offer->name;
+    http.Handle("/metrics", [&agent, node_name] {
+      return synergy::service::HttpReply{
+          200, synergy::node::RenderNodeMetrics(agent.stats(), node_name, synergy::service::NowUnixMs()),
+          synergy::service::kPrometheusTextType};
+    });
+    http.Handle("/healthz", [] { return synergy::service::HttpReply{200, "ok\n"}; });
+    http.Handle("/readyz", [&agent] {
+      std::string why;
+      return synergy::node::NodeReady(agent.stats(), synergy::service::NowUnixMs(), &why)
+                 ? synergy::service::HttpReply{200, "ready\n"}
+                 : synergy::service::HttpReply{503, why + "\n"};
+    });
+    auto port = http.Start(config->metrics_listen, "metrics_listen");
+    if (!port.ok()) {
+      std::cerr << "synergy-node: " << port.status().message() << "\n";
+      return 2;
+    }
+    spdlog::info("synergy-node: metrics on {}", config->metrics_listen);
+  }
   std::atomic<bool> stop{false};
   std::thread signals([&] {
     int sig = 0;
@@ -99,5 +129,6 @@ int main(int argc, char** argv) {
   });
   signals.detach();
   agent.Run(stop);
+  http.Stop();
   return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "node/job_account.h"
 #include "service/channel.h"
+#include "service/auth.h"
 #include "service/escape.h"
 #include "spdlog/spdlog.h"
 
@@ -86,6 +87,7 @@ bool NodeAgent::CallFailed(const char* call, const grpc::Status& st) {
   spdlog::debug("node {}: {}: {} ({})", offer_.name, call, st.error_message(), static_cast<int>(st.error_code()));
   if (st.error_code() == grpc::StatusCode::UNAVAILABLE) stub_ = v1::NodeService::NewStub(reconnect_());
   unreachable_ = true;
+  ++stats_.call_failures;
   return false;
 }
 
@@ -113,8 +115,11 @@ bool NodeAgent::Register() {
   if (unreachable_) spdlog::info("node {}: {} reachable again", offer_.name, config_.scheduler);
   unreachable_ = false;
   registered_ = true;
+  stats_.registered = true;
+  stats_.last_heartbeat_ok_unix_ms = service::NowUnixMs();
   if (!resp.node_credential().empty()) KeepIssuedCredential(resp.node_credential());
   if (resp.heartbeat_interval_ms() > 0) interval_ms_ = static_cast<int>(resp.heartbeat_interval_ms());
+  stats_.heartbeat_interval_ms = interval_ms_;
   if (resp.lease_grace_ms() > 0) lease_grace_ms_ = resp.lease_grace_ms();
   spdlog::info("node {}: registered with {} ({} GPUs{}, {} CPUs{}, {:.1f} GB; {} running)", offer_.name,
                config_.scheduler, offer_.gpu_ids.size(), offer_.gpus_declared ? " declared" : "",
@@ -135,7 +140,9 @@ bool NodeAgent::Step() {
     x.set_reason(ReasonForDaemon(e.reason));
     spdlog::info("node {}: {} lease {} {}", offer_.name, e.job_id, e.epoch, e.reason);
     unsent_exits_.push_back(std::move(x));
+    ++(e.stopped_by_us ? stats_.exits_stopped : e.exit_code == 0 && e.signal == 0 ? stats_.exits_ok : stats_.exits_error);
   }
+  stats_.running = static_cast<int64_t>(launcher_->running().size());
   if (!registered_ && !Register()) return false;
   v1::HeartbeatRequest req;
   req.set_name(offer_.name);
@@ -155,12 +162,15 @@ bool NodeAgent::Step() {
   if (!st.ok()) return CallFailed("heartbeat", st);
   if (unreachable_) spdlog::info("node {}: {} reachable again", offer_.name, config_.scheduler);
   unreachable_ = false;
+  ++stats_.heartbeats_ok;
+  stats_.last_heartbeat_ok_unix_ms = service::NowUnixMs();
   if (resp.reregister()) {
     // A leaving node the daemon has let go of does not come back.
     if (leaving_) return true;
     // Exits the daemon has not seen are kept for the first heartbeat after
     // registering: a restarted daemon must learn how its leases ended.
     registered_ = false;
+    stats_.registered = false;
     return Register();
   }
   unsent_exits_.clear();
@@ -172,6 +182,7 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
   for (const v1::StopOrder& s : resp.stop()) {
     spdlog::info("node {}: stopping {} lease {} (grace {} ms)", offer_.name, s.job_id(), s.epoch(), s.grace_ms());
     launcher_->Stop(s.job_id(), s.epoch(), std::chrono::milliseconds(s.grace_ms()));
+    ++stats_.stop_orders;
   }
   for (const v1::LaunchOrder& l : resp.launch()) {
     if (leaving_) {
@@ -224,8 +235,10 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
       x.set_reason(ReasonForDaemon(pid.status().message()));
       x.set_launch_refused(!account.ok());
       unsent_exits_.push_back(std::move(x));
+      ++stats_.launch_failures;
       continue;
     }
+    ++stats_.launches;
     spdlog::info("node {}: launched {} lease {} pid {} (gpus {}, {} cpus, {:.1f} GB)", offer_.name, l.job_id(),
                  l.epoch(), *pid, l.gpu_ids_size(), l.cpu_ids_size(), l.mem_gb());
   }
@@ -243,6 +256,7 @@ void NodeAgent::Run(const std::atomic<bool>& stop) {
 
 void NodeAgent::Leave() {
   leaving_ = true;
+  stats_.leaving = true;
   const auto limit = std::chrono::milliseconds(2 * lease_grace_ms_ + 2000);
   const auto deadline = std::chrono::steady_clock::now() + limit;
   spdlog::info("node {}: leaving: its jobs are given up to {} ms to checkpoint and exit", offer_.name, limit.count());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "node/node_config.h"
+#include "node/node_stats.h"
 #include "node/process_launcher.h"
 #include "synergy/v1/synergy.grpc.pb.h"
 
@@ -39,6 +40,8 @@ class NodeAgent {
   void Leave();
   // One register-or-heartbeat exchange (tests drive it step by step).
   bool Step();
+  // For /metrics, /healthz and /readyz (read from another thread).
+  const NodeStats& stats() const { return stats_; }
 
  private:
   bool Register();
@@ -64,6 +67,7 @@ class NodeAgent {
   bool leaving_ = false;
   std::vector<v1::ProcessExit> unsent_exits_;
   std::string issued_credential_;  // from a join (and credential_file)
+  NodeStats stats_;
 };
 
 }  // namespace synergy::node

@@ -161,6 +161,7 @@ absl::Status ReadSettings(const YamlMap& m, NodeConfig& c) {
   st.Update(m.Read("run_jobs_as_node_user", c.run_jobs_as_node_user));
   st.Update(ReadPassthrough(m, c.job_env_passthrough));
   st.Update(m.Read("log_level", c.log_level, 64));
+  st.Update(m.Read("metrics_listen", c.metrics_listen, service::kMaxNodeAddressBytes));
   return st;
 }
 
@@ -186,7 +187,8 @@ absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::s
   absl::StatusOr<YamlMap> m = root->Map(
       {"name", "scheduler", "address", "gpus", "cpus", "cpu_slots", "memory_gb", "log_dir", "work_dir", "token",
        "join_token", "credential_file", "tls_ca", "tls_cert", "tls_key", "tls_server_name", "plaintext",
-       "accounts", "allow_root_jobs", "run_jobs_as_node_user", "job_env_passthrough", "log_level"});
+       "accounts", "allow_root_jobs", "run_jobs_as_node_user", "job_env_passthrough", "log_level",
+       "metrics_listen"});
   if (!m.ok()) return m.status();
   if (absl::Status st = ReadSettings(*m, base); !st.ok()) return st;
   if (absl::Status st = CheckSettings(*m, base); !st.ok()) return st;

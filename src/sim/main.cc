@@ -16,6 +16,7 @@
 #include "sim/progress.h"
 #include "sim/sweep.h"
 #include "sim/trace.h"
+#include "synergy/version.h"
 
 namespace {
 
@@ -129,7 +130,8 @@ int Sweep(const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   const std::string usage =
       "usage: synergy-sim run ...    one simulation (synergy-sim run --help)\n"
-      "       synergy-sim sweep ...  loads x mechanisms, with plots (synergy-sim sweep --help)\n";
+      "       synergy-sim sweep ...  loads x mechanisms, with plots (synergy-sim sweep --help)\n"
+      "       synergy-sim --version\n";
   if (argc < 2) {
     std::fputs(usage.c_str(), stderr);
     return kBadInput;
@@ -140,6 +142,10 @@ int main(int argc, char** argv) {
   if (command == "sweep") return Sweep(args);
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(usage.c_str(), stdout);
+    return 0;
+  }
+  if (command == "--version") {
+    std::printf("%s\n", synergy::VersionLine("synergy-sim").c_str());
     return 0;
   }
   std::fprintf(stderr, "synergy-sim: error: unknown command '%s'\n%s", command.c_str(),

@@ -9,8 +9,9 @@ TEST=run_queue
 source "$(dirname "$0")/lib.sh"
 
 METRICS_PORT=$(free_port)
+NODE_METRICS_PORT=$(free_port)
 start_daemon
-start_node n1 2
+NODE_EXTRA="metrics_listen: 127.0.0.1:$NODE_METRICS_PORT" start_node n1 2
 start_node n2 2
 wait_for_nodes 2
 
@@ -70,5 +71,35 @@ metrics=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http:
 grep -q '^synergy_jobs{state="succeeded"} 7$' <<<"$metrics" || fail "metrics: $metrics"
 grep -q '^synergy_gpus_allocated 0$' <<<"$metrics" || fail "metrics allocation"
 grep -q '^synergy_leases_granted_total '"$granted"'$' <<<"$metrics" || fail "metrics lease count ($granted)"
-grep -q '^synergy_round_decision_ms ' <<<"$metrics" || fail "metrics decision time"
+grep -q '^synergy_round_decision_seconds_count [1-9]' <<<"$metrics" || fail "metrics decision time"
+# Every job succeeded: 7 completions, 7 first launches, and every lease ended by a cause.
+grep -q '^synergy_job_completion_seconds_count 7$' <<<"$metrics" || fail "metrics: JCT histogram count"
+grep -q '^synergy_job_queue_wait_seconds_count 7$' <<<"$metrics" || fail "metrics: queue wait histogram count"
+ended=$(awk '/^synergy_leases_ended_total\{/ { s += $2 } END { print s }' <<<"$metrics")
+[[ $ended == "$granted" ]] || fail "metrics: $ended lease ends by cause, $granted leases granted"
+grep -q '^synergy_node_gpus{node="[^"]*"} 2$' <<<"$metrics" || fail "metrics: per-node GPUs"
+grep -q '^synergy_build_info{version="[0-9.]*",revision="[^"]*"} 1$' <<<"$metrics" || fail "metrics: build info"
+# Prometheus' own linter, where there is one (scripts/install-deps unpacks
+# it into .tools/).
+promtool=$(command -v promtool || true)
+[[ -z $promtool && -x $(dirname "$0")/../../.tools/bin/promtool ]] && promtool=$(dirname "$0")/../../.tools/bin/promtool
+if [[ -n $promtool ]]; then
+  lint=$("$promtool" check metrics <<<"$metrics" 2>&1) || fail "promtool check metrics: $lint"
+  echo "ok   promtool check metrics: clean"
+else
+  echo "note promtool not installed: metrics not linted"
+fi
+http_get() { python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$1/$2').read().decode())"; }
+for port in "$METRICS_PORT" "$NODE_METRICS_PORT"; do
+  for probe in healthz readyz; do http_get "$port" "$probe" >/dev/null || fail "/$probe on port $port is not 200"; done
+done
+# The node's own: what it launched and how its processes ended.
+node_metrics=$(http_get "$NODE_METRICS_PORT" metrics)
+launched=$(awk '/^synergy_node_launches_total / { print $2 }' <<<"$node_metrics")
+exited=$(awk '/^synergy_node_exits_total\{/ { s += $2 } END { print s }' <<<"$node_metrics")
+((launched >= 1)) && [[ $exited == "$launched" ]] || fail "node metrics: $launched launched, $exited exited: $node_metrics"
+grep -q '^synergy_node_registered 1$' <<<"$node_metrics" || fail "node metrics: not registered"
+if [[ -n $promtool ]]; then
+  lint=$("$promtool" check metrics <<<"$node_metrics" 2>&1) || fail "promtool check metrics (node): $lint"
+fi
 echo "ok run_queue"
