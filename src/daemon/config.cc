@@ -30,7 +30,8 @@ const std::vector<absl::string_view>& Settings() {
       "policy",         "mechanism",             "models",              "lease_grace_s",
       "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "max_active_jobs_per_user", "profile_wait_s",
       "restart_gain",
-      "auth",           "tls",                   "log_level"};
+      "auth",           "tls",                   "log_level",
+      "log_format"};
   return kSettings;
 }
 
@@ -69,6 +70,7 @@ absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
   if (m.Has("auth")) st.Update(ParseAuthSection(m.Get("auth"), c.auth));
   if (m.Has("tls")) st.Update(ParseTlsSection(m.Get("tls"), c.tls));
   st.Update(m.Read("log_level", c.log_level, 64));
+  st.Update(m.Read("log_format", c.log_format, 64));
   return st;
 }
 
@@ -86,6 +88,9 @@ absl::Status CheckSettings(const YamlMap& m, const DaemonConfig& c) {
   static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
   if (m.Has("log_level") && !kLevels.count(c.log_level)) {
     return m.Get("log_level").Error("is not one of trace, debug, info, warn, error");
+  }
+  if (m.Has("log_format") && c.log_format != "text" && c.log_format != "json") {
+    return m.Get("log_format").Error("is not text or json");
   }
   return absl::OkStatus();
 }

@@ -72,6 +72,7 @@ struct DaemonConfig {
   AuthConfig auth;
   TlsConfig tls;
   std::string log_level = "info";  // trace | debug | info | warn | error
+  std::string log_format = "text";  // text | json (one object a line); UTC, RFC 3339, either way
 };
 
 // The embedded default, then `file` (if not empty) on top, then the checks

@@ -1,5 +1,5 @@
 // synergyd: the Synergy scheduler daemon.
-//   synergyd [--config FILE]
+//   synergyd [--config FILE] [--log-format text|json] [--version]
 // Without --config the embedded configs/synergyd.yaml is used. Exit status
 // 2 on a bad config or flag, or when its port or state database is taken
 // (one daemon per state and port); 1 when it cannot start otherwise.
@@ -12,29 +12,32 @@
 #include <thread>
 
 #include "daemon/server.h"
+#include "service/logging.h"
 #include "spdlog/spdlog.h"
 #include "synergy/version.h"
 
 namespace {
 
 int Usage(const std::string& why) {
-  std::cerr << "synergyd: " << why << "\nusage: synergyd [--config FILE] [--version]\n";
+  std::cerr << "synergyd: " << why << "\nusage: synergyd [--config FILE] [--log-format text|json] [--version]\n";
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string config_file;
+  std::string config_file, log_format;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--config" && i + 1 < argc) {
       config_file = argv[++i];
+    } else if (a == "--log-format" && i + 1 < argc) {
+      log_format = argv[++i];
     } else if (a == "--version") {
       std::cout << synergy::VersionLine("synergyd") << "\n";
       return 0;
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: synergyd [--config FILE] [--version]   (default: the embedded configs/synergyd.yaml)\n";
+      std::cout << "usage: synergyd [--config FILE] [--log-format text|json] [--version]   (default: the embedded configs/synergyd.yaml)\n";
       return 0;
     } else {
       return Usage("unknown flag '" + a + "'");
@@ -55,8 +58,10 @@ int main(int argc, char** argv) {
     std::cerr << "synergyd: " << config.status().message() << "\n";
     return 2;
   }
-  spdlog::set_level(spdlog::level::from_str(config->log_level));
-  spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+  if (!log_format.empty()) config->log_format = log_format;
+  if (absl::Status st = synergy::service::ConfigureLogging("synergyd", config->log_format, config->log_level); !st.ok()) {
+    return Usage(std::string(st.message()));
+  }
   // Signals are taken by a thread of their own, so shutdown runs outside a
   // signal handler.
   sigset_t set;

@@ -1,6 +1,6 @@
 // synergy-node: registers this server with synergyd and runs the job
 // processes it is told to.
-//   synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT]
+//   synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT] [--log-format text|json] [--version]
 // Exit status 2 on a bad config or flag.
 #include <unistd.h>
 
@@ -15,23 +15,24 @@
 #include "service/auth.h"
 #include "service/channel.h"
 #include "service/http_endpoint.h"
+#include "service/logging.h"
 #include "spdlog/spdlog.h"
 #include "synergy/version.h"
 
 int main(int argc, char** argv) {
-  std::string config_file, name, scheduler;
+  std::string config_file, name, scheduler, log_format;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--config" || a == "--name" || a == "--scheduler") && i + 1 < argc) {
-      (a == "--config" ? config_file : a == "--name" ? name : scheduler) = argv[++i];
+    if ((a == "--config" || a == "--name" || a == "--scheduler" || a == "--log-format") && i + 1 < argc) {
+      (a == "--config" ? config_file : a == "--name" ? name : a == "--scheduler" ? scheduler : log_format) = argv[++i];
     } else if (a == "--version") {
       std::cout << synergy::VersionLine("synergy-node") << "\n";
       return 0;
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT] [--version]\n";
+      std::cout << "usage: synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT] [--log-format text|json] [--version]\n";
       return 0;
     } else {
-      std::cerr << "synergy-node: unknown flag '" << a << "'\nusage: synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT] [--version]\n";
+      std::cerr << "synergy-node: unknown flag '" << a << "'\nusage: synergy-node [--config FILE] [--name NAME] [--scheduler HOST:PORT] [--log-format text|json] [--version]\n";
       return 2;
     }
   }
@@ -80,8 +81,12 @@ int main(int argc, char** argv) {
     std::cerr << "synergy-node: scheduler: " << channel.status().message() << "\n";
     return 2;
   }
-  spdlog::set_level(spdlog::level::from_str(config->log_level));
-  spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+  if (!log_format.empty()) config->log_format = log_format;
+  if (absl::Status st = synergy::service::ConfigureLogging("synergy-node", config->log_format, config->log_level);
+      !st.ok()) {
+    std::cerr << "synergy-node: " << st.message() << "\n";
+    return 2;
+  }
   auto offer = synergy::node::Discover(*config);
   if (!offer.ok()) {
     std::cerr << "synergy-node: " << offer.status().message() << "\n";

@@ -162,6 +162,7 @@ absl::Status ReadSettings(const YamlMap& m, NodeConfig& c) {
   st.Update(ReadPassthrough(m, c.job_env_passthrough));
   st.Update(m.Read("log_level", c.log_level, 64));
   st.Update(m.Read("metrics_listen", c.metrics_listen, service::kMaxNodeAddressBytes));
+  st.Update(m.Read("log_format", c.log_format, 64));
   return st;
 }
 
@@ -174,6 +175,9 @@ absl::Status CheckSettings(const YamlMap& m, const NodeConfig& c) {
   static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
   if (m.Has("log_level") && !kLevels.count(c.log_level)) {
     return m.Get("log_level").Error("is not one of trace, debug, info, warn, error");
+  }
+  if (m.Has("log_format") && c.log_format != "text" && c.log_format != "json") {
+    return m.Get("log_format").Error("is not text or json");
   }
   return absl::OkStatus();
 }
@@ -188,7 +192,7 @@ absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::s
       {"name", "scheduler", "address", "gpus", "cpus", "cpu_slots", "memory_gb", "log_dir", "work_dir", "token",
        "join_token", "credential_file", "tls_ca", "tls_cert", "tls_key", "tls_server_name", "plaintext",
        "accounts", "allow_root_jobs", "run_jobs_as_node_user", "job_env_passthrough", "log_level",
-       "metrics_listen"});
+       "metrics_listen", "log_format"});
   if (!m.ok()) return m.status();
   if (absl::Status st = ReadSettings(*m, base); !st.ok()) return st;
   if (absl::Status st = CheckSettings(*m, base); !st.ok()) return st;

@@ -59,6 +59,7 @@ struct NodeConfig {
   // locale, TZ and TMPDIR): POSIX names, not SYNERGY_*, at most 256.
   std::vector<std::string> job_env_passthrough;
   std::string log_level = "info";  // trace | debug | info | warn | error
+  std::string log_format = "text";  // text | json (one object a line); UTC, RFC 3339, either way
   // host:port for /metrics, /healthz and /readyz over HTTP; "" = off.
   std::string metrics_listen;
   int heartbeat_interval_ms = 1000;  // until the daemon says otherwise

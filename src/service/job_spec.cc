@@ -75,9 +75,8 @@ absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
 absl::StatusOr<v1::JobSpec> ParseJobSpecYaml(const std::string& text, const std::string& file) {
   absl::StatusOr<YamlValue> doc = ParseYaml(text, file);
   if (!doc.ok()) return doc.status();
-  absl::StatusOr<YamlMap> m = doc->Map({"name", "model", "gpus", "iterations", "command", "env",
-                                        "tenant", "max_retries", "uses_agent", "profile",
-                                        "priority"});
+  absl::StatusOr<YamlMap> m =
+      doc->Map(std::vector<absl::string_view>(std::begin(kJobSpecFields), std::end(kJobSpecFields)));
   if (!m.ok()) return m.status();
   v1::JobSpec spec;
   if (absl::Status st = ReadJobFields(*m, spec); !st.ok()) return st;

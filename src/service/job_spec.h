@@ -10,9 +10,13 @@
 
 namespace synergy::service {
 
-// Parses a job spec file. Fields: name, model, gpus, iterations, command
-// (a list, or a string split on spaces), env (a map), max_retries,
-// uses_agent, profile, priority, tenant. An unknown field is an error.
+// The fields of a job spec file, each described in docs/job-spec.md.
+inline constexpr const char* kJobSpecFields[] = {"name",    "model",      "gpus",    "iterations",
+                                                 "command", "env",        "tenant",  "max_retries",
+                                                 "uses_agent", "profile", "priority"};
+
+// Parses a job spec file (kJobSpecFields; command is a list, or a string
+// split on spaces; env a map). An unknown field is an error.
 absl::StatusOr<v1::JobSpec> ParseJobSpecYaml(const std::string& text, const std::string& file);
 
 // Priority classes run from 0 (the default) to this.

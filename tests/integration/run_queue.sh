@@ -12,7 +12,7 @@ METRICS_PORT=$(free_port)
 NODE_METRICS_PORT=$(free_port)
 start_daemon
 NODE_EXTRA="metrics_listen: 127.0.0.1:$NODE_METRICS_PORT" start_node n1 2
-start_node n2 2
+NODE_EXTRA="log_format: json" start_node n2 2
 wait_for_nodes 2
 
 ids=()
@@ -102,4 +102,14 @@ grep -q '^synergy_node_registered 1$' <<<"$node_metrics" || fail "node metrics: 
 if [[ -n $promtool ]]; then
   lint=$("$promtool" check metrics <<<"$node_metrics" 2>&1) || fail "promtool check metrics (node): $lint"
 fi
+# n2 logs JSON lines: every line it wrote parses, in UTC, and says what it launched.
+python3 - "$work/node-n2.log" <<'PY' || fail "n2's JSON log"
+import json, re, sys
+lines = [l for l in open(sys.argv[1]) if l.strip()]
+records = [json.loads(l) for l in lines]
+assert records, "no lines"
+assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", r["time"]) for r in records), records[0]
+assert all(r["program"] == "synergy-node" and r["level"] for r in records)
+assert any("launched" in r["msg"] for r in records), [r["msg"] for r in records][:5]
+PY
 echo "ok run_queue"
