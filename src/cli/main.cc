@@ -1,21 +1,15 @@
 // synergyctl: the operator's command line for synergyd.
 //   synergyctl [--server HOST:PORT] [--token T] [--ca FILE] [--server-name NAME] [--plaintext] COMMAND ...
-//     submit -f JOB.yaml            submit a job; prints its id
-//     get jobs|nodes [-o wide|json] list
-//     describe job ID               one job in full, with its events
-//     cancel ID                     cancel a job
-//     cluster [-o json]             capacity, allocation, jobs by state
-//     drain NODE | undrain NODE     stop / resume placing leases on a node
-//     hash-credential               SHA-256 of the credential on stdin, for synergyd.yaml
-// --server defaults to $SYNERGY_SERVER or 127.0.0.1:50051, --token to
-// $SYNERGY_TOKEN, --ca to $SYNERGY_CA (else the system's roots), --plaintext
-// to $SYNERGY_PLAINTEXT=1 (loopback only). Exit status: 0 done, 1 refused by
-// synergyd (or it is unreachable), 2 bad usage or input.
+// The commands, their help and the bash completion are in cli/commands.cc
+// (synergyctl --help, synergyctl COMMAND --help).
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "cli/commands.h"
+#include "cli/history.h"
+#include "cli/job_selection.h"
 #include "cli/tables.h"
 #include "service/auth.h"
 #include "service/channel.h"
@@ -30,19 +24,8 @@ namespace {
 using synergy::service::NowUnixMs;
 namespace v1 = synergy::v1;
 
-constexpr const char* kUsage =
-    "usage: synergyctl [--server HOST:PORT] [--token T] [--ca FILE] [--server-name NAME] [--plaintext] COMMAND\n"
-    "  submit -f JOB.yaml\n"
-    "  get jobs|nodes [-o wide|json]\n"
-    "  describe job ID\n"
-    "  cancel ID\n"
-    "  cluster [-o json]\n"
-    "  drain NODE | undrain NODE\n"
-    "  hash-credential < FILE       SHA-256 of a credential, for token_sha256: in synergyd.yaml\n"
-    "  --version\n";
-
 int Usage(const std::string& why) {
-  std::cerr << "synergyctl: " << why << "\n" << kUsage;
+  std::cerr << "synergyctl: " << why << "\n" << synergy::cli::Usage();
   return 2;
 }
 
@@ -77,7 +60,9 @@ int main(int argc, char** argv) {
   c.security.server_name = std::getenv("SYNERGY_TLS_SERVER_NAME") ? std::getenv("SYNERGY_TLS_SERVER_NAME") : "";
   c.security.plaintext = std::getenv("SYNERGY_PLAINTEXT") && std::string(std::getenv("SYNERGY_PLAINTEXT")) == "1";
   std::vector<std::string> args;
-  std::string output, file;
+  std::string output, file, states, since;
+  bool help = false;
+  synergy::cli::JobSelection selection;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](std::string& out) {
@@ -96,13 +81,28 @@ int main(int argc, char** argv) {
     } else if (a == "--plaintext") {
       c.security.plaintext = true;
     } else if (a == "-o" || a == "--output") {
-      if (!value(output)) return Usage("-o needs wide or json");
-      if (output != "wide" && output != "json") return Usage("-o: '" + output + "' is not wide or json");
+      if (!value(output)) return Usage("-o needs wide, json or name");
+      if (output != "wide" && output != "json" && output != "name" && output != "csv") {
+        return Usage("-o: " + synergy::service::QuoteForMessage(output) + " is not wide, json, name or csv");
+      }
+    } else if (a == "--since") {
+      if (!value(since)) return Usage("--since needs a duration (2h) or a time (2026-12-04T09:00:00Z)");
+    } else if (a == "--state") {
+      if (!value(states)) return Usage("--state needs states, e.g. running,queued");
+      auto parsed = synergy::cli::ParseStates(states);
+      if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
+      selection.states = *parsed;
+    } else if (a == "--user") {
+      if (!value(selection.user)) return Usage("--user needs a user name");
+    } else if (a == "--tenant") {
+      if (!value(selection.tenant)) return Usage("--tenant needs a tenant");
+    } else if (a == "--sort-by") {
+      if (!value(selection.sort_by)) return Usage("--sort-by needs a key");
+      if (auto st = synergy::cli::CheckSortKey(selection.sort_by); !st.ok()) return Usage(std::string(st.message()));
     } else if (a == "-f" || a == "--file") {
       if (!value(file)) return Usage("-f needs a file");
     } else if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
+      help = true;
     } else if (a == "--version") {
       std::cout << synergy::VersionLine("synergyctl") << "\n";
       return 0;
@@ -112,8 +112,19 @@ int main(int argc, char** argv) {
       args.push_back(a);
     }
   }
+  if (help) {
+    const std::string one = args.empty() ? "" : synergy::cli::HelpFor(args[0]);
+    std::cout << (one.empty() ? synergy::cli::Usage() : one);
+    return 0;
+  }
   if (args.empty()) return Usage("no command");
   const std::string& cmd = args[0];
+  if (cmd == "completion") {
+    const std::string script = synergy::cli::CompletionScript(args.size() == 2 ? args[1] : "");
+    if (script.empty()) return Usage("completion needs a shell: bash");
+    std::cout << script;
+    return 0;
+  }
   if (cmd == "hash-credential") {
     if (args.size() != 1) return Usage("hash-credential reads the credential from stdin");
     std::string credential;
@@ -160,26 +171,48 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd == "get") {
-    if (args.size() != 2) return Usage("get needs jobs or nodes");
+    if (args.size() < 2) return Usage("get needs jobs or nodes");
     if (args[1] == "jobs" || args[1] == "job") {
+      // Named jobs one by one (NOT_FOUND names the id); else the list,
+      // filtered by state in synergyd.
       v1::ListJobsResponse resp;
-      auto ctx = c.Call(false);
-      grpc::Status st = c.stub->ListJobs(ctx.get(), v1::ListJobsRequest{}, &resp);
-      if (!st.ok()) return Refused(st);
-      if (output == "json") {
-        std::cout << synergy::cli::Json(resp);
+      if (args.size() > 2) {
+        for (size_t i = 2; i < args.size(); ++i) {
+          v1::GetJobRequest req;
+          req.set_job_id(args[i]);
+          auto ctx = c.Call(false);
+          grpc::Status st = c.stub->GetJob(ctx.get(), req, resp.add_jobs());
+          if (!st.ok()) return Refused(st);
+        }
       } else {
-        std::cout << synergy::cli::JobsTable({resp.jobs().begin(), resp.jobs().end()}, output == "wide", NowUnixMs());
+        v1::ListJobsRequest req;
+        for (v1::JobState s : selection.states) req.add_states(s);
+        auto ctx = c.Call(false);
+        grpc::Status st = c.stub->ListJobs(ctx.get(), req, &resp);
+        if (!st.ok()) return Refused(st);
+      }
+      const std::vector<v1::Job> jobs = synergy::cli::SelectJobs({resp.jobs().begin(), resp.jobs().end()}, selection);
+      if (output == "json") {
+        v1::ListJobsResponse selected;
+        for (const v1::Job& j : jobs) *selected.add_jobs() = j;
+        std::cout << synergy::cli::Json(selected);
+      } else if (output == "name") {
+        for (const v1::Job& j : jobs) std::cout << synergy::service::EscapeForDisplay(j.id()) << "\n";
+      } else {
+        std::cout << synergy::cli::JobsTable(jobs, output == "wide", NowUnixMs());
       }
       return 0;
     }
     if (args[1] == "nodes" || args[1] == "node") {
+      if (args.size() != 2) return Usage("get nodes takes no names");
       v1::ListNodesResponse resp;
       auto ctx = c.Call(false);
       grpc::Status st = c.stub->ListNodes(ctx.get(), v1::ListNodesRequest{}, &resp);
       if (!st.ok()) return Refused(st);
       if (output == "json") {
         std::cout << synergy::cli::Json(resp);
+      } else if (output == "name") {
+        for (const v1::Node& n : resp.nodes()) std::cout << synergy::service::EscapeForDisplay(n.name()) << "\n";
       } else {
         std::cout << synergy::cli::NodesTable({resp.nodes().begin(), resp.nodes().end()}, output == "wide", NowUnixMs());
       }
@@ -187,8 +220,41 @@ int main(int argc, char** argv) {
     }
     return Usage("get: '" + args[1] + "' is not jobs or nodes");
   }
+  if (output == "csv" && cmd != "history") return Usage("-o csv is for history only");
+  if (cmd == "history") {
+    if (args.size() != 1) return Usage("history takes flags only: --since, -o json|csv");
+    if (output == "wide" || output == "name") return Usage("history: -o is json or csv");
+    int64_t since_ms = 0;
+    if (!since.empty()) {
+      auto parsed = synergy::cli::ParseSince(since, NowUnixMs());
+      if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
+      since_ms = *parsed;
+    }
+    v1::ListJobsResponse resp;
+    auto ctx = c.Call(false);
+    grpc::Status st = c.stub->ListJobs(ctx.get(), v1::ListJobsRequest{}, &resp);
+    if (!st.ok()) return Refused(st);
+    const std::vector<v1::Job> jobs = synergy::cli::JobsSince({resp.jobs().begin(), resp.jobs().end()}, since_ms);
+    std::cout << (output == "csv"    ? synergy::cli::HistoryCsv(jobs)
+                  : output == "json" ? synergy::cli::HistoryJson(jobs)
+                                     : synergy::cli::HistoryTable(jobs, NowUnixMs()));
+    return 0;
+  }
+  if (cmd == "describe" && args.size() == 3 && args[1] == "node") {
+    v1::ListNodesResponse resp;
+    auto ctx = c.Call(false);
+    grpc::Status st = c.stub->ListNodes(ctx.get(), v1::ListNodesRequest{}, &resp);
+    if (!st.ok()) return Refused(st);
+    for (const v1::Node& n : resp.nodes()) {
+      if (n.name() != args[2]) continue;
+      std::cout << (output == "json" ? synergy::cli::Json(n) : synergy::cli::DescribeNode(n, NowUnixMs()));
+      return 0;
+    }
+    std::cerr << "synergyctl: node " << synergy::service::QuoteForMessage(args[2]) << " is not known to synergyd\n";
+    return 1;
+  }
   if (cmd == "describe") {
-    if (args.size() != 3 || args[1] != "job") return Usage("describe needs: job ID");
+    if (args.size() != 3 || args[1] != "job") return Usage("describe needs: job ID, or node NAME");
     v1::GetJobRequest req;
     req.set_job_id(args[2]);
     v1::Job job;

@@ -126,6 +126,32 @@ std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t no
   return Table(rows);
 }
 
+std::string DescribeNode(const v1::Node& n, int64_t now_ms) {
+  std::string out;
+  auto line = [&](const std::string& k, const std::string& v) {
+    absl::StrAppend(&out, absl::StrFormat("%-14s %s\n", service::EscapeForDisplay(k + ":"),
+                                          service::EscapeForDisplay(v)));
+  };
+  std::string status = n.leaving() ? (n.alive() ? "leaving" : "left") : (n.alive() ? "ready" : "lost");
+  if (n.drained()) status += ", drained (no new leases)";
+  line("Name", n.name());
+  line("Status", status);
+  line("Address", n.address().empty() ? "-" : n.address());
+  line("GPUs", absl::StrFormat("%d of %d allocated; ids %s, allocated %s%s", n.allocated().gpu_ids_size(),
+                               n.capacity().gpu_ids_size(), Ids(n.capacity().gpu_ids()), Ids(n.allocated().gpu_ids()),
+                               n.capacity().gpus_declared() ? " (declared: none visible)" : ""));
+  line("CPUs", absl::StrFormat("%d of %d allocated; ids %s, allocated %s", n.allocated().cpu_ids_size(),
+                               n.capacity().cpu_ids_size(), Ids(n.capacity().cpu_ids()), Ids(n.allocated().cpu_ids())));
+  line("Memory", absl::StrFormat("%.1f of %.1f GB allocated", n.allocated().mem_gb(), n.capacity().mem_gb()));
+  line("Jobs", n.jobs_size() ? absl::StrJoin(n.jobs(), ", ") : "-");
+  line("Cgroups", n.cgroups().empty() ? "-" : n.cgroups());
+  line("Last seen", n.last_heartbeat_unix_ms() > 0
+                        ? absl::StrCat(Time(n.last_heartbeat_unix_ms()), " (", Duration(now_ms - n.last_heartbeat_unix_ms()),
+                                       " ago)")
+                        : "-");
+  return out;
+}
+
 std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   std::string out;
   auto line = [&](const std::string& k, const std::string& v) {

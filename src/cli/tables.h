@@ -17,6 +17,9 @@ std::string Table(const std::vector<std::vector<std::string>>& rows);
 std::string JobsTable(const std::vector<v1::Job>& jobs, bool wide, int64_t now_ms);
 std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t now_ms);
 std::string DescribeJob(const v1::Job& job, int64_t now_ms);
+// A node in full: status, address, what it offers and what leases hold
+// (ids), the jobs on it, its cgroups, when it was last heard from.
+std::string DescribeNode(const v1::Node& node, int64_t now_ms);
 std::string ClusterSummary(const v1::ClusterState& state);
 
 std::string StateName(v1::JobState state);   // "running"

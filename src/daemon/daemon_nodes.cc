@@ -190,7 +190,10 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
       order.set_mem_gb(s.mem_gb());
       order.set_user(job.owner());
       if (launch.launched_on.empty()) {
-        if (job.attempts() == 0) counters_.queue_wait_s.Observe((now_ms - job.submitted_unix_ms()) / 1000.0);
+        if (job.attempts() == 0) {
+          job.set_first_launch_unix_ms(now_ms);
+          counters_.queue_wait_s.Observe((now_ms - job.submitted_unix_ms()) / 1000.0);
+        }
         job.set_attempts(job.attempts() + 1);
         launch.service_from_ms = now_ms;
       }

@@ -1,9 +1,9 @@
 #include "service/logging.h"
 
-#include <ctime>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "service/rfc3339.h"
 #include "spdlog/pattern_formatter.h"
 #include "spdlog/spdlog.h"
 
@@ -88,13 +88,7 @@ std::string JsonEscape(const std::string& text) {
 }
 
 std::string Rfc3339Utc(std::chrono::system_clock::time_point t) {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-  const std::time_t secs = static_cast<std::time_t>(ms / 1000 - (ms % 1000 < 0 ? 1 : 0));
-  const int millis = static_cast<int>(((ms % 1000) + 1000) % 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  return absl::StrFormat("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                         tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+  return FormatRfc3339Utc(std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count());
 }
 
 std::unique_ptr<spdlog::formatter> JsonLogFormatter(const std::string& program) {

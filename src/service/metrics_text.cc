@@ -37,31 +37,16 @@ std::string MetricValue(double value) {
   return std::string(buf, r.ptr);
 }
 
-std::string EscapeLabelValue(absl::string_view value) {
-  std::string out;
-  out.reserve(value.size());
-  for (char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 namespace {
 
-// HELP text escapes backslash and newline only.
-std::string EscapeHelp(absl::string_view help) {
+// Backslash and newline always; the double quote inside label values only.
+std::string Escape(absl::string_view text, bool quote) {
   std::string out;
-  for (char c : help) {
-    if (c == '\\') {
-      out += "\\\\";
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\\' || (quote && c == '"')) {
+      out += '\\';
+      out += c;
     } else if (c == '\n') {
       out += "\\n";
     } else {
@@ -70,6 +55,12 @@ std::string EscapeHelp(absl::string_view help) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string EscapeLabelValue(absl::string_view value) { return Escape(value, /*quote=*/true); }
+
+namespace {
 
 std::string LabelText(const MetricLabels& labels) {
   if (labels.empty()) return "";
@@ -83,7 +74,7 @@ std::string LabelText(const MetricLabels& labels) {
 }  // namespace
 
 void MetricsText::Family(absl::string_view name, absl::string_view type, absl::string_view help) {
-  absl::StrAppend(&out_, "# HELP ", name, " ", EscapeHelp(help), "\n# TYPE ", name, " ", type, "\n");
+  absl::StrAppend(&out_, "# HELP ", name, " ", Escape(help, /*quote=*/false), "\n# TYPE ", name, " ", type, "\n");
 }
 
 void MetricsText::Sample(absl::string_view name, const MetricLabels& labels, double value) {

@@ -66,6 +66,16 @@ assert len(jobs) == ${#ids[@]}, len(jobs)
 assert all(j['state'] == 'JOB_STATE_SUCCEEDED' for j in jobs), [j['state'] for j in jobs]
 assert all('lease' not in j for j in jobs)
 " || fail "synergyctl -o json disagrees"
+# get's selections through synergyd: by state, owner and id; sorted; names only.
+[[ $(ctl get jobs --state succeeded -o name | wc -l) == "${#ids[@]}" ]] || fail "get --state succeeded"
+[[ -z $(ctl get jobs --state running,queued -o name) ]] || fail "get --state running,queued is not empty"
+[[ $(ctl get jobs --user admin -o name | wc -l) == "${#ids[@]}" && -z $(ctl get jobs --user alice -o name) ]] ||
+  fail "get --user"
+[[ $(ctl get job "${ids[2]}" "${ids[0]}" -o name | tr '\n' ' ') == "${ids[0]} ${ids[2]} " ]] || fail "get job ID ID"
+[[ $(ctl get jobs --sort-by gpus -o name | tail -2 | sort | tr '\n' ' ') == "${ids[1]} ${ids[5]} " ]] ||
+  fail "get --sort-by gpus: the 2-GPU jobs are not last"
+ctl get jobs --state sleeping >/dev/null 2>&1; [[ $? == 2 ]] || fail "get --state sleeping is not bad usage"
+ctl get job j-999999 >/dev/null 2>&1; [[ $? == 1 ]] || fail "get job of an unknown id is not refused"
 # /metrics agrees.
 metrics=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$METRICS_PORT/metrics').read().decode())")
 grep -q '^synergy_jobs{state="succeeded"} 7$' <<<"$metrics" || fail "metrics: $metrics"
@@ -112,4 +122,26 @@ assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", r["time"]) fo
 assert all(r["program"] == "synergy-node" and r["level"] for r in records)
 assert any("launched" in r["msg"] for r in records), [r["msg"] for r in records][:5]
 PY
+# history, like sacct: a row per job from the stored records, the same
+# after synergyd restarts.
+before=$(ctl history -o csv)
+printf '%s\n' "$before" >"$work/history.csv"
+python3 - "${#ids[@]}" "$work/history.csv" <<'PY' || fail "history -o csv: $before"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == int(sys.argv[1]), len(rows)
+for r in rows:
+    assert r["outcome"] == "succeeded" and int(r["attempts"]) >= 1, r
+    assert r["submit"] <= r["start"] <= r["end"], r
+    assert 0 <= float(r["wait_s"]) <= float(r["jct_s"]) and float(r["run_s"]) <= float(r["jct_s"]), r
+PY
+[[ $(ctl history --since 1h -o csv | wc -l) == $((${#ids[@]} + 1)) ]] || fail "history --since 1h"
+[[ $(ctl history --since 2099-01-01T00:00:00Z -o csv | wc -l) == 1 ]] || fail "history --since the future"
+kill -TERM "$daemon_pid"
+for _ in $(seq 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
+start_daemon
+wait_for_nodes 2
+[[ $(ctl history -o csv) == "$before" ]] || fail "history changed across a restart: $(ctl history -o csv)"
+ctl describe node n1 | grep -q "^Status: *ready" || fail "describe node n1: $(ctl describe node n1)"
+ctl describe node nope >/dev/null 2>&1; [[ $? == 1 ]] || fail "describe node of an unknown node"
 echo "ok run_queue"

@@ -1,0 +1,119 @@
+#include "cli/commands.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+
+namespace synergy::cli {
+
+namespace {
+
+constexpr const char* kGlobal =
+    "usage: synergyctl [--server HOST:PORT] [--token T] [--ca FILE] [--server-name NAME] [--plaintext] COMMAND\n";
+constexpr const char* kGlobalAbout =
+    "--server defaults to $SYNERGY_SERVER or 127.0.0.1:50051, --token to $SYNERGY_TOKEN, --ca to $SYNERGY_CA\n"
+    "(else the system's roots), --plaintext to $SYNERGY_PLAINTEXT=1 (loopback only).\n"
+    "Exit status: 0 done, 1 refused by synergyd (or unreachable), 2 bad usage or input.\n"
+    "synergyctl COMMAND --help: that command's help. synergyctl --version.\n";
+
+}  // namespace
+
+const std::vector<CommandHelp>& Commands() {
+  static const std::vector<CommandHelp> kCommands = {
+      {"submit", "submit -f JOB.yaml",
+       "Submits a job; prints its id. The spec's fields are in docs/job-spec.md; a bad spec is refused here\n"
+       "with its file, line and field, and nothing is submitted.",
+       {"-f"}},
+      {"get",
+       "get jobs [ID...] [--state S,S] [--user U] [--tenant T] [--sort-by KEY] [-o wide|json|name]\n"
+       "get nodes [-o wide|json|name]",
+       "Lists jobs (or the named ones: `get job ID`) or nodes. --state: states separated by commas\n"
+       "(pending, queued, profiling, running, suspended, succeeded, failed, cancelled; asked of synergyd).\n"
+       "--user, --tenant: only theirs. --sort-by: id (default), name, state, user, tenant, gpus, age\n"
+       "(oldest first), priority (highest first). -o wide: more columns; json: the protocol's messages;\n"
+       "name: ids (or node names) only, one a line.",
+       {"jobs", "nodes", "job", "--state", "--user", "--tenant", "--sort-by", "-o"}},
+      {"history", "history [--since 2h|2026-12-04T09:00:00Z] [-o json|csv]",
+       "Jobs as sacct shows them: submitted, first launched, ended (UTC); waited (launch - submission),\n"
+       "ran (time holding GPUs), JCT (end - submission); launches and outcome. --since: jobs submitted\n"
+       "since a duration ago (90s, 30m, 2h, 7d) or an RFC 3339 time. -o csv or json: durations in seconds.",
+       {"--since", "-o"}},
+      {"describe", "describe job ID\ndescribe node NAME",
+       "One job in full, with its events (-o json: the protocol's message); or one node: status, ids\n"
+       "offered and allocated, jobs, cgroups, last heartbeat.",
+       {"job", "node", "-o"}},
+      {"cancel", "cancel ID", "Cancels a job: its lease ends (the agent checkpoints first); it is not requeued.", {}},
+      {"cluster", "cluster [-o json]", "Capacity, allocation, jobs by state, the policy and the last round.", {"-o"}},
+      {"drain", "drain NODE", "No new leases on the node; its running leases end at the next round.", {}},
+      {"undrain", "undrain NODE", "Leases may be placed on the node again.", {}},
+      {"hash-credential", "hash-credential < FILE",
+       "Prints the SHA-256 of the credential on stdin, for token_sha256: in synergyd.yaml.", {}},
+      {"completion", "completion bash",
+       "Prints a bash completion script: source <(synergyctl completion bash), or install it in\n"
+       "/usr/share/bash-completion/completions/synergyctl.",
+       {"bash"}},
+  };
+  return kCommands;
+}
+
+std::string Usage() {
+  std::string out = kGlobal;
+  for (const CommandHelp& c : Commands()) {
+    absl::StrAppend(&out, "  ", absl::StrReplaceAll(c.synopsis, {{"\n", "\n  "}}), "\n");
+  }
+  return absl::StrCat(out, "  --version\n", kGlobalAbout);
+}
+
+std::string HelpFor(const std::string& command) {
+  for (const CommandHelp& c : Commands()) {
+    if (c.name != command) continue;
+    return absl::StrCat("usage: synergyctl ", absl::StrReplaceAll(c.synopsis, {{"\n", "\n       synergyctl "}}),
+                        "\n\n", c.about, "\n");
+  }
+  return "";
+}
+
+std::string CompletionScript(const std::string& shell) {
+  if (shell != "bash") return "";
+  std::vector<std::string> names;
+  std::string cases;
+  for (const CommandHelp& c : Commands()) {
+    names.push_back(c.name);
+    if (!c.words.empty()) {
+      absl::StrAppend(&cases, "    ", c.name, ") words=\"$words ", absl::StrJoin(c.words, " "), "\" ;;\n");
+    }
+  }
+  return absl::StrCat(
+      "# bash completion for synergyctl (synergyctl completion bash)\n"
+      "_synergyctl() {\n"
+      "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} command=\"\" words i\n"
+      "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+      "    case ${COMP_WORDS[i]} in\n"
+      "      --server|--token|--ca|--server-name) ((i++)) ;;\n"
+      "      -*) ;;\n"
+      "      *) command=${COMP_WORDS[i]}; break ;;\n"
+      "    esac\n"
+      "  done\n"
+      "  case $prev in\n"
+      "    -f|--ca) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
+      "    -o) COMPREPLY=($(compgen -W \"wide json name csv\" -- \"$cur\")); return ;;\n"
+      "    --state) COMPREPLY=($(compgen -W \"pending queued profiling running suspended succeeded failed cancelled\" "
+      "-- \"$cur\")); return ;;\n"
+      "    --sort-by) COMPREPLY=($(compgen -W \"id name state user tenant gpus age priority\" -- \"$cur\")); return ;;\n"
+      "  esac\n"
+      "  if [[ -z $command ]]; then\n"
+      "    COMPREPLY=($(compgen -W \"",
+      absl::StrJoin(names, " "),
+      " --server --token --ca --server-name --plaintext --version --help\" -- \"$cur\"))\n"
+      "    return\n"
+      "  fi\n"
+      "  words=\"--help\"\n"
+      "  case $command in\n",
+      cases,
+      "  esac\n"
+      "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+      "}\n"
+      "complete -F _synergyctl synergyctl\n");
+}
+
+}  // namespace synergy::cli

@@ -1,0 +1,75 @@
+#include "cli/history.h"
+
+#include "gtest/gtest.h"
+
+namespace synergy::cli {
+namespace {
+
+// 2026-12-04T21:00:00Z
+constexpr int64_t kT0 = 1796418000000;
+
+v1::Job Finished() {
+  v1::Job j;
+  j.set_id("j-000001");
+  j.mutable_spec()->set_name("resnet, \"big\"");
+  j.set_owner("alice");
+  j.set_state(v1::JOB_STATE_SUCCEEDED);
+  j.set_submitted_unix_ms(kT0);
+  j.set_first_launch_unix_ms(kT0 + 30000);
+  j.set_finished_unix_ms(kT0 + 330000);
+  j.set_attained_service_ms(290000);
+  j.set_attempts(3);
+  return j;
+}
+
+v1::Job Waiting() {
+  v1::Job j;
+  j.set_id("j-000002");
+  j.set_owner("bob");
+  j.set_state(v1::JOB_STATE_QUEUED);
+  j.set_submitted_unix_ms(kT0 + 60000);
+  return j;
+}
+
+TEST(History, CsvHasSecondsAndUtcTimesAndQuotesWhatNeedsIt) {
+  EXPECT_EQ(HistoryCsv({Finished(), Waiting()}),
+            "id,name,user,submit,start,end,wait_s,run_s,jct_s,attempts,outcome\n"
+            "j-000001,\"resnet, \"\"big\"\"\",alice,2026-12-04T21:00:00.000Z,2026-12-04T21:00:30.000Z,"
+            "2026-12-04T21:05:30.000Z,30.000,290.000,330.000,3,succeeded\n"
+            "j-000002,,bob,2026-12-04T21:01:00.000Z,,,,0.000,,0,queued\n");
+}
+
+TEST(History, JsonSaysNullForWhatHasNotHappened) {
+  const std::string json = HistoryJson({Waiting()});
+  EXPECT_NE(json.find("\"start\": null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"jct_s\": null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"outcome\": \"queued\""), std::string::npos) << json;
+  EXPECT_EQ(HistoryJson({}), "[]\n");
+}
+
+TEST(History, TableShowsDurationsAndTheWaitSoFar) {
+  const std::string t = HistoryTable({Finished(), Waiting()}, kT0 + 120000);
+  EXPECT_NE(t.find("30s"), std::string::npos) << t;    // waited
+  EXPECT_NE(t.find("4m50s"), std::string::npos) << t;  // ran
+  EXPECT_NE(t.find("5m30s"), std::string::npos) << t;  // JCT
+  EXPECT_NE(t.find("1m0s"), std::string::npos) << t;   // still waiting, 1 min so far
+}
+
+TEST(History, SinceTakesADurationOrATimeAndFilters) {
+  EXPECT_EQ(*ParseSince("2h", kT0), kT0 - 7200000);
+  EXPECT_EQ(*ParseSince("90s", kT0), kT0 - 90000);
+  EXPECT_EQ(*ParseSince("7d", kT0), kT0 - 7 * 86400000LL);
+  EXPECT_EQ(*ParseSince("2026-12-04T21:00:00Z", 0), kT0);
+  EXPECT_EQ(*ParseSince("2026-12-04T22:00:00.5+01:00", 0), kT0 + 500);
+  for (const char* bad : {"", "yesterday", "-2h", "2026-13-01T00:00:00Z", "2026-12-04 21:00:00", "2h30"}) {
+    auto r = ParseSince(bad, kT0);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--since"), std::string::npos) << r.status();
+  }
+  const std::vector<v1::Job> since = JobsSince({Waiting(), Finished()}, kT0 + 1);
+  ASSERT_EQ(since.size(), 1u);
+  EXPECT_EQ(since[0].id(), "j-000002");
+}
+
+}  // namespace
+}  // namespace synergy::cli
