@@ -25,14 +25,15 @@ const std::vector<CommandHelp>& Commands() {
        "with its file, line and field, and nothing is submitted.",
        {"-f"}},
       {"get",
-       "get jobs [ID...] [--state S,S] [--user U] [--tenant T] [--sort-by KEY] [-o wide|json|name]\n"
-       "get nodes [-o wide|json|name]",
+       "get jobs [ID...] [--state S,S] [--user U] [--tenant T] [--sort-by KEY] [-o wide|json|name] [-w]\n"
+       "get nodes [-o wide|json|name] [-w]",
        "Lists jobs (or the named ones: `get job ID`) or nodes. --state: states separated by commas\n"
        "(pending, queued, profiling, running, suspended, succeeded, failed, cancelled; asked of synergyd).\n"
        "--user, --tenant: only theirs. --sort-by: id (default), name, state, user, tenant, gpus, age\n"
        "(oldest first), priority (highest first). -o wide: more columns; json: the protocol's messages;\n"
-       "name: ids (or node names) only, one a line.",
-       {"jobs", "nodes", "job", "--state", "--user", "--tenant", "--sort-by", "-o"}},
+       "name: ids (or node names) only, one a line. -w: again every 2 s (--interval S), each listing under\n"
+       "the time it was read, until interrupted.",
+       {"jobs", "nodes", "job", "--state", "--user", "--tenant", "--sort-by", "-o", "-w", "--interval"}},
       {"history", "history [--since 2h|2026-12-04T09:00:00Z] [-o json|csv]",
        "Jobs as sacct shows them: submitted, first launched, ended (UTC); waited (launch - submission),\n"
        "ran (time holding GPUs), JCT (end - submission); launches and outcome. --since: jobs submitted\n"

@@ -6,7 +6,9 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
+#include "absl/strings/numbers.h"
 #include "cli/commands.h"
 #include "cli/history.h"
 #include "cli/job_selection.h"
@@ -16,6 +18,7 @@
 #include "service/credentials.h"
 #include "service/escape.h"
 #include "service/job_spec.h"
+#include "service/rfc3339.h"
 #include "synergy/v1/synergy.grpc.pb.h"
 #include "synergy/version.h"
 
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args;
   std::string output, file, states, since;
   bool help = false;
+  int watch_s = 0, interval_s = 0;
   synergy::cli::JobSelection selection;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -96,6 +100,13 @@ int main(int argc, char** argv) {
       if (!value(selection.user)) return Usage("--user needs a user name");
     } else if (a == "--tenant") {
       if (!value(selection.tenant)) return Usage("--tenant needs a tenant");
+    } else if (a == "-w" || a == "--watch") {
+      watch_s = 2;
+    } else if (a == "--interval") {
+      std::string v;
+      if (!value(v) || !absl::SimpleAtoi(v, &interval_s) || interval_s < 1 || interval_s > 3600) {
+        return Usage("--interval needs seconds from 1 to 3600");
+      }
     } else if (a == "--sort-by") {
       if (!value(selection.sort_by)) return Usage("--sort-by needs a key");
       if (auto st = synergy::cli::CheckSortKey(selection.sort_by); !st.ok()) return Usage(std::string(st.message()));
@@ -112,6 +123,11 @@ int main(int argc, char** argv) {
       args.push_back(a);
     }
   }
+  if (interval_s > 0) {
+    if (watch_s == 0) return Usage("--interval goes with -w");
+    watch_s = interval_s;
+  }
+  if (watch_s > 0 && (args.empty() || args[0] != "get")) return Usage("-w is for get only");
   if (help) {
     const std::string one = args.empty() ? "" : synergy::cli::HelpFor(args[0]);
     std::cout << (one.empty() ? synergy::cli::Usage() : one);
@@ -170,57 +186,70 @@ int main(int argc, char** argv) {
     std::cout << synergy::service::EscapeForDisplay(resp.job_id()) << "\n";
     return 0;
   }
+  if (output == "csv" && cmd != "history") return Usage("-o csv is for history only");
   if (cmd == "get") {
     if (args.size() < 2) return Usage("get needs jobs or nodes");
-    if (args[1] == "jobs" || args[1] == "job") {
-      // Named jobs one by one (NOT_FOUND names the id); else the list,
-      // filtered by state in synergyd.
-      v1::ListJobsResponse resp;
-      if (args.size() > 2) {
-        for (size_t i = 2; i < args.size(); ++i) {
-          v1::GetJobRequest req;
-          req.set_job_id(args[i]);
+    const bool of_jobs = args[1] == "jobs" || args[1] == "job";
+    const bool of_nodes = args[1] == "nodes" || args[1] == "node";
+    if (!of_jobs && !of_nodes) return Usage("get: '" + args[1] + "' is not jobs or nodes");
+    if (of_nodes && args.size() != 2) return Usage("get nodes takes no names");
+    auto get_once = [&]() -> int {
+      if (of_jobs) {
+        // Named jobs one by one (NOT_FOUND names the id); else the list,
+        // filtered by state in synergyd.
+        v1::ListJobsResponse resp;
+        if (args.size() > 2) {
+          for (size_t i = 2; i < args.size(); ++i) {
+            v1::GetJobRequest req;
+            req.set_job_id(args[i]);
+            auto ctx = c.Call(false);
+            grpc::Status st = c.stub->GetJob(ctx.get(), req, resp.add_jobs());
+            if (!st.ok()) return Refused(st);
+          }
+        } else {
+          v1::ListJobsRequest req;
+          for (v1::JobState s : selection.states) req.add_states(s);
           auto ctx = c.Call(false);
-          grpc::Status st = c.stub->GetJob(ctx.get(), req, resp.add_jobs());
+          grpc::Status st = c.stub->ListJobs(ctx.get(), req, &resp);
           if (!st.ok()) return Refused(st);
         }
-      } else {
-        v1::ListJobsRequest req;
-        for (v1::JobState s : selection.states) req.add_states(s);
+        const std::vector<v1::Job> jobs = synergy::cli::SelectJobs({resp.jobs().begin(), resp.jobs().end()}, selection);
+        if (output == "json") {
+          v1::ListJobsResponse selected;
+          for (const v1::Job& j : jobs) *selected.add_jobs() = j;
+          std::cout << synergy::cli::Json(selected);
+        } else if (output == "name") {
+          for (const v1::Job& j : jobs) std::cout << synergy::service::EscapeForDisplay(j.id()) << "\n";
+        } else {
+          std::cout << synergy::cli::JobsTable(jobs, output == "wide", NowUnixMs());
+        }
+        return 0;
+      }
+      {  // nodes
+        v1::ListNodesResponse resp;
         auto ctx = c.Call(false);
-        grpc::Status st = c.stub->ListJobs(ctx.get(), req, &resp);
+        grpc::Status st = c.stub->ListNodes(ctx.get(), v1::ListNodesRequest{}, &resp);
         if (!st.ok()) return Refused(st);
+        if (output == "json") {
+          std::cout << synergy::cli::Json(resp);
+        } else if (output == "name") {
+          for (const v1::Node& n : resp.nodes()) std::cout << synergy::service::EscapeForDisplay(n.name()) << "\n";
+        } else {
+          std::cout << synergy::cli::NodesTable({resp.nodes().begin(), resp.nodes().end()}, output == "wide", NowUnixMs());
+        }
+        return 0;
       }
-      const std::vector<v1::Job> jobs = synergy::cli::SelectJobs({resp.jobs().begin(), resp.jobs().end()}, selection);
-      if (output == "json") {
-        v1::ListJobsResponse selected;
-        for (const v1::Job& j : jobs) *selected.add_jobs() = j;
-        std::cout << synergy::cli::Json(selected);
-      } else if (output == "name") {
-        for (const v1::Job& j : jobs) std::cout << synergy::service::EscapeForDisplay(j.id()) << "\n";
-      } else {
-        std::cout << synergy::cli::JobsTable(jobs, output == "wide", NowUnixMs());
-      }
-      return 0;
+    };
+    if (watch_s == 0) return get_once();
+    // Like squeue --iterate: the listing again every interval, each under
+    // the time it was read, until interrupted or synergyd refuses.
+    for (;;) {
+      std::cout << "--- " << synergy::service::FormatRfc3339Utc(NowUnixMs()) << "\n";
+      if (const int rc = get_once(); rc != 0) return rc;
+      std::cout.flush();
+      std::this_thread::sleep_for(std::chrono::seconds(watch_s));
     }
-    if (args[1] == "nodes" || args[1] == "node") {
-      if (args.size() != 2) return Usage("get nodes takes no names");
-      v1::ListNodesResponse resp;
-      auto ctx = c.Call(false);
-      grpc::Status st = c.stub->ListNodes(ctx.get(), v1::ListNodesRequest{}, &resp);
-      if (!st.ok()) return Refused(st);
-      if (output == "json") {
-        std::cout << synergy::cli::Json(resp);
-      } else if (output == "name") {
-        for (const v1::Node& n : resp.nodes()) std::cout << synergy::service::EscapeForDisplay(n.name()) << "\n";
-      } else {
-        std::cout << synergy::cli::NodesTable({resp.nodes().begin(), resp.nodes().end()}, output == "wide", NowUnixMs());
-      }
-      return 0;
-    }
-    return Usage("get: '" + args[1] + "' is not jobs or nodes");
   }
-  if (output == "csv" && cmd != "history") return Usage("-o csv is for history only");
   if (cmd == "history") {
     if (args.size() != 1) return Usage("history takes flags only: --since, -o json|csv");
     if (output == "wide" || output == "name") return Usage("history: -o is json or csv");

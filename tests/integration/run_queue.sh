@@ -76,6 +76,11 @@ assert all('lease' not in j for j in jobs)
   fail "get --sort-by gpus: the 2-GPU jobs are not last"
 ctl get jobs --state sleeping >/dev/null 2>&1; [[ $? == 2 ]] || fail "get --state sleeping is not bad usage"
 ctl get job j-999999 >/dev/null 2>&1; [[ $? == 1 ]] || fail "get job of an unknown id is not refused"
+# -w: the listing again every interval, each under its time, until interrupted.
+listings=$(timeout 2.5 "$BIN/synergyctl" get nodes -w --interval 1 | grep -c '^--- [0-9-]*T[0-9:.]*Z$')
+((listings >= 2)) || fail "get nodes -w --interval 1 printed $listings listings in 2.5 s"
+ctl describe job "${ids[0]}" -w >/dev/null 2>&1; [[ $? == 2 ]] || fail "-w with describe is not bad usage"
+ctl get jobs --interval 0 -w >/dev/null 2>&1; [[ $? == 2 ]] || fail "--interval 0 is not bad usage"
 # /metrics agrees.
 metrics=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$METRICS_PORT/metrics').read().decode())")
 grep -q '^synergy_jobs{state="succeeded"} 7$' <<<"$metrics" || fail "metrics: $metrics"
