@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/tables.h"
+#include "service/json_text.h"
 #include "service/names.h"
 #include "service/rfc3339.h"
 
@@ -54,21 +55,6 @@ std::string CsvField(const std::string& f) {
   for (char c : f) {
     if (c == '"') out += '"';
     out += c;
-  }
-  return out + "\"";
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      out += absl::StrFormat("\\u%04x", c);
-    } else {
-      out += static_cast<char>(c);
-    }
   }
   return out + "\"";
 }
@@ -130,10 +116,10 @@ std::string HistoryJson(const std::vector<v1::Job>& jobs) {
   for (const v1::Job& j : jobs) {
     const Record r = RecordOf(j);
     const std::vector<std::string> values = {
-        JsonString(r.id), JsonString(r.name), JsonString(r.user), JsonString(Time(r.submit_ms)),
-        r.start_ms ? JsonString(Time(r.start_ms)) : "null", r.end_ms ? JsonString(Time(r.end_ms)) : "null",
+        service::JsonQuote(r.id), service::JsonQuote(r.name), service::JsonQuote(r.user), service::JsonQuote(Time(r.submit_ms)),
+        r.start_ms ? service::JsonQuote(Time(r.start_ms)) : "null", r.end_ms ? service::JsonQuote(Time(r.end_ms)) : "null",
         text_or_null(Seconds(r.wait_ms())), Seconds(r.run_ms), text_or_null(Seconds(r.jct_ms())),
-        absl::StrCat(r.attempts), JsonString(r.outcome)};
+        absl::StrCat(r.attempts), service::JsonQuote(r.outcome)};
     std::vector<std::string> fields;
     for (size_t i = 0; i < values.size(); ++i) fields.push_back(absl::StrCat("\"", kColumns[i], "\": ", values[i]));
     objects.push_back(absl::StrCat("  {", absl::StrJoin(fields, ", "), "}"));

@@ -23,6 +23,17 @@ std::string Time(int64_t unix_ms) {
   return absl::FormatTime("%Y-%m-%d %H:%M:%S", absl::FromUnixMillis(unix_ms), absl::LocalTimeZone());
 }
 
+// A node that shut down cleanly has left; one that went silent is lost.
+std::string NodeStatus(const v1::Node& n) {
+  return n.leaving() ? (n.alive() ? "leaving" : "left") : (n.alive() ? "ready" : "lost");
+}
+
+// "Key:          value" as describe prints it, both escaped.
+void AppendField(std::string& out, const std::string& key, const std::string& value) {
+  absl::StrAppend(&out, absl::StrFormat("%-14s %s\n", service::EscapeForDisplay(key + ":"),
+                                        service::EscapeForDisplay(value)));
+}
+
 }  // namespace
 
 std::string StateName(v1::JobState s) { return service::JobStateName(s); }
@@ -106,8 +117,7 @@ std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t no
   }
   rows.push_back(head);
   for (const v1::Node& n : nodes) {
-    // A node that shut down cleanly has left; one that went silent is lost.
-    std::string status = n.leaving() ? (n.alive() ? "leaving" : "left") : (n.alive() ? "ready" : "lost");
+    std::string status = NodeStatus(n);
     if (n.drained()) status += ",drained";
     std::vector<std::string> row = {
         n.name(), status,
@@ -128,11 +138,8 @@ std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t no
 
 std::string DescribeNode(const v1::Node& n, int64_t now_ms) {
   std::string out;
-  auto line = [&](const std::string& k, const std::string& v) {
-    absl::StrAppend(&out, absl::StrFormat("%-14s %s\n", service::EscapeForDisplay(k + ":"),
-                                          service::EscapeForDisplay(v)));
-  };
-  std::string status = n.leaving() ? (n.alive() ? "leaving" : "left") : (n.alive() ? "ready" : "lost");
+  auto line = [&](const std::string& k, const std::string& v) { AppendField(out, k, v); };
+  std::string status = NodeStatus(n);
   if (n.drained()) status += ", drained (no new leases)";
   line("Name", n.name());
   line("Status", status);
@@ -154,10 +161,7 @@ std::string DescribeNode(const v1::Node& n, int64_t now_ms) {
 
 std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   std::string out;
-  auto line = [&](const std::string& k, const std::string& v) {
-    absl::StrAppend(&out, absl::StrFormat("%-14s %s\n", service::EscapeForDisplay(k + ":"),
-                                          service::EscapeForDisplay(v)));
-  };
+  auto line = [&](const std::string& k, const std::string& v) { AppendField(out, k, v); };
   line("ID", j.id());
   line("Name", j.spec().name().empty() ? "-" : j.spec().name());
   line("State", StateName(j.state()));

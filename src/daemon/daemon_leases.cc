@@ -116,10 +116,7 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, LeaseEndCause c
 
 void DaemonState::DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms) {
   // Every end counts: planned, crashed, finished, lost with a node.
-  if (job.has_lease()) {
-    ++counters_.leases_ended;
-    ++counters_.leases_ended_by_cause[static_cast<size_t>(cause)];
-  }
+  if (job.has_lease()) ++counters_.leases_ended_by_cause[static_cast<size_t>(cause)];
   const LeaseTable::Launch& launch = leases_.LaunchOf(job.id());
   if (job.has_lease() && launch.launched()) job.set_last_lease_end_unix_ms(now_ms);
   // The lease's time held joins the stored service (ServiceNowMs reads the

@@ -81,8 +81,12 @@ struct DaemonCounters {
   int64_t rounds = 0;
   double last_round_ms = 0;
   int64_t leases_granted = 0;
-  int64_t leases_ended = 0;
   std::array<int64_t, kLeaseEndCauses> leases_ended_by_cause{};
+  int64_t LeasesEnded() const {
+    int64_t sum = 0;
+    for (int64_t n : leases_ended_by_cause) sum += n;
+    return sum;
+  }
   int64_t leases_kept = 0;
   double last_plan_ms = 0;  // of which planning, without the lock
   int64_t jobs_submitted = 0;

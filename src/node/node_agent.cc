@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "node/job_account.h"
-#include "service/channel.h"
 #include "service/auth.h"
+#include "service/channel.h"
 #include "service/escape.h"
 #include "spdlog/spdlog.h"
 
@@ -114,7 +114,6 @@ bool NodeAgent::Register() {
   if (!st.ok()) return CallFailed("registering", st);
   if (unreachable_) spdlog::info("node {}: {} reachable again", offer_.name, config_.scheduler);
   unreachable_ = false;
-  registered_ = true;
   stats_.registered = true;
   stats_.last_heartbeat_ok_unix_ms = service::NowUnixMs();
   if (!resp.node_credential().empty()) KeepIssuedCredential(resp.node_credential());
@@ -143,10 +142,10 @@ bool NodeAgent::Step() {
     ++(e.stopped_by_us ? stats_.exits_stopped : e.exit_code == 0 && e.signal == 0 ? stats_.exits_ok : stats_.exits_error);
   }
   stats_.running = static_cast<int64_t>(launcher_->running().size());
-  if (!registered_ && !Register()) return false;
+  if (!stats_.registered && !Register()) return false;
   v1::HeartbeatRequest req;
   req.set_name(offer_.name);
-  req.set_leaving(leaving_);
+  req.set_leaving(stats_.leaving);
   for (const ProcessLauncher::Running& r : launcher_->running()) {
     v1::RunningProcess* p = req.add_running();
     p->set_job_id(r.job_id);
@@ -166,10 +165,9 @@ bool NodeAgent::Step() {
   stats_.last_heartbeat_ok_unix_ms = service::NowUnixMs();
   if (resp.reregister()) {
     // A leaving node the daemon has let go of does not come back.
-    if (leaving_) return true;
+    if (stats_.leaving) return true;
     // Exits the daemon has not seen are kept for the first heartbeat after
     // registering: a restarted daemon must learn how its leases ended.
-    registered_ = false;
     stats_.registered = false;
     return Register();
   }
@@ -185,7 +183,7 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
     ++stats_.stop_orders;
   }
   for (const v1::LaunchOrder& l : resp.launch()) {
-    if (leaving_) {
+    if (stats_.leaving) {
       // Sent before synergyd heard the node is leaving: not started.
       v1::ProcessExit x;
       x.set_job_id(l.job_id());
@@ -255,7 +253,6 @@ void NodeAgent::Run(const std::atomic<bool>& stop) {
 }
 
 void NodeAgent::Leave() {
-  leaving_ = true;
   stats_.leaving = true;
   const auto limit = std::chrono::milliseconds(2 * lease_grace_ms_ + 2000);
   const auto deadline = std::chrono::steady_clock::now() + limit;

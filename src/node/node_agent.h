@@ -60,13 +60,12 @@ class NodeAgent {
   std::string cgroups_;
   Connect reconnect_;
   std::unique_ptr<v1::NodeService::Stub> stub_;
-  bool registered_ = false;
   bool unreachable_ = false;
   int interval_ms_;
   int64_t lease_grace_ms_ = 30000;  // synergyd's, from registration
-  bool leaving_ = false;
   std::vector<v1::ProcessExit> unsent_exits_;
   std::string issued_credential_;  // from a join (and credential_file)
+  // Registration and leaving live here only: the HTTP thread reads them.
   NodeStats stats_;
 };
 

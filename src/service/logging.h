@@ -22,8 +22,6 @@ absl::Status ConfigureLogging(const std::string& program, const std::string& for
 
 // The JSON formatter itself (exposed for tests).
 std::unique_ptr<spdlog::formatter> JsonLogFormatter(const std::string& program);
-// `text` as the inside of a JSON string.
-std::string JsonEscape(const std::string& text);
 // RFC 3339 in UTC with milliseconds.
 std::string Rfc3339Utc(std::chrono::system_clock::time_point t);
 

@@ -20,20 +20,25 @@ TEST_F(DaemonStateTest, MetricsCountLeaseEndsByCauseAndObserveQueueWaitAndComple
   ASSERT_TRUE(s->Cancel(cancelled, 4000).ok());
   Beat(*s, "n1", 9000, {}, {Exit(done, done_epoch, 0)});  // succeeds 9 s after submission
   const std::string text = RenderMetrics(*s, 10000);
-  EXPECT_THAT(text, HasSubstr("synergy_leases_ended_total{cause=\"cancelled\"} 1\n"));
-  EXPECT_THAT(text, HasSubstr("synergy_leases_ended_total{cause=\"exited\"} 1\n"));
-  EXPECT_THAT(text, HasSubstr("synergy_leases_ended_total{cause=\"crashed\"} 0\n"));
-  EXPECT_THAT(text, HasSubstr("synergy_job_queue_wait_seconds_bucket{le=\"1\"} 0\n"));
-  EXPECT_THAT(text, HasSubstr("synergy_job_queue_wait_seconds_bucket{le=\"4\"} 2\n"));
-  EXPECT_THAT(text, HasSubstr("synergy_job_queue_wait_seconds_sum 6\n"));
-  EXPECT_THAT(text, HasSubstr("synergy_job_completion_seconds_count 1\n"));
-  EXPECT_THAT(text, HasSubstr("synergy_job_completion_seconds_sum 9\n"));
-  // Per node, in base units; the heartbeat 1 s old.
-  EXPECT_THAT(text, HasSubstr("synergy_node_gpus{node=\"n1\"} 2\n"));
-  EXPECT_THAT(text, HasSubstr("synergy_node_memory_bytes{node=\"n1\"} 68719476736\n"));
-  EXPECT_THAT(text, HasSubstr("synergy_node_heartbeat_age_seconds{node=\"n1\"} 1\n"));
-  EXPECT_THAT(text, HasSubstr("synergy_nodes{condition=\"ready\"} 1\n"));
-  EXPECT_THAT(text, HasSubstr("synergy_round_decision_seconds_count 1\n"));
+  // Lease ends by cause; both jobs launched 3 s after their submission;
+  // one succeeded 9 s after it; per node, in base units, the heartbeat 1 s
+  // old.
+  const char* const samples[] = {
+      "synergy_leases_ended_total{cause=\"cancelled\"} 1\n",
+      "synergy_leases_ended_total{cause=\"exited\"} 1\n",
+      "synergy_leases_ended_total{cause=\"crashed\"} 0\n",
+      "synergy_job_queue_wait_seconds_bucket{le=\"1\"} 0\n",
+      "synergy_job_queue_wait_seconds_bucket{le=\"4\"} 2\n",
+      "synergy_job_queue_wait_seconds_sum 6\n",
+      "synergy_job_completion_seconds_count 1\n",
+      "synergy_job_completion_seconds_sum 9\n",
+      "synergy_node_gpus{node=\"n1\"} 2\n",
+      "synergy_node_memory_bytes{node=\"n1\"} 68719476736\n",
+      "synergy_node_heartbeat_age_seconds{node=\"n1\"} 1\n",
+      "synergy_nodes{condition=\"ready\"} 1\n",
+      "synergy_round_decision_seconds_count 1\n",
+  };
+  for (const char* sample : samples) EXPECT_THAT(text, HasSubstr(sample));
   // Prometheus' conventions: no _total but on counters, no non-base units.
   for (const char* bad : {"_gb", "_ms ", "_ms{", "gpus_total", "cpus_total"}) {
     EXPECT_THAT(text, ::testing::Not(HasSubstr(bad))) << bad;

@@ -112,7 +112,7 @@ TEST_F(DaemonStoreFaultsTest, CancelAndDrainThatCannotBeStoredSendNoStopAndChang
   EXPECT_EQ(beat->stop_size(), 0) << "a cancel that was never stored stopped the job";
   EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_RUNNING);
   EXPECT_FALSE(s->ListNodes(30)[0].drained());
-  EXPECT_EQ(s->counters().leases_ended, 0);
+  EXPECT_EQ(s->counters().LeasesEnded(), 0);
   // Stored, the cancel stops it.
   ASSERT_TRUE(s->Cancel(id, 40).ok());
   EXPECT_EQ(SentBeat(*s, "n1", 50, {Running(id, epoch)})->stop_size(), 1);
