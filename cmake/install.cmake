@@ -6,12 +6,12 @@
 #   share/doc/synergy/       README, LICENSE, docs/*.md
 #   share/bash-completion/completions/synergyctl
 #   lib/systemd/system/      synergyd.service, synergy-node.service
+#   include/synergy/         agent.h, agent_profiler.h (the job-side agent's API)
+#   lib/                     libsynergy_agent.so, cmake/SynergyAgent/ (find_package),
+#                            pkgconfig/synergy-agent.pc
 # The Python package installs from python/CMakeLists.txt.
 include(GNUInstallDirs)
-
-set(SYNERGY_BIN_DIR ${CMAKE_INSTALL_FULL_BINDIR})
-set(SYNERGY_CONFIG_DIR ${CMAKE_INSTALL_FULL_SYSCONFDIR}/synergy)
-set(SYNERGY_DOC_DIR ${CMAKE_INSTALL_FULL_DOCDIR})
+include(CMakePackageConfigHelpers)
 
 install(TARGETS synergy-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY configs/models configs/clusters configs/jobs DESTINATION ${CMAKE_INSTALL_DATADIR}/synergy)
@@ -20,7 +20,6 @@ install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTE
 
 if(SYNERGY_BUILD_SERVICE)
   install(TARGETS synergyd synergy-node synergyctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-  install(FILES configs/synergyd.yaml configs/synergy-node.yaml DESTINATION ${CMAKE_INSTALL_SYSCONFDIR}/synergy)
   # synergyctl writes its own completion script from its command table.
   add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/synergyctl.bash-completion
     COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0 $<TARGET_FILE:synergyctl> completion bash
@@ -30,8 +29,33 @@ if(SYNERGY_BUILD_SERVICE)
   add_custom_target(synergyctl_completion ALL DEPENDS ${CMAKE_BINARY_DIR}/synergyctl.bash-completion)
   install(FILES ${CMAKE_BINARY_DIR}/synergyctl.bash-completion
     DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME synergyctl)
-  foreach(unit synergyd synergy-node)
-    configure_file(packaging/systemd/${unit}.service.in ${CMAKE_BINARY_DIR}/systemd/${unit}.service @ONLY)
-    install(FILES ${CMAKE_BINARY_DIR}/systemd/${unit}.service DESTINATION lib/systemd/system)
-  endforeach()
+  # The daemons' configs and systemd units: placed and written at install
+  # time, for the prefix installed to.
+  install(CODE "set(SYNERGY_SOURCE_DIR \"${CMAKE_SOURCE_DIR}\")
+    set(SYNERGY_BINARY_DIR \"${CMAKE_BINARY_DIR}\")
+    set(SYNERGY_INSTALL_BINDIR \"${CMAKE_INSTALL_BINDIR}\")
+    set(SYNERGY_INSTALL_DOCDIR \"${CMAKE_INSTALL_DOCDIR}\")")
+  install(SCRIPT cmake/install_host_files.cmake)
+
+  # The agent for training jobs built outside this tree: the shared library,
+  # its two public headers, a CMake package and a pkg-config file.
+  install(TARGETS synergy_agent_shared EXPORT SynergyAgentTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES include/synergy/agent.h include/synergy/agent_profiler.h
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/synergy)
+  set(agent_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/SynergyAgent)
+  install(EXPORT SynergyAgentTargets NAMESPACE Synergy:: DESTINATION ${agent_cmake_dir})
+  configure_package_config_file(packaging/agent/SynergyAgentConfig.cmake.in
+    ${CMAKE_BINARY_DIR}/SynergyAgentConfig.cmake INSTALL_DESTINATION ${agent_cmake_dir})
+  write_basic_package_version_file(${CMAKE_BINARY_DIR}/SynergyAgentConfigVersion.cmake
+    COMPATIBILITY SameMajorVersion)
+  install(FILES ${CMAKE_BINARY_DIR}/SynergyAgentConfig.cmake ${CMAKE_BINARY_DIR}/SynergyAgentConfigVersion.cmake
+    DESTINATION ${agent_cmake_dir})
+  # Paths relative to the .pc file, so the install is relocatable (a
+  # scratch prefix, `cmake --install --prefix`, a package).
+  file(RELATIVE_PATH pc_to_include /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix/${CMAKE_INSTALL_INCLUDEDIR})
+  set(SYNERGY_PC_LIBDIR "\${pcfiledir}/..")
+  set(SYNERGY_PC_INCLUDEDIR "\${pcfiledir}/${pc_to_include}")
+  configure_file(packaging/agent/synergy-agent.pc.in ${CMAKE_BINARY_DIR}/synergy-agent.pc @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/synergy-agent.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `cmake --install` into a scratch prefix: the programs, configs, data,
-# docs, bash completion and systemd units are where cmake/install.cmake
-# says; the installed programs run from there; the units pass
-# `systemd-analyze verify` without a warning (pointed at the scratch
-# prefix: the configured paths are the build's install prefix).
+# docs, bash completion, systemd units and the agent library are where
+# cmake/install.cmake says; the installed programs run from there; the
+# units start the installed programs and pass `systemd-analyze verify`
+# without a warning; a job built outside the tree finds the agent through
+# pkg-config and through find_package(SynergyAgent), links and runs.
 # usage: install.sh BUILD_DIR
 set -uo pipefail
 build=$1
@@ -18,7 +19,9 @@ for f in bin/synergyd bin/synergy-node bin/synergyctl bin/synergy-sim \
   share/synergy/models/zoo.yaml share/synergy/clusters/default-128.yaml share/synergy/jobs/image-agent.yaml \
   share/doc/synergy/README.md share/doc/synergy/job-spec.md share/doc/synergy/operations.md \
   share/bash-completion/completions/synergyctl \
-  lib/systemd/system/synergyd.service lib/systemd/system/synergy-node.service; do
+  lib/systemd/system/synergyd.service lib/systemd/system/synergy-node.service \
+  include/synergy/agent.h include/synergy/agent_profiler.h lib/libsynergy_agent.so \
+  lib/pkgconfig/synergy-agent.pc lib/cmake/SynergyAgent/SynergyAgentConfig.cmake; do
   [[ -e $prefix/$f ]] || fail "not installed: $f"
 done
 for program in synergyd synergy-node synergyctl synergy-sim; do
@@ -28,20 +31,69 @@ done
 # embedded default from the installed tree.
 "$prefix/bin/synergy-sim" run --help >/dev/null || fail "synergy-sim run --help"
 bash -n "$prefix/share/bash-completion/completions/synergyctl" || fail "the completion script does not parse"
+for unit in synergyd synergy-node; do
+  grep -q "^ExecStart=$prefix/bin/$unit --config $prefix/etc/synergy/$unit.yaml\$" \
+    "$prefix/lib/systemd/system/$unit.service" ||
+    fail "$unit.service does not start $prefix/bin/$unit with $prefix/etc/synergy/$unit.yaml"
+done
 if command -v systemd-analyze >/dev/null; then
-  configured=$(awk -F= '/^CMAKE_INSTALL_PREFIX:/ { print $2 }' "$build/CMakeCache.txt")
-  units=$(mktemp -d)
-  for unit in synergyd synergy-node; do
-    grep -q "^ExecStart=$configured/bin/$unit --config " "$prefix/lib/systemd/system/$unit.service" ||
-      fail "$unit.service does not start $configured/bin/$unit"
-    sed "s|$configured/bin/|$prefix/bin/|" "$prefix/lib/systemd/system/$unit.service" >"$units/$unit.service"
-  done
-  out=$(systemd-analyze verify "$units/synergyd.service" "$units/synergy-node.service" 2>&1)
+  out=$(systemd-analyze verify "$prefix/lib/systemd/system/synergyd.service" \
+    "$prefix/lib/systemd/system/synergy-node.service" 2>&1)
   code=$?
   [[ $code == 0 && -z $out ]] || fail "systemd-analyze verify (status $code): $out"
-  rm -rf "$units"
 else
   echo "note systemd-analyze not installed: units not verified"
 fi
+
+# A job built outside the tree, twice: with pkg-config and with CMake.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+consumer=$prefix/consumer
+mkdir -p "$consumer"
+if flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs synergy-agent); then
+  # shellcheck disable=SC2086
+  if g++ -std=c++17 -o "$consumer/pc" "$here/agent_consumer/consumer.cc" $flags 2>"$consumer/pc.log"; then
+    out=$(LD_LIBRARY_PATH=$prefix/lib "$consumer/pc") || fail "the pkg-config-built job: $out"
+    [[ $out == "iterations 5 sum 15" ]] || fail "the pkg-config-built job printed: $out"
+  else
+    fail "g++ with pkg-config's flags ($flags): $(tail -5 "$consumer/pc.log")"
+  fi
+else
+  fail "pkg-config does not find synergy-agent"
+fi
+if cmake -S "$here/agent_consumer" -B "$consumer/cmake" -DCMAKE_PREFIX_PATH="$prefix" >"$consumer/cmake.log" 2>&1 &&
+  cmake --build "$consumer/cmake" >>"$consumer/cmake.log" 2>&1; then
+  # CMake's imported target puts the library's directory in the RUNPATH.
+  out=$("$consumer/cmake/agent_consumer") || fail "the CMake-built job: $out"
+  [[ $out == "iterations 5 sum 15" ]] || fail "the CMake-built job printed: $out"
+else
+  fail "find_package(SynergyAgent): $(tail -15 "$consumer/cmake.log")"
+fi
+# The example job specs run from anywhere the package is installed: each
+# one's command, from a scratch directory, with the installed package on
+# PYTHONPATH (2 iterations, small model, checkpoints in the scratch prefix).
+pydir=$(find "$prefix/lib" -path '*/dist-packages' -type d | head -1)
+if [[ -z $pydir ]]; then
+  fail "the Python package is not installed under $prefix/lib"
+elif ! PYTHONPATH=$pydir /usr/bin/python3 -c 'import synergy._agent, torch, torchvision, yaml' 2>/dev/null; then
+  echo "note /usr/bin/python3 lacks torch, torchvision or yaml: the example job specs are not run"
+else
+  for spec in image-agent language-agent; do
+    command=$(/usr/bin/python3 - "$prefix/share/synergy/jobs/$spec.yaml" <<'PY'
+import shlex, sys, yaml
+print(shlex.join(yaml.safe_load(open(sys.argv[1]))["command"]))
+PY
+)
+    extra=(--iterations 2 --checkpoint-dir "$prefix/ckpt-$spec")
+    [[ $spec == image-agent ]] && extra+=(--model small-cnn)
+    run_dir=$(mktemp -d -p "$prefix")
+    # shellcheck disable=SC2086
+    if ! out=$(cd "$run_dir" && PATH=/usr/bin:/bin PYTHONPATH=$pydir timeout 300 $command "${extra[@]}" 2>&1); then
+      fail "$spec.yaml's command ($command) from $run_dir: $(echo "$out" | tail -3)"
+    elif ! grep -q "done at iteration 2" <<<"$out"; then
+      fail "$spec.yaml's command did not train: $(echo "$out" | tail -3)"
+    fi
+  done
+fi
+
 ((status == 0)) && echo "ok install into $prefix"
 exit $status
