@@ -25,12 +25,12 @@ const std::vector<CommandHelp>& Commands() {
        "with its file, line and field, and nothing is submitted.",
        {"-f"}},
       {"get",
-       "get jobs [ID...] [--state S,S] [--user U] [--tenant T] [--sort-by KEY] [-o wide|json|name] [-w]\n"
-       "get nodes [-o wide|json|name] [-w]",
+       "get jobs [ID...] [--state S,S] [--user U] [--tenant T] [--sort-by KEY] [-o wide|json|yaml|name] [-w]\n"
+       "get nodes [-o wide|json|yaml|name] [-w]",
        "Lists jobs (or the named ones: `get job ID`) or nodes. --state: states separated by commas\n"
        "(pending, queued, profiling, running, suspended, succeeded, failed, cancelled; asked of synergyd).\n"
        "--user, --tenant: only theirs. --sort-by: id (default), name, state, user, tenant, gpus, age\n"
-       "(oldest first), priority (highest first). -o wide: more columns; json: the protocol's messages;\n"
+       "(oldest first), priority (highest first). -o wide: more columns; json, yaml: the protocol's messages;\n"
        "name: ids (or node names) only, one a line. -w: again every 2 s (--interval S), each listing under\n"
        "the time it was read, until interrupted.",
        {"jobs", "nodes", "job", "--state", "--user", "--tenant", "--sort-by", "-o", "-w", "--interval"}},
@@ -40,12 +40,28 @@ const std::vector<CommandHelp>& Commands() {
        "since a duration ago (90s, 30m, 2h, 7d) or an RFC 3339 time. -o csv or json: durations in seconds.",
        {"--since", "-o"}},
       {"describe", "describe job ID\ndescribe node NAME",
-       "One job in full, with its events (-o json: the protocol's message); or one node: status, ids\n"
+       "One job in full, with its events (-o json or yaml: the protocol's message); or one node: status, ids\n"
        "offered and allocated, jobs, cgroups, last heartbeat.",
        {"job", "node", "-o"}},
       {"cancel", "cancel ID", "Cancels a job: its lease ends (the agent checkpoints first); it is not requeued.", {}},
-      {"cluster", "cluster [-o json]", "Capacity, allocation, jobs by state, the policy and the last round.", {"-o"}},
-      {"drain", "drain NODE", "No new leases on the node; its running leases end at the next round.", {}},
+      {"hold", "hold ID",
+       "Holds a job (its owner or an admin): no lease until `release`; a lease it holds ends (the agent\n"
+       "checkpoints first). Like scontrol hold; an admin's hold is released by an admin only.",
+       {}},
+      {"release", "release ID", "Releases a held job: the next round may place it again.", {}},
+      {"requeue", "requeue ID",
+       "Ends a running job's lease (the agent checkpoints first) and puts it back in the queue; its\n"
+       "crash count is untouched. Like scontrol requeue.",
+       {}},
+      {"update", "update ID --priority N",
+       "Changes a job's priority class (0 to 1000; higher classes are placed first). Its owner may\n"
+       "lower it; only an admin raises it.",
+       {"--priority"}},
+      {"cluster", "cluster [-o json|yaml]", "Capacity, allocation, jobs by state, the policy and the last round.", {"-o"}},
+      {"drain", "drain NODE [--reason TEXT]",
+       "No new leases on the node; its running leases end at the next round. The reason (one line, at\n"
+       "most 256 bytes) is shown by get nodes -o wide and describe node; draining again replaces it.",
+       {"--reason"}},
       {"undrain", "undrain NODE", "Leases may be placed on the node again.", {}},
       {"hash-credential", "hash-credential < FILE",
        "Prints the SHA-256 of the credential on stdin, for token_sha256: in synergyd.yaml.", {}},
@@ -97,7 +113,7 @@ std::string CompletionScript(const std::string& shell) {
       "  done\n"
       "  case $prev in\n"
       "    -f|--ca) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
-      "    -o) COMPREPLY=($(compgen -W \"wide json name csv\" -- \"$cur\")); return ;;\n"
+      "    -o) COMPREPLY=($(compgen -W \"wide json yaml name csv\" -- \"$cur\")); return ;;\n"
       "    --state) COMPREPLY=($(compgen -W \"pending queued profiling running suspended succeeded failed cancelled\" "
       "-- \"$cur\")); return ;;\n"
       "    --sort-by) COMPREPLY=($(compgen -W \"id name state user tenant gpus age priority\" -- \"$cur\")); return ;;\n"

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -12,12 +13,14 @@
 #include "cli/commands.h"
 #include "cli/history.h"
 #include "cli/job_selection.h"
+#include "cli/message_output.h"
 #include "cli/tables.h"
 #include "service/auth.h"
 #include "service/channel.h"
 #include "service/credentials.h"
 #include "service/escape.h"
 #include "service/job_spec.h"
+#include "service/request_limits.h"
 #include "service/rfc3339.h"
 #include "synergy/v1/synergy.grpc.pb.h"
 #include "synergy/version.h"
@@ -63,7 +66,8 @@ int main(int argc, char** argv) {
   c.security.server_name = std::getenv("SYNERGY_TLS_SERVER_NAME") ? std::getenv("SYNERGY_TLS_SERVER_NAME") : "";
   c.security.plaintext = std::getenv("SYNERGY_PLAINTEXT") && std::string(std::getenv("SYNERGY_PLAINTEXT")) == "1";
   std::vector<std::string> args;
-  std::string output, file, states, since;
+  std::string output, file, states, since, reason;
+  std::optional<int> priority;
   bool help = false;
   int watch_s = 0, interval_s = 0;
   synergy::cli::JobSelection selection;
@@ -85,9 +89,9 @@ int main(int argc, char** argv) {
     } else if (a == "--plaintext") {
       c.security.plaintext = true;
     } else if (a == "-o" || a == "--output") {
-      if (!value(output)) return Usage("-o needs wide, json or name");
-      if (output != "wide" && output != "json" && output != "name" && output != "csv") {
-        return Usage("-o: " + synergy::service::QuoteForMessage(output) + " is not wide, json, name or csv");
+      if (!value(output)) return Usage("-o needs wide, json, yaml or name");
+      if (output != "wide" && !synergy::cli::IsStructuredOutput(output) && output != "name" && output != "csv") {
+        return Usage("-o: " + synergy::service::QuoteForMessage(output) + " is not wide, json, yaml, name or csv");
       }
     } else if (a == "--since") {
       if (!value(since)) return Usage("--since needs a duration (2h) or a time (2026-12-04T09:00:00Z)");
@@ -110,6 +114,16 @@ int main(int argc, char** argv) {
     } else if (a == "--sort-by") {
       if (!value(selection.sort_by)) return Usage("--sort-by needs a key");
       if (auto st = synergy::cli::CheckSortKey(selection.sort_by); !st.ok()) return Usage(std::string(st.message()));
+    } else if (a == "--priority") {
+      std::string v;
+      int p = 0;
+      if (!value(v) || !absl::SimpleAtoi(v, &p) || p < 0 || p > synergy::service::kMaxPriorityClass) {
+        return Usage("--priority needs a priority class from 0 to " +
+                     std::to_string(synergy::service::kMaxPriorityClass));
+      }
+      priority = p;
+    } else if (a == "--reason") {
+      if (!value(reason)) return Usage("--reason needs a text");
     } else if (a == "-f" || a == "--file") {
       if (!value(file)) return Usage("-f needs a file");
     } else if (a == "-h" || a == "--help") {
@@ -135,6 +149,8 @@ int main(int argc, char** argv) {
   }
   if (args.empty()) return Usage("no command");
   const std::string& cmd = args[0];
+  if (priority && cmd != "update") return Usage("--priority is for update only");
+  if (!reason.empty() && cmd != "drain") return Usage("--reason is for drain only");
   if (cmd == "completion") {
     const std::string script = synergy::cli::CompletionScript(args.size() == 2 ? args[1] : "");
     if (script.empty()) return Usage("completion needs a shell: bash");
@@ -214,10 +230,10 @@ int main(int argc, char** argv) {
           if (!st.ok()) return Refused(st);
         }
         const std::vector<v1::Job> jobs = synergy::cli::SelectJobs({resp.jobs().begin(), resp.jobs().end()}, selection);
-        if (output == "json") {
+        if (synergy::cli::IsStructuredOutput(output)) {
           v1::ListJobsResponse selected;
           for (const v1::Job& j : jobs) *selected.add_jobs() = j;
-          std::cout << synergy::cli::Json(selected);
+          std::cout << synergy::cli::Structured(selected, output);
         } else if (output == "name") {
           for (const v1::Job& j : jobs) std::cout << synergy::service::EscapeForDisplay(j.id()) << "\n";
         } else {
@@ -230,8 +246,8 @@ int main(int argc, char** argv) {
         auto ctx = c.Call(false);
         grpc::Status st = c.stub->ListNodes(ctx.get(), v1::ListNodesRequest{}, &resp);
         if (!st.ok()) return Refused(st);
-        if (output == "json") {
-          std::cout << synergy::cli::Json(resp);
+        if (synergy::cli::IsStructuredOutput(output)) {
+          std::cout << synergy::cli::Structured(resp, output);
         } else if (output == "name") {
           for (const v1::Node& n : resp.nodes()) std::cout << synergy::service::EscapeForDisplay(n.name()) << "\n";
         } else {
@@ -252,7 +268,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "history") {
     if (args.size() != 1) return Usage("history takes flags only: --since, -o json|csv");
-    if (output == "wide" || output == "name") return Usage("history: -o is json or csv");
+    if (output == "wide" || output == "name" || output == "yaml") return Usage("history: -o is json or csv");
     int64_t since_ms = 0;
     if (!since.empty()) {
       auto parsed = synergy::cli::ParseSince(since, NowUnixMs());
@@ -276,7 +292,8 @@ int main(int argc, char** argv) {
     if (!st.ok()) return Refused(st);
     for (const v1::Node& n : resp.nodes()) {
       if (n.name() != args[2]) continue;
-      std::cout << (output == "json" ? synergy::cli::Json(n) : synergy::cli::DescribeNode(n, NowUnixMs()));
+      std::cout << (synergy::cli::IsStructuredOutput(output) ? synergy::cli::Structured(n, output)
+                                                             : synergy::cli::DescribeNode(n, NowUnixMs()));
       return 0;
     }
     std::cerr << "synergyctl: node " << synergy::service::QuoteForMessage(args[2]) << " is not known to synergyd\n";
@@ -290,7 +307,8 @@ int main(int argc, char** argv) {
     auto ctx = c.Call(false);
     grpc::Status st = c.stub->GetJob(ctx.get(), req, &job);
     if (!st.ok()) return Refused(st);
-    std::cout << (output == "json" ? synergy::cli::Json(job) : synergy::cli::DescribeJob(job, NowUnixMs()));
+    std::cout << (synergy::cli::IsStructuredOutput(output) ? synergy::cli::Structured(job, output)
+                                                           : synergy::cli::DescribeJob(job, NowUnixMs()));
     return 0;
   }
   if (cmd == "cancel") {
@@ -310,13 +328,43 @@ int main(int argc, char** argv) {
     auto ctx = c.Call(false);
     grpc::Status st = c.stub->GetClusterState(ctx.get(), v1::ClusterStateRequest{}, &resp);
     if (!st.ok()) return Refused(st);
-    std::cout << (output == "json" ? synergy::cli::Json(resp) : synergy::cli::ClusterSummary(resp));
+    std::cout << (synergy::cli::IsStructuredOutput(output) ? synergy::cli::Structured(resp, output)
+                                                           : synergy::cli::ClusterSummary(resp));
+    return 0;
+  }
+  if (cmd == "hold" || cmd == "release" || cmd == "requeue") {
+    if (args.size() != 2) return Usage(cmd + " needs a job id");
+    v1::JobActionRequest req;
+    req.set_job_id(args[1]);
+    v1::JobActionResponse resp;
+    auto ctx = c.Call(true);
+    grpc::Status st = cmd == "hold"      ? c.stub->HoldJob(ctx.get(), req, &resp)
+                      : cmd == "release" ? c.stub->ReleaseJob(ctx.get(), req, &resp)
+                                         : c.stub->RequeueJob(ctx.get(), req, &resp);
+    if (!st.ok()) return Refused(st);
+    std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " "
+              << (cmd == "hold" ? "held" : cmd == "release" ? "released" : "requeued") << "\n";
+    return 0;
+  }
+  if (cmd == "update") {
+    if (args.size() != 2) return Usage("update needs a job id");
+    if (!priority) return Usage("update needs what to change: --priority N");
+    v1::UpdateJobRequest req;
+    req.set_job_id(args[1]);
+    req.set_priority(*priority);
+    v1::JobActionResponse resp;
+    auto ctx = c.Call(true);
+    grpc::Status st = c.stub->UpdateJob(ctx.get(), req, &resp);
+    if (!st.ok()) return Refused(st);
+    std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " priority "
+              << resp.job().spec().priority() << "\n";
     return 0;
   }
   if (cmd == "drain" || cmd == "undrain") {
     if (args.size() != 2) return Usage(cmd + " needs a node name");
     v1::DrainNodeRequest req;
     req.set_name(args[1]);
+    req.set_reason(reason);
     v1::DrainNodeResponse resp;
     auto ctx = c.Call(true);
     grpc::Status st = cmd == "drain" ? c.stub->DrainNode(ctx.get(), req, &resp)

@@ -6,7 +6,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "google/protobuf/util/json_util.h"
 #include "service/escape.h"
 #include "service/names.h"
 
@@ -26,6 +25,21 @@ std::string Time(int64_t unix_ms) {
 // A node that shut down cleanly has left; one that went silent is lost.
 std::string NodeStatus(const v1::Node& n) {
   return n.leaving() ? (n.alive() ? "leaving" : "left") : (n.alive() ? "ready" : "lost");
+}
+
+// "2h3m ago: fan failing" (the reason, if given, after the time).
+std::string DrainNote(const v1::Node& n, int64_t now_ms) {
+  if (!n.drained()) return "-";
+  std::string note = n.drained_unix_ms() > 0 ? Duration(now_ms - n.drained_unix_ms()) + " ago" : "earlier";
+  if (!n.drain_reason().empty()) absl::StrAppend(&note, ": ", n.drain_reason());
+  return note;
+}
+
+// The state as listed: a held job's says so, like a drained node's.
+std::string ListedState(const v1::Job& j) {
+  const bool ended = j.state() == v1::JOB_STATE_SUCCEEDED || j.state() == v1::JOB_STATE_FAILED ||
+                     j.state() == v1::JOB_STATE_CANCELLED;
+  return j.held() && !ended ? service::JobStateName(j.state()) + ",held" : service::JobStateName(j.state());
 }
 
 // "Key:          value" as describe prints it, both escaped.
@@ -95,14 +109,14 @@ std::string JobsTable(const std::vector<v1::Job>& jobs, bool wide, int64_t now_m
     const std::string name = j.spec().name().empty() ? "-" : j.spec().name();
     const std::string age = Duration(now_ms - j.submitted_unix_ms());
     if (wide) {
-      rows.push_back({j.id(), name, StateName(j.state()), std::to_string(j.spec().gpus()),
+      rows.push_back({j.id(), name, ListedState(j), std::to_string(j.spec().gpus()),
                       j.spec().model().empty() ? "-" : j.spec().model(), progress,
                       j.throughput() > 0 ? absl::StrFormat("%.1f", j.throughput()) : "-", age,
                       j.has_lease() ? std::to_string(j.lease().epoch()) : "-", node_list,
                       j.has_lease() ? std::to_string(cpus) : "-", j.has_lease() ? absl::StrFormat("%.1f", mem) : "-",
                       std::to_string(j.attempts()), std::to_string(j.spec().priority()), j.reason()});
     } else {
-      rows.push_back({j.id(), name, StateName(j.state()), std::to_string(j.spec().gpus()), progress, age, node_list,
+      rows.push_back({j.id(), name, ListedState(j), std::to_string(j.spec().gpus()), progress, age, node_list,
                       j.reason()});
     }
   }
@@ -113,7 +127,7 @@ std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t no
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head = {"NAME", "STATUS", "GPUS", "CPUS", "MEM GB", "JOBS", "LAST SEEN"};
   if (wide) {
-    head.insert(head.end(), {"ADDRESS", "GPU IDS", "CPU IDS", "CGROUPS"});
+    head.insert(head.end(), {"ADDRESS", "GPU IDS", "CPU IDS", "CGROUPS", "DRAINED"});
   }
   rows.push_back(head);
   for (const v1::Node& n : nodes) {
@@ -129,7 +143,7 @@ std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t no
         Duration(now_ms - n.last_heartbeat_unix_ms()) + " ago"};
     if (wide) {
       row.insert(row.end(), {n.address(), Ids(n.capacity().gpu_ids()), Ids(n.capacity().cpu_ids()),
-                             n.cgroups().empty() ? "-" : n.cgroups()});
+                             n.cgroups().empty() ? "-" : n.cgroups(), DrainNote(n, now_ms)});
     }
     rows.push_back(row);
   }
@@ -143,6 +157,7 @@ std::string DescribeNode(const v1::Node& n, int64_t now_ms) {
   if (n.drained()) status += ", drained (no new leases)";
   line("Name", n.name());
   line("Status", status);
+  if (n.drained()) line("Drained", DrainNote(n, now_ms));
   line("Address", n.address().empty() ? "-" : n.address());
   line("GPUs", absl::StrFormat("%d of %d allocated; ids %s, allocated %s%s", n.allocated().gpu_ids_size(),
                                n.capacity().gpu_ids_size(), Ids(n.capacity().gpu_ids()), Ids(n.allocated().gpu_ids()),
@@ -166,6 +181,10 @@ std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   line("Name", j.spec().name().empty() ? "-" : j.spec().name());
   line("State", StateName(j.state()));
   line("Reason", j.reason());
+  if (j.held()) {
+    line("Held", absl::StrCat("by ", j.held_by_admin() ? "admin " : "", j.held_by(), " (synergyctl release ", j.id(),
+                              j.held_by_admin() ? ", an admin's" : "", ")"));
+  }
   line("GPUs", std::to_string(j.spec().gpus()));
   line("Model", j.spec().model().empty() ? "-" : j.spec().model());
   line("Command", absl::StrJoin(j.spec().command(), " "));
@@ -219,15 +238,6 @@ std::string ClusterSummary(const v1::ClusterState& c) {
   absl::StrAppendFormat(&out, "Scheduler: %s / %s, round %d (last decision %.3f ms)\n",
                         service::EscapeForDisplay(c.policy()), service::EscapeForDisplay(c.mechanism()), c.round(),
                         c.last_round_ms());
-  return out;
-}
-
-std::string Json(const google::protobuf::Message& message) {
-  std::string out;
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  options.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
   return out;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
-// synergyctl's output: aligned tables in the manner of kubectl and squeue,
-// and JSON straight from the protocol messages. Tables and describe output
+// synergyctl's output for people: aligned tables in the manner of kubectl
+// and squeue (JSON and YAML: message_output.h). Tables and describe output
 // show every string with its control characters escaped
 // (service::EscapeForDisplay: ESC as \x1b, a newline as \n), whatever the
-// daemon sends; JSON escapes them its own way.
+// daemon sends.
 #include <string>
 #include <vector>
 
@@ -24,6 +24,5 @@ std::string ClusterSummary(const v1::ClusterState& state);
 
 std::string StateName(v1::JobState state);   // "running"
 std::string Duration(int64_t ms);            // "3m12s"
-std::string Json(const google::protobuf::Message& message);
 
 }  // namespace synergy::cli

@@ -75,6 +75,8 @@ const char* LeaseEndCauseName(LeaseEndCause cause) {
     case LeaseEndCause::kNodeLeaving: return "node_leaving";
     case LeaseEndCause::kNodeLost: return "node_lost";
     case LeaseEndCause::kNotReadopted: return "not_readopted";
+    case LeaseEndCause::kHeld: return "held";
+    case LeaseEndCause::kRequeued: return "requeued";
   }
   return "unknown";
 }

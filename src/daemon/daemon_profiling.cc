@@ -11,7 +11,7 @@ namespace synergy::daemon {
 
 bool DaemonState::WantsProfiling(const v1::Job& job) const {
   if (!job.spec().profile() || !job.spec().uses_agent() || job.has_measured_profile() || job.has_lease() ||
-      Terminal(job) || leases_.AnyEnding(job.id())) {
+      Terminal(job) || job.held() || leases_.AnyEnding(job.id())) {
     return false;
   }
   // The profile is measured on one whole node; a job wider than every node

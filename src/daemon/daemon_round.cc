@@ -64,7 +64,7 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
   world.queue.reserve(jobs_.queue_order().size());
   for (const std::string& id : jobs_.queue_order()) {
     const v1::Job& job = jobs_.at(id);
-    if (Terminal(job) || job.state() == v1::JOB_STATE_PROFILING) continue;
+    if (Terminal(job) || job.state() == v1::JOB_STATE_PROFILING || job.held()) continue;
     if (WantsProfiling(job) && !ProfileWaitOver(job, now_ms)) continue;
     const JobRuntime& rt = jobs_.RuntimeOf(id);
     if (rt.finished) continue;  // its last checkpoint is confirmed: it is exiting
@@ -210,8 +210,11 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
     if (waiting.state() != v1::JOB_STATE_PENDING) continue;
     v1::Job& job = jobs_.Edit(id);
     const bool for_profile = WantsProfiling(job) && !ProfileWaitOver(job, now_ms);
-    jobs_.Move(job, JobMove::kWait, for_profile ? "waiting for a free node to profile on" : "waiting for resources",
-             now_ms);
+    // A held job keeps the hold as its reason.
+    const std::string reason = job.held()     ? job.reason()
+                               : for_profile ? "waiting for a free node to profile on"
+                                             : "waiting for resources";
+    jobs_.Move(job, JobMove::kWait, reason, now_ms);
     Record(batch, job, "queued", now_ms);
   }
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;

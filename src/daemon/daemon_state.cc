@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "daemon/round_input.h"
 #include "service/credentials.h"
+#include "service/escape.h"
 #include "service/job_spec.h"
 #include "service/names.h"
 #include "spdlog/spdlog.h"
@@ -351,17 +352,23 @@ v1::ClusterState DaemonState::Cluster() const {
   return c;
 }
 
-absl::StatusOr<v1::Node> DaemonState::SetDrained(const std::string& node, bool drained,
-                                                 int64_t now_ms) {
+absl::StatusOr<v1::Node> DaemonState::SetDrained(const std::string& node, bool drained, int64_t now_ms,
+                                                 const std::string& reason) {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return absl::NotFoundError(absl::StrCat("node ", node, ": not registered"));
+  NodeDrain drain;
+  if (drained) {
+    const v1::Node& info = it->second.info;
+    drain = NodeDrain{true, reason, info.drained() ? info.drained_unix_ms() : now_ms};
+  }
   Batch batch;
-  batch.drained[node] = drained;
+  batch.drained[node] = drain;
   Change change(*this);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  nodes_.SetDrained(node, drained);
-  spdlog::info("node {} {}", node, drained ? "drained: no new leases; running jobs end at the next round"
-                                           : "undrained");
+  nodes_.SetDrained(node, std::move(drain));
+  spdlog::info("node {} {}{}", node,
+               drained ? "drained: no new leases; running jobs end at the next round" : "undrained",
+               drained && !reason.empty() ? absl::StrCat(" (", service::EscapeForDisplay(reason), ")") : "");
   return ListNodes(now_ms)[std::distance(nodes_.begin(), it)];
 }
 

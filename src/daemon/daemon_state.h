@@ -71,8 +71,10 @@ enum class LeaseEndCause {
   kNodeLeaving,
   kNodeLost,
   kNotReadopted,  // its node did not report it after a daemon restart
+  kHeld,          // HoldJob
+  kRequeued,      // RequeueJob
 };
-inline constexpr int kLeaseEndCauses = 9;
+inline constexpr int kLeaseEndCauses = 11;
 const char* LeaseEndCauseName(LeaseEndCause cause);
 
 // Counters and distributions behind /metrics, since this daemon started.
@@ -132,7 +134,25 @@ class DaemonState {
   std::vector<v1::Job> ListJobs(const std::set<int>& states) const;
   std::vector<v1::Node> ListNodes(int64_t now_ms) const;
   v1::ClusterState Cluster() const;
-  absl::StatusOr<v1::Node> SetDrained(const std::string& node, bool drained, int64_t now_ms);
+  // Drains (no new leases; its jobs' leases end at the next round) or
+  // undrains a node; a drain keeps `reason` and the time, shown with the
+  // node. Draining a drained node replaces the reason, keeping the time.
+  absl::StatusOr<v1::Node> SetDrained(const std::string& node, bool drained, int64_t now_ms,
+                                      const std::string& reason = "");
+  // Held jobs get no lease until released; a lease the job holds ends
+  // (agents checkpoint). `by`: who holds it; an admin's hold is released
+  // only by an admin (PERMISSION_DENIED otherwise). FAILED_PRECONDITION
+  // when the job has ended or is already held (Hold) or not held (Release).
+  absl::StatusOr<v1::Job> Hold(const std::string& job_id, const std::string& by, bool by_admin, int64_t now_ms);
+  absl::StatusOr<v1::Job> Release(const std::string& job_id, const std::string& by, bool by_admin, int64_t now_ms);
+  // A running or profiling job's lease ends (agents checkpoint) and it
+  // waits for a round again; FAILED_PRECONDITION when it holds no lease.
+  absl::StatusOr<v1::Job> Requeue(const std::string& job_id, const std::string& by, int64_t now_ms);
+  // Its priority class (spec.priority) from now on; `may_raise` false (its
+  // owner): PERMISSION_DENIED above the current one. FAILED_PRECONDITION
+  // when the job has ended.
+  absl::StatusOr<v1::Job> SetPriority(const std::string& job_id, int priority, const std::string& by, bool may_raise,
+                                      int64_t now_ms);
 
   // ---- node API
   // A node that registered with a join credential (durable): it holds a

@@ -1,6 +1,17 @@
 #include "daemon/node_table.h"
 
 namespace synergy::daemon {
+namespace {
+
+// What a node shows of its drain (drained_ owns it).
+void ShowDrain(v1::Node& info, const NodeDrain* drain) {
+  const bool drained = drain != nullptr && drain->drained;
+  info.set_drained(drained);
+  info.set_drain_reason(drained ? drain->reason : "");
+  info.set_drained_unix_ms(drained ? drain->since_ms : 0);
+}
+
+}  // namespace
 
 bool NodeTable::TakesPart(const std::string& name) const {
   auto it = nodes_.find(name);
@@ -32,7 +43,7 @@ NodeTable::NodeRecord& NodeTable::Register(const v1::RegisterNodeRequest& reques
   n.info.set_alive(true);
   n.info.set_leaving(false);
   auto drained = drained_.find(request.name());
-  n.info.set_drained(drained != drained_.end() && drained->second);
+  ShowDrain(n.info, drained == drained_.end() ? nullptr : &drained->second);
   n.info.set_last_heartbeat_unix_ms(now_ms);
   n.info.set_cgroups(request.cgroups());
   n.processes.clear();
@@ -40,9 +51,9 @@ NodeTable::NodeRecord& NodeTable::Register(const v1::RegisterNodeRequest& reques
   return n;
 }
 
-void NodeTable::SetDrained(const std::string& name, bool drained) {
-  drained_[name] = drained;
-  if (nodes_.count(name)) nodes_.Edit(name).info.set_drained(drained);
+void NodeTable::SetDrained(const std::string& name, NodeDrain drain) {
+  NodeDrain& stored = drained_[name] = std::move(drain);
+  if (nodes_.count(name)) ShowDrain(nodes_.Edit(name).info, &stored);
 }
 
 }  // namespace synergy::daemon

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "daemon/journaled_map.h"
+#include "daemon/store.h"
 #include "synergy/v1/synergy.pb.h"
 
 namespace synergy::daemon {
@@ -32,7 +33,7 @@ class NodeTable {
   using Records = std::map<std::string, NodeRecord>;
 
   // ---- loading (before anything else)
-  void Restore(std::map<std::string, bool> drained, std::map<std::string, int64_t> joined) {
+  void Restore(std::map<std::string, NodeDrain> drained, std::map<std::string, int64_t> joined) {
     drained_ = std::move(drained);
     joined_ = std::move(joined);
   }
@@ -60,7 +61,7 @@ class NodeTable {
   NodeRecord& Edit(const std::string& name) { return nodes_.Edit(name); }
 
   // ---- after their commit is stored
-  void SetDrained(const std::string& name, bool drained);
+  void SetDrained(const std::string& name, NodeDrain drain);
   void NoteJoined(const std::string& name, int64_t now_ms) { joined_[name] = now_ms; }
 
   // ---- the change protocol (DaemonState::Change)
@@ -70,7 +71,7 @@ class NodeTable {
 
  private:
   JournaledMap<std::string, NodeRecord> nodes_;
-  std::map<std::string, bool> drained_;
+  std::map<std::string, NodeDrain> drained_;
   std::map<std::string, int64_t> joined_;
 };
 

@@ -86,7 +86,16 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
                               const Mechanism& mechanism) {
   RoundDecisions out;
   RoundSnapshot snap = SnapshotOf(world, zoo);
-  if (snap.cluster.num_servers() == 0) return out;
+  if (snap.cluster.num_servers() == 0) {
+    // No node takes part (every one drained, leaving or profiling): the
+    // leases still held end, as they would if one node were left.
+    if (world.held.empty()) return out;
+    out.planned = true;
+    for (const auto& [id, held] : world.held) {
+      out.leases.emplace(id, LeaseDecision{LeaseFate::kEnd, "no node takes part in the round (drained or leaving)"});
+    }
+    return out;
+  }
   out.planned = true;
   RoundResult r = PlanSnapshot(snap, world, policy, mechanism);
   for (const JobView* v : r.order) out.order.push_back(JobIdString(v->id));

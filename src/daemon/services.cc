@@ -208,7 +208,7 @@ grpc::Status SchedulerServiceImpl::DrainNode(grpc::ServerContext* ctx, const v1:
   absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/DrainNode"));
   SYNERGY_VALIDATE(service::ValidateDrainNodeRequest(*req));
-  auto node = g_.state->SetDrained(req->name(), true, NowUnixMs());
+  auto node = g_.state->SetDrained(req->name(), true, NowUnixMs(), req->reason());
   if (!node.ok()) return ToGrpc(node.status());
   *resp->mutable_node() = std::move(*node);
   return grpc::Status::OK;
@@ -219,10 +219,71 @@ grpc::Status SchedulerServiceImpl::UndrainNode(grpc::ServerContext* ctx, const v
   absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/UndrainNode"));
   SYNERGY_VALIDATE(service::ValidateDrainNodeRequest(*req));
+  if (!req->reason().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "reason: an undrain takes no reason");
+  }
   auto node = g_.state->SetDrained(req->name(), false, NowUnixMs());
   if (!node.ok()) return ToGrpc(node.status());
   *resp->mutable_node() = std::move(*node);
   return grpc::Status::OK;
+}
+
+namespace {
+
+// Authenticates the caller for `method`, then bounds the request (`valid`),
+// then checks the caller may act on the job (its owner, or an admin) and,
+// if so, runs `act` with the caller; the job comes back as the caller may
+// see it.
+template <typename Act>
+grpc::Status ActOnOwnJob(Guarded& g, grpc::ServerContext& ctx, const char* method, const absl::Status& valid,
+                         const std::string& job_id, v1::JobActionResponse* resp, Act act)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(g.mu) {
+  SYNERGY_AUTHORIZE(who, Authorize(ctx, *g.state, method));
+  if (!valid.ok()) return ToGrpc(valid);
+  auto owner = g.state->OwnerOf(job_id);
+  if (!owner.ok()) return ToGrpc(owner.status());
+  if (!SeesEverything(*who) && *owner != who->name) {
+    return Denied(absl::StrCat("job ", job_id, " belongs to another user"));
+  }
+  absl::StatusOr<v1::Job> job = act(*who);
+  if (!job.ok()) return ToGrpc(job.status());
+  HideDetails(*job, *who);
+  *resp->mutable_job() = std::move(*job);
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+grpc::Status SchedulerServiceImpl::HoldJob(grpc::ServerContext* ctx, const v1::JobActionRequest* req,
+                                           v1::JobActionResponse* resp) {
+  absl::MutexLock lock(&g_.mu);
+  return ActOnOwnJob(g_, *ctx, "SchedulerService/HoldJob", service::ValidateJobActionRequest(*req), req->job_id(), resp, [&](const Principal& who) {
+    return g_.state->Hold(req->job_id(), who.name, SeesEverything(who), NowUnixMs());
+  });
+}
+
+grpc::Status SchedulerServiceImpl::ReleaseJob(grpc::ServerContext* ctx, const v1::JobActionRequest* req,
+                                              v1::JobActionResponse* resp) {
+  absl::MutexLock lock(&g_.mu);
+  return ActOnOwnJob(g_, *ctx, "SchedulerService/ReleaseJob", service::ValidateJobActionRequest(*req), req->job_id(), resp, [&](const Principal& who) {
+    return g_.state->Release(req->job_id(), who.name, SeesEverything(who), NowUnixMs());
+  });
+}
+
+grpc::Status SchedulerServiceImpl::RequeueJob(grpc::ServerContext* ctx, const v1::JobActionRequest* req,
+                                              v1::JobActionResponse* resp) {
+  absl::MutexLock lock(&g_.mu);
+  return ActOnOwnJob(g_, *ctx, "SchedulerService/RequeueJob", service::ValidateJobActionRequest(*req), req->job_id(), resp, [&](const Principal& who) {
+    return g_.state->Requeue(req->job_id(), who.name, NowUnixMs());
+  });
+}
+
+grpc::Status SchedulerServiceImpl::UpdateJob(grpc::ServerContext* ctx, const v1::UpdateJobRequest* req,
+                                             v1::JobActionResponse* resp) {
+  absl::MutexLock lock(&g_.mu);
+  return ActOnOwnJob(g_, *ctx, "SchedulerService/UpdateJob", service::ValidateUpdateJobRequest(*req), req->job_id(), resp, [&](const Principal& who) {
+    return g_.state->SetPriority(req->job_id(), req->priority(), who.name, SeesEverything(who), NowUnixMs());
+  });
 }
 
 grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::RegisterNodeRequest* req,

@@ -41,6 +41,12 @@ class SchedulerServiceImpl final : public v1::SchedulerService::Service {
   grpc::Status GetClusterState(grpc::ServerContext*, const v1::ClusterStateRequest*, v1::ClusterState*) override;
   grpc::Status DrainNode(grpc::ServerContext*, const v1::DrainNodeRequest*, v1::DrainNodeResponse*) override;
   grpc::Status UndrainNode(grpc::ServerContext*, const v1::DrainNodeRequest*, v1::DrainNodeResponse*) override;
+  // The job's owner or an admin; an admin's hold is released by an admin
+  // only, and only an admin raises a priority (DaemonState says which).
+  grpc::Status HoldJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
+  grpc::Status ReleaseJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
+  grpc::Status RequeueJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
+  grpc::Status UpdateJob(grpc::ServerContext*, const v1::UpdateJobRequest*, v1::JobActionResponse*) override;
 
  private:
   Guarded& g_;

@@ -58,7 +58,8 @@ struct SqliteStore::Writes {
             true),
         event(db, "INSERT INTO events(job_id, unix_ms, text) VALUES(?1, ?2, ?3)", true),
         counter(db, "INSERT INTO meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = MAX(value, ?2)", true),
-        drained(db, "INSERT INTO nodes(name, drained) VALUES(?1, ?2) ON CONFLICT(name) DO UPDATE SET drained = ?2",
+        drained(db, "INSERT INTO nodes(name, drained, reason, since) VALUES(?1, ?2, ?3, ?4)"
+                    " ON CONFLICT(name) DO UPDATE SET drained = ?2, reason = ?3, since = ?4",
                 true),
         // A secret is written once: a second writer (there is none) could
         // not replace the key credentials were derived from.
@@ -137,11 +138,19 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
            "CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY AUTOINCREMENT,"
            " job_id TEXT NOT NULL, unix_ms INTEGER NOT NULL, text TEXT NOT NULL)",
            "CREATE INDEX IF NOT EXISTS events_by_job ON events(job_id, seq)",
-           "CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, drained INTEGER NOT NULL)",
+           "CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, drained INTEGER NOT NULL,"
+           " reason TEXT NOT NULL DEFAULT '', since INTEGER NOT NULL DEFAULT 0)",
            "CREATE TABLE IF NOT EXISTS secrets(name TEXT PRIMARY KEY, value TEXT NOT NULL)",
            "CREATE TABLE IF NOT EXISTS joined_nodes(name TEXT PRIMARY KEY, unix_ms INTEGER NOT NULL)",
        }) {
     if (auto st = store->Exec(sql); !st.ok()) return st;
+  }
+  // A database from before drain reasons: its nodes table gains them.
+  if (!Statement(db, "SELECT reason, since FROM nodes LIMIT 0").ok()) {
+    for (const char* sql : {"ALTER TABLE nodes ADD COLUMN reason TEXT NOT NULL DEFAULT ''",
+                            "ALTER TABLE nodes ADD COLUMN since INTEGER NOT NULL DEFAULT 0"}) {
+      if (auto st = store->Exec(sql); !st.ok()) return st;
+    }
   }
   if (path != ":memory:") {
     if (::chmod(path.c_str(), 0600) != 0) {
@@ -233,11 +242,13 @@ absl::Status SqliteStore::Commit(const Batch& batch) {
             },
             [](const std::pair<const std::string, int64_t>& c) { return "write counter " + c.first; }) &&
       write(w.drained, batch.drained,
-            [](Statement& st, const std::pair<const std::string, bool>& d) {
+            [](Statement& st, const std::pair<const std::string, NodeDrain>& d) {
               st.Text(1, d.first);
-              st.Int(2, d.second ? 1 : 0);
+              st.Int(2, d.second.drained ? 1 : 0);
+              st.Text(3, d.second.reason);
+              st.Int(4, d.second.since_ms);
             },
-            [](const std::pair<const std::string, bool>& d) { return "write node " + d.first; }) &&
+            [](const std::pair<const std::string, NodeDrain>& d) { return "write node " + d.first; }) &&
       write(w.secret, batch.secrets,
             [](Statement& st, const std::pair<const std::string, std::string>& k) {
               st.Text(1, k.first);
@@ -305,10 +316,15 @@ absl::StatusOr<std::map<std::string, int64_t>> SqliteStore::LoadCounters() const
   return out;
 }
 
-absl::StatusOr<std::map<std::string, bool>> SqliteStore::LoadDrained() const {
-  std::map<std::string, bool> out;
-  if (!ReadKeyed(db_, "SELECT name, drained FROM nodes",
-                 [](sqlite3_stmt* q) { return sqlite3_column_int64(q, 1) != 0; }, out)) {
+absl::StatusOr<std::map<std::string, NodeDrain>> SqliteStore::LoadDrained() const {
+  std::map<std::string, NodeDrain> out;
+  if (!ReadKeyed(db_, "SELECT name, drained, reason, since FROM nodes",
+                 [](sqlite3_stmt* q) {
+                   return NodeDrain{sqlite3_column_int64(q, 1) != 0,
+                                    reinterpret_cast<const char*>(sqlite3_column_text(q, 2)),
+                                    sqlite3_column_int64(q, 3)};
+                 },
+                 out)) {
     return Error("read nodes");
   }
   return out;

@@ -32,7 +32,7 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<v1::Job>> LoadJobs() const override;
   absl::StatusOr<std::vector<v1::JobEvent>> LoadEvents(const std::string& job_id, int limit = 1000) const override;
   absl::StatusOr<std::map<std::string, int64_t>> LoadCounters() const override;
-  absl::StatusOr<std::map<std::string, bool>> LoadDrained() const override;
+  absl::StatusOr<std::map<std::string, NodeDrain>> LoadDrained() const override;
   absl::StatusOr<std::map<std::string, std::string>> LoadSecrets() const override;
   absl::StatusOr<std::map<std::string, int64_t>> LoadJoinedNodes() const override;
   const std::string& path() const override { return path_; }

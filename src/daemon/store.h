@@ -14,13 +14,20 @@
 
 namespace synergy::daemon {
 
+// A node's drain as stored: on or off, the admin's reason, and since when.
+struct NodeDrain {
+  bool drained = false;
+  std::string reason;
+  int64_t since_ms = 0;
+};
+
 struct Batch {
   std::vector<v1::Job> jobs;                           // upserted (events field not stored)
   std::vector<std::pair<std::string, v1::JobEvent>> events;  // (job id, event) appended
   std::map<std::string, int64_t> counters;             // raised to this value, never lowered:
                                                        // id counters of groups that commit out
                                                        // of order must not go back
-  std::map<std::string, bool> drained;                 // node -> drained
+  std::map<std::string, NodeDrain> drained;            // node -> its drain
   std::map<std::string, std::string> secrets;          // name -> value, written once (never replaced)
   std::map<std::string, int64_t> joined_nodes;         // node -> when it joined with a join credential
   // Adds `job`, or replaces the batch's earlier record of it: a batch
@@ -56,7 +63,7 @@ class Store {
   virtual absl::StatusOr<std::vector<v1::JobEvent>> LoadEvents(const std::string& job_id,
                                                                int limit = 1000) const = 0;
   virtual absl::StatusOr<std::map<std::string, int64_t>> LoadCounters() const = 0;
-  virtual absl::StatusOr<std::map<std::string, bool>> LoadDrained() const = 0;
+  virtual absl::StatusOr<std::map<std::string, NodeDrain>> LoadDrained() const = 0;
   virtual absl::StatusOr<std::map<std::string, std::string>> LoadSecrets() const = 0;
   virtual absl::StatusOr<std::map<std::string, int64_t>> LoadJoinedNodes() const = 0;
 

@@ -79,6 +79,8 @@ inline constexpr double kMaxProfileCpus = kMaxNodeCpuIds;
 // --------------------------------------------------------------- shared --
 // Free text: a process exit's reason, a node's cgroups description.
 inline constexpr std::size_t kMaxReasonBytes = 1024;
+// Why a node was drained (DrainNodeRequest.reason): one line.
+inline constexpr std::size_t kMaxDrainReasonBytes = 256;
 // JobState filters of one ListJobs (there are nine states; repeats allowed).
 inline constexpr int kMaxListStates = 64;
 // Largest gRPC message synergyd accepts, either way: a job spec at its

@@ -272,7 +272,22 @@ absl::Status ValidateListNodesRequest(const v1::ListNodesRequest&) { return absl
 absl::Status ValidateClusterStateRequest(const v1::ClusterStateRequest&) { return absl::OkStatus(); }
 
 absl::Status ValidateDrainNodeRequest(const v1::DrainNodeRequest& request) {
-  return CheckNodeName("name", request.name());
+  if (auto st = CheckNodeName("name", request.name()); !st.ok()) return st;
+  return CheckText("reason", request.reason(), kMaxDrainReasonBytes, Chars::kPrintable, false);
+}
+
+absl::Status ValidateJobActionRequest(const v1::JobActionRequest& request) {
+  return CheckJobId("job_id", request.job_id());
+}
+
+absl::Status ValidateUpdateJobRequest(const v1::UpdateJobRequest& request) {
+  if (auto st = CheckJobId("job_id", request.job_id()); !st.ok()) return st;
+  if (!request.has_priority()) return Refuse("priority", "(not set)", "is the only field UpdateJob changes: set it");
+  if (request.priority() < 0 || request.priority() > kMaxPriorityClass) {
+    return Refuse("priority", absl::StrCat(request.priority()),
+                  absl::StrCat("is not a priority class (0 to ", kMaxPriorityClass, ")"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ValidateRegisterNodeRequest(const v1::RegisterNodeRequest& request) {

@@ -46,8 +46,14 @@ absl::Status ValidateGetJobRequest(const v1::GetJobRequest& request);
 absl::Status ValidateListJobsRequest(const v1::ListJobsRequest& request);
 absl::Status ValidateListNodesRequest(const v1::ListNodesRequest& request);      // no fields
 absl::Status ValidateClusterStateRequest(const v1::ClusterStateRequest& request);  // no fields
-// DrainNode and UndrainNode.
+// DrainNode and UndrainNode: a node name; a reason of printable text, at
+// most kMaxDrainReasonBytes (UndrainNode takes none).
 absl::Status ValidateDrainNodeRequest(const v1::DrainNodeRequest& request);
+// HoldJob, ReleaseJob, RequeueJob: a job id.
+absl::Status ValidateJobActionRequest(const v1::JobActionRequest& request);
+// A job id, and at least one field to change: priority in
+// 0..kMaxPriorityClass.
+absl::Status ValidateUpdateJobRequest(const v1::UpdateJobRequest& request);
 
 // --- NodeService
 absl::Status ValidateRegisterNodeRequest(const v1::RegisterNodeRequest& request);

@@ -205,7 +205,7 @@ TEST_F(AuthMatrix, EveryRpcRefusesMissingWrongAndOtherPrincipalsCredentials) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 14);
+  EXPECT_EQ(checked, 18);
 }
 
 TEST_F(AuthMatrix, AUserCannotCancelAnotherUsersJob) {
@@ -235,6 +235,41 @@ TEST_F(AuthMatrix, OnlyTheOwnerAndAdminsSeeAJobsCommandAndEnvironment) {
   EXPECT_EQ(list.jobs(0).spec().env_size(), 0);
 }
 
+TEST_F(AuthMatrix, OnlyTheOwnerAndAdminsHoldReleaseRequeueOrReprioritiseAJob) {
+  v1::JobActionRequest req;
+  req.set_job_id(job_);
+  v1::JobActionResponse resp;
+  v1::UpdateJobRequest lower;
+  lower.set_job_id(job_);
+  lower.set_priority(0);
+  EXPECT_EQ(Sched()->HoldJob(Ctx(kBob).get(), req, &resp).error_code(), StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Sched()->RequeueJob(Ctx(kBob).get(), req, &resp).error_code(), StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Sched()->UpdateJob(Ctx(kBob).get(), lower, &resp).error_code(), StatusCode::PERMISSION_DENIED);
+  EXPECT_FALSE(Get(job_, kAdmin).held());
+  // An admin's hold: alice may not release it.
+  ASSERT_TRUE(Sched()->HoldJob(Ctx(kAdmin).get(), req, &resp).ok());
+  EXPECT_TRUE(resp.job().held());
+  EXPECT_EQ(Sched()->ReleaseJob(Ctx(kBob).get(), req, &resp).error_code(), StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Sched()->ReleaseJob(Ctx(kAlice).get(), req, &resp).error_code(), StatusCode::PERMISSION_DENIED);
+  ASSERT_TRUE(Sched()->ReleaseJob(Ctx(kAdmin).get(), req, &resp).ok());
+  // Her own hold she releases; her priority she lowers but cannot raise.
+  ASSERT_TRUE(Sched()->HoldJob(Ctx(kAlice).get(), req, &resp).ok());
+  EXPECT_EQ(resp.job().spec().env_size(), Get(job_, kAlice).spec().env_size()) << "the owner sees her job in full";
+  ASSERT_TRUE(Sched()->ReleaseJob(Ctx(kAlice).get(), req, &resp).ok());
+  ASSERT_TRUE(Sched()->UpdateJob(Ctx(kAlice).get(), lower, &resp).ok());
+  v1::UpdateJobRequest raise = lower;
+  raise.set_priority(7);
+  EXPECT_EQ(Sched()->UpdateJob(Ctx(kAlice).get(), raise, &resp).error_code(), StatusCode::PERMISSION_DENIED);
+  ASSERT_TRUE(Sched()->UpdateJob(Ctx(kAdmin).get(), raise, &resp).ok());
+  EXPECT_EQ(Get(job_, kAlice).spec().priority(), 7);
+  // Bounds first: out of range, or nothing to change.
+  raise.set_priority(1001);
+  EXPECT_EQ(Sched()->UpdateJob(Ctx(kAdmin).get(), raise, &resp).error_code(), StatusCode::INVALID_ARGUMENT);
+  v1::UpdateJobRequest nothing;
+  nothing.set_job_id(job_);
+  EXPECT_EQ(Sched()->UpdateJob(Ctx(kAdmin).get(), nothing, &resp).error_code(), StatusCode::INVALID_ARGUMENT);
+}
+
 TEST_F(AuthMatrix, OnlyAdminsDrainNodes) {
   v1::DrainNodeRequest req;
   req.set_name("n1");
@@ -242,8 +277,16 @@ TEST_F(AuthMatrix, OnlyAdminsDrainNodes) {
   EXPECT_EQ(Sched()->DrainNode(Ctx(kAlice).get(), req, &resp).error_code(), StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(Sched()->UndrainNode(Ctx(kAlice).get(), req, &resp).error_code(), StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(Sched()->DrainNode(Ctx(kNode1).get(), req, &resp).error_code(), StatusCode::PERMISSION_DENIED);
+  req.set_reason("disk\x1b[2Jfailing");
+  EXPECT_EQ(Sched()->DrainNode(Ctx(kAdmin).get(), req, &resp).error_code(), StatusCode::INVALID_ARGUMENT)
+      << "a reason is printable text";
+  EXPECT_FALSE(resp.node().drained());
+  req.set_reason("disk failing");
   ASSERT_TRUE(Sched()->DrainNode(Ctx(kAdmin).get(), req, &resp).ok());
   EXPECT_TRUE(resp.node().drained());
+  EXPECT_EQ(resp.node().drain_reason(), "disk failing");
+  EXPECT_EQ(Sched()->UndrainNode(Ctx(kAdmin).get(), req, &resp).error_code(), StatusCode::INVALID_ARGUMENT)
+      << "an undrain takes no reason";
 }
 
 TEST_F(AuthMatrix, AUserCannotSubmitToAnotherTenant) {

@@ -41,7 +41,7 @@ class FaultyStore : public Store {
     return real_->LoadEvents(job_id, limit);
   }
   absl::StatusOr<std::map<std::string, int64_t>> LoadCounters() const override { return real_->LoadCounters(); }
-  absl::StatusOr<std::map<std::string, bool>> LoadDrained() const override { return real_->LoadDrained(); }
+  absl::StatusOr<std::map<std::string, NodeDrain>> LoadDrained() const override { return real_->LoadDrained(); }
   absl::StatusOr<std::map<std::string, std::string>> LoadSecrets() const override { return real_->LoadSecrets(); }
   absl::StatusOr<std::map<std::string, int64_t>> LoadJoinedNodes() const override {
     return real_->LoadJoinedNodes();

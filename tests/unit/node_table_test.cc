@@ -17,13 +17,16 @@ v1::RegisterNodeRequest Request(const std::string& name, int gpus) {
 
 TEST(NodeTable, AStoredDrainOutlivesRegistrations) {
   NodeTable nodes;
-  nodes.Restore({{"n1", true}}, {});
+  nodes.Restore({{"n1", NodeDrain{true, "fan failing", 50}}}, {});
   bool known = true;
   nodes.Register(Request("n1", 2), 100, known);
   EXPECT_FALSE(known);
   EXPECT_TRUE(nodes.at("n1").info.drained());
+  EXPECT_EQ(nodes.at("n1").info.drain_reason(), "fan failing");
+  EXPECT_EQ(nodes.at("n1").info.drained_unix_ms(), 50);
   EXPECT_FALSE(nodes.TakesPart("n1"));
-  nodes.SetDrained("n1", false);
+  nodes.SetDrained("n1", NodeDrain{});
+  EXPECT_EQ(nodes.at("n1").info.drain_reason(), "");
   nodes.Register(Request("n1", 2), 200, known);
   EXPECT_TRUE(known);
   EXPECT_TRUE(nodes.TakesPart("n1"));

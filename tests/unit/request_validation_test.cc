@@ -278,6 +278,34 @@ TEST(RequestValidation, JobIdsAreTokensOfLettersDigitsDotsDashes) {
   EXPECT_TRUE(RefusedWith(ValidateCancelJobRequest(cancel), "job_id: 'j 1' may hold only"));
 }
 
+TEST(RequestValidation, JobActionsNameAJobAndUpdatesABoundedPriority) {
+  v1::JobActionRequest action;
+  action.set_job_id("j-000001");
+  EXPECT_TRUE(ValidateJobActionRequest(action).ok());
+  action.set_job_id("j-1\x1b");
+  EXPECT_TRUE(RefusedWith(ValidateJobActionRequest(action), "job_id: 'j-1\\x1b' may hold only"));
+  v1::UpdateJobRequest update;
+  update.set_job_id("j-000001");
+  EXPECT_TRUE(RefusedWith(ValidateUpdateJobRequest(update), "priority: (not set) is the only field"));
+  update.set_priority(1000);
+  EXPECT_TRUE(ValidateUpdateJobRequest(update).ok());
+  update.set_priority(1001);
+  EXPECT_TRUE(RefusedWith(ValidateUpdateJobRequest(update), "priority: 1001 is not a priority class (0 to 1000)"));
+  update.set_priority(-1);
+  EXPECT_TRUE(RefusedWith(ValidateUpdateJobRequest(update), "priority: -1 is not a priority class"));
+}
+
+TEST(RequestValidation, ADrainReasonIsOneShortPrintableLine) {
+  v1::DrainNodeRequest drain;
+  drain.set_name("n1");
+  drain.set_reason("GPU 3 ECC errors, ticket OPS-1234");
+  EXPECT_TRUE(ValidateDrainNodeRequest(drain).ok());
+  drain.set_reason("two\nlines");
+  EXPECT_TRUE(RefusedWith(ValidateDrainNodeRequest(drain), "reason: 'two\\nlines' contains a control character"));
+  drain.set_reason(std::string(257, 'r'));
+  EXPECT_TRUE(RefusedWith(ValidateDrainNodeRequest(drain), "is longer than 256 bytes"));
+}
+
 TEST(RequestValidation, ListJobsStatesMustBeJobStates) {
   v1::ListJobsRequest list;
   EXPECT_TRUE(ValidateListJobsRequest(list).ok());

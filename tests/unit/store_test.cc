@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "gtest/gtest.h"
+#include "sqlite3.h"
 
 namespace synergy::daemon {
 namespace {
@@ -53,7 +54,7 @@ TEST(Store, BatchesAreDurableAcrossReopen) {
     e.set_text("submitted");
     b.events.emplace_back("j-000001", e);
     b.counters["next_job"] = 2;
-    b.drained["n1"] = true;
+    b.drained["n1"] = NodeDrain{true, "fan failing", 7};
     ASSERT_TRUE((*store)->Commit(b).ok());
     // An update replaces the record; events are appended.
     job.set_state(v1::JOB_STATE_RUNNING);
@@ -75,12 +76,44 @@ TEST(Store, BatchesAreDurableAcrossReopen) {
   ASSERT_EQ(events->size(), 2u);
   EXPECT_EQ((*events)[1].text(), "granted");
   EXPECT_EQ((*store)->LoadCounters()->at("next_job"), 2);
-  EXPECT_TRUE((*store)->LoadDrained()->at("n1"));
+  const NodeDrain drain = (*store)->LoadDrained()->at("n1");
+  EXPECT_TRUE(drain.drained);
+  EXPECT_EQ(drain.reason, "fan failing");
+  EXPECT_EQ(drain.since_ms, 7);
 }
 
 // Submissions take ids under the daemon's lock but commit in groups that
 // may land out of order: a counter a later group sets lower must not take
 // the stored one back, or a restart would give an id a second time.
+// A state database written before drains had reasons opens, keeps its
+// drains, and stores reasons from then on.
+TEST(Store, ADatabaseWithoutDrainReasonsGainsThem) {
+  const std::string path = TempDb("migrate");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TABLE nodes(name TEXT PRIMARY KEY, drained INTEGER NOT NULL);"
+                         "INSERT INTO nodes VALUES('n1', 1), ('n2', 0);",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  {
+    auto store = SqliteStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto drained = (*store)->LoadDrained();
+    ASSERT_TRUE(drained.ok()) << drained.status();
+    EXPECT_TRUE(drained->at("n1").drained);
+    EXPECT_EQ(drained->at("n1").reason, "");
+    EXPECT_FALSE(drained->at("n2").drained);
+    Batch b;
+    b.drained["n2"] = NodeDrain{true, "memory errors", 9};
+    ASSERT_TRUE((*store)->Commit(b).ok());
+  }
+  auto store = SqliteStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ((*store)->LoadDrained()->at("n2").reason, "memory errors");
+}
+
 TEST(Store, ACounterIsNeverLowered) {
   auto store = SqliteStore::Open(TempDb("counter"));
   ASSERT_TRUE(store.ok()) << store.status();
