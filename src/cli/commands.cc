@@ -43,6 +43,12 @@ const std::vector<CommandHelp>& Commands() {
        "One job in full, with its events (-o json or yaml: the protocol's message); or one node: status, ids\n"
        "offered and allocated, jobs, cgroups, last heartbeat.",
        {"job", "node", "-o"}},
+      {"logs", "logs ID [-f] [--lease N] [--rank R] [--stderr]",
+       "A job's output (stdout; --stderr: its stderr), of its latest lease or lease N, rank 0 or R,\n"
+       "read from the node that ran it, even after the job moved or ended (while that node is connected).\n"
+       "-f (--follow): until the job ends, moving on to each new lease (headers on stderr). Nodes keep\n"
+       "each file under log_max_bytes (the older part is in FILE.1 on the node).",
+       {"-f", "--follow", "--lease", "--rank", "--stderr"}},
       {"cancel", "cancel ID", "Cancels a job: its lease ends (the agent checkpoints first); it is not requeued.", {}},
       {"hold", "hold ID",
        "Holds a job (its owner or an admin): no lease until `release`; a lease it holds ends (the agent\n"

@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "cli/commands.h"
 #include "cli/history.h"
+#include "cli/job_logs.h"
 #include "cli/job_selection.h"
 #include "cli/message_output.h"
 #include "cli/tables.h"
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args;
   std::string output, file, states, since, reason;
   std::optional<int> priority;
+  synergy::cli::LogsOptions logs;
   bool help = false;
   int watch_s = 0, interval_s = 0;
   synergy::cli::JobSelection selection;
@@ -124,6 +126,16 @@ int main(int argc, char** argv) {
       priority = p;
     } else if (a == "--reason") {
       if (!value(reason)) return Usage("--reason needs a text");
+    } else if (a == "--follow" || (a == "-f" && !args.empty() && args[0] == "logs")) {
+      logs.follow = true;
+    } else if (a == "--lease") {
+      std::string v;
+      if (!value(v) || !absl::SimpleAtoi(v, &logs.epoch) || logs.epoch < 1) return Usage("--lease needs a lease number (1 or more)");
+    } else if (a == "--rank") {
+      std::string v;
+      if (!value(v) || !absl::SimpleAtoi(v, &logs.rank) || logs.rank < 0) return Usage("--rank needs a rank (0 or more)");
+    } else if (a == "--stderr") {
+      logs.stderr_stream = true;
     } else if (a == "-f" || a == "--file") {
       if (!value(file)) return Usage("-f needs a file");
     } else if (a == "-h" || a == "--help") {
@@ -151,6 +163,9 @@ int main(int argc, char** argv) {
   const std::string& cmd = args[0];
   if (priority && cmd != "update") return Usage("--priority is for update only");
   if (!reason.empty() && cmd != "drain") return Usage("--reason is for drain only");
+  if ((logs.follow || logs.epoch != 0 || logs.rank != 0 || logs.stderr_stream) && cmd != "logs") {
+    return Usage("--follow, --lease, --rank and --stderr are for logs only");
+  }
   if (cmd == "completion") {
     const std::string script = synergy::cli::CompletionScript(args.size() == 2 ? args[1] : "");
     if (script.empty()) return Usage("completion needs a shell: bash");
@@ -331,6 +346,17 @@ int main(int argc, char** argv) {
     std::cout << (synergy::cli::IsStructuredOutput(output) ? synergy::cli::Structured(resp, output)
                                                            : synergy::cli::ClusterSummary(resp));
     return 0;
+  }
+  if (cmd == "logs") {
+    if (args.size() != 2) return Usage("logs needs a job id");
+    logs.job_id = args[1];
+    auto fetch = [&](const v1::JobLogsRequest& req, v1::JobLogs* resp) {
+      auto ctx = c.Call(false);
+      return c.stub->GetJobLogs(ctx.get(), req, resp);
+    };
+    const grpc::Status st = synergy::cli::ShowLogs(logs, fetch, std::cout, std::cerr,
+                                                   [] { std::this_thread::sleep_for(std::chrono::seconds(1)); });
+    return st.ok() ? 0 : Refused(st);
   }
   if (cmd == "hold" || cmd == "release" || cmd == "requeue") {
     if (args.size() != 2) return Usage(cmd + " needs a job id");

@@ -56,6 +56,7 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
   }
   jobs_.EditRuntime(job.id()).finished = false;
   *job.mutable_lease() = lease;
+  NoteLeaseNodes(job, lease);
   leases_.IndexCurrent(lease);
   ++counters_.leases_granted;
   batch.counters[kNextEpochCounter] = leases_.next_epoch();

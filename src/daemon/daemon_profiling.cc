@@ -63,6 +63,7 @@ void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
       s->set_mem_gb(n.info.capacity().mem_gb());
       v1::Job& job = jobs_.Edit(id);
       *job.mutable_lease() = lease;
+      NoteLeaseNodes(job, lease);
       leases_.IndexCurrent(lease);
       ++counters_.leases_granted;
       batch.counters[kNextEpochCounter] = leases_.next_epoch();

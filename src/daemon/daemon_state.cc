@@ -289,6 +289,40 @@ absl::StatusOr<v1::Job> DaemonState::GetJob(const std::string& job_id) const {
   return job;
 }
 
+absl::StatusOr<DaemonState::LogSource> DaemonState::LogSourceOf(const std::string& job_id, int64_t epoch,
+                                                                int rank) const {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+  const v1::Job& job = it->second;
+  if (job.lease_nodes_size() == 0) {
+    return absl::NotFoundError(absl::StrCat("job ", job_id, " has not run yet: no output"));
+  }
+  LogSource source;
+  source.latest_epoch = job.lease_nodes(job.lease_nodes_size() - 1).epoch();
+  source.job_ended = Terminal(job);
+  const v1::LeaseNodes* lease = nullptr;
+  for (const v1::LeaseNodes& l : job.lease_nodes()) {
+    if (epoch == 0 ? l.epoch() == source.latest_epoch : l.epoch() == epoch) lease = &l;
+  }
+  if (lease == nullptr) {
+    return absl::NotFoundError(absl::StrCat("job ", job_id, " had no lease ", epoch, " (of the last ",
+                                            kMaxLeaseNodes, " it remembers)"));
+  }
+  if (rank < 0 || rank >= lease->nodes_size()) {
+    return absl::NotFoundError(absl::StrCat("job ", job_id, " lease ", lease->epoch(), " has ranks 0 to ",
+                                            lease->nodes_size() - 1, ", not ", rank));
+  }
+  source.node = lease->nodes(rank);
+  source.epoch = lease->epoch();
+  auto node = nodes_.find(source.node);
+  if (node == nodes_.end() || !node->second.info.alive()) {
+    return absl::UnavailableError(absl::StrCat("node ", source.node, " is not connected; the output of lease ",
+                                               source.epoch, " stays in its log_dir (", job_id, ".",
+                                               source.epoch, ".out and .err)"));
+  }
+  return source;
+}
+
 std::vector<v1::Job> DaemonState::ListJobs(const std::set<int>& states) const {
   std::vector<v1::Job> out;
   for (const auto& [id, job] : jobs_.all()) {

@@ -129,6 +129,17 @@ class DaemonState {
   int ActiveJobsOf(const std::string& owner) const;
   absl::StatusOr<v1::Job> Cancel(const std::string& job_id, int64_t now_ms);
   absl::StatusOr<v1::Job> GetJob(const std::string& job_id) const;  // with events
+  // Where the output of `job_id`'s lease `epoch` (0: its latest), rank
+  // `rank`, is: NOT_FOUND for an unknown job or a lease it never had (or
+  // one older than the kMaxLeaseNodes it remembers), UNAVAILABLE when that
+  // node is not connected (the output stays in its log_dir).
+  struct LogSource {
+    std::string node;
+    int64_t epoch = 0;
+    int64_t latest_epoch = 0;
+    bool job_ended = false;
+  };
+  absl::StatusOr<LogSource> LogSourceOf(const std::string& job_id, int64_t epoch, int rank) const;
   // Who submitted it (no store read); NOT_FOUND when there is no such job.
   absl::StatusOr<std::string> OwnerOf(const std::string& job_id) const;
   std::vector<v1::Job> ListJobs(const std::set<int>& states) const;

@@ -59,6 +59,15 @@ const char* MoveName(JobMove move) {
   return "?";
 }
 
+void NoteLeaseNodes(v1::Job& job, const v1::Lease& lease) {
+  v1::LeaseNodes* noted = job.add_lease_nodes();
+  noted->set_epoch(lease.epoch());
+  for (const v1::LeaseSlice& s : lease.slices()) noted->add_nodes(s.node());
+  if (job.lease_nodes_size() > kMaxLeaseNodes) {
+    job.mutable_lease_nodes()->DeleteSubrange(0, job.lease_nodes_size() - kMaxLeaseNodes);
+  }
+}
+
 bool Move(v1::Job& job, JobMove move, const std::string& reason, int64_t now_ms) {
   if (!MoveAllowed(move, job.state())) return false;
   job.set_state(MoveTarget(move));

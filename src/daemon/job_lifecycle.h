@@ -36,4 +36,9 @@ const char* MoveName(JobMove move);
 // time); false and no change when the move does not leave from its state.
 bool Move(v1::Job& job, JobMove move, const std::string& reason, int64_t now_ms);
 
+// Where its leases ran, kept with the job: the latest kMaxLeaseNodes.
+inline constexpr int kMaxLeaseNodes = 32;
+// Adds `lease`'s nodes (by rank) to job.lease_nodes, dropping the oldest.
+void NoteLeaseNodes(v1::Job& job, const v1::Lease& lease);
+
 }  // namespace synergy::daemon

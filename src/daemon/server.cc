@@ -28,6 +28,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   d->guarded_.state = d->state_.get();
   d->guarded_.authenticator = &d->state_->authenticator();
   d->guarded_.board = &d->state_->progress_board();
+  d->guarded_.logs = &d->log_relay_;
   d->scheduler_ = std::make_unique<SchedulerServiceImpl>(d->guarded_);
   d->node_ = std::make_unique<NodeServiceImpl>(d->guarded_);
   d->agent_ = std::make_unique<AgentServiceImpl>(d->guarded_);

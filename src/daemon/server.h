@@ -36,6 +36,7 @@ class Daemon {
 
   DaemonConfig config_;
   std::unique_ptr<DaemonState> state_;
+  LogRelay log_relay_;
   Guarded guarded_;
   std::unique_ptr<SchedulerServiceImpl> scheduler_;
   std::unique_ptr<NodeServiceImpl> node_;

@@ -96,6 +96,7 @@ grpc::Status ToGrpc(const absl::Status& status) {
     case absl::StatusCode::kUnauthenticated: code = grpc::StatusCode::UNAUTHENTICATED; break;
     case absl::StatusCode::kPermissionDenied: code = grpc::StatusCode::PERMISSION_DENIED; break;
     case absl::StatusCode::kDataLoss: code = grpc::StatusCode::DATA_LOSS; break;
+    case absl::StatusCode::kResourceExhausted: code = grpc::StatusCode::RESOURCE_EXHAUSTED; break;
     default: break;
   }
   return grpc::Status(code, std::string(status.message()));
@@ -286,6 +287,49 @@ grpc::Status SchedulerServiceImpl::UpdateJob(grpc::ServerContext* ctx, const v1:
   });
 }
 
+grpc::Status SchedulerServiceImpl::GetJobLogs(grpc::ServerContext* ctx, const v1::JobLogsRequest* req,
+                                              v1::JobLogs* resp) {
+  DaemonState::LogSource source;
+  int64_t heartbeat_ms = 0;
+  {
+    absl::ReaderMutexLock lock(&g_.mu);
+    SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/GetJobLogs"));
+    SYNERGY_VALIDATE(service::ValidateJobLogsRequest(*req));
+    auto owner = g_.state->OwnerOf(req->job_id());
+    if (!owner.ok()) return ToGrpc(owner.status());
+    // Output may hold what the command and environment hold.
+    if (!SeesEverything(*who) && *owner != who->name) {
+      return Denied(absl::StrCat("job ", req->job_id(), " belongs to another user: its output is its owner's"));
+    }
+    auto found = g_.state->LogSourceOf(req->job_id(), req->epoch(), req->rank());
+    if (!found.ok()) return ToGrpc(found.status());
+    source = *found;
+    heartbeat_ms = g_.state->config().heartbeat_interval_ms;
+  }
+  v1::LogRequest ask;
+  ask.set_job_id(req->job_id());
+  ask.set_epoch(source.epoch);
+  ask.set_stderr(req->stderr());
+  ask.set_offset(req->offset());
+  ask.set_max_bytes(req->max_bytes() > 0 ? req->max_bytes() : service::kDefaultLogChunkBytes);
+  // The node picks it up with its next heartbeat: wait a few of them.
+  auto chunk = g_.logs->Fetch(source.node, std::move(ask), absl::Milliseconds(std::max<int64_t>(5000, 3 * heartbeat_ms)));
+  if (!chunk.ok()) return ToGrpc(chunk.status());
+  if (!chunk->error().empty()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("node ", source.node, ": ", chunk->error()));
+  }
+  resp->set_job_id(req->job_id());
+  resp->set_epoch(source.epoch);
+  resp->set_node(source.node);
+  resp->set_offset(chunk->offset());
+  resp->set_data(std::move(*chunk->mutable_data()));
+  resp->set_size(chunk->size());
+  resp->set_rotated(chunk->rotated());
+  resp->set_latest_epoch(source.latest_epoch);
+  resp->set_job_ended(source.job_ended);
+  return grpc::Status::OK;
+}
+
 grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::RegisterNodeRequest* req,
                                            v1::RegisterNodeResponse* resp) {
   absl::MutexLock lock(&g_.mu);
@@ -318,6 +362,19 @@ grpc::Status NodeServiceImpl::Heartbeat(grpc::ServerContext* ctx, const v1::Hear
   auto reply = g_.state->Heartbeat(*req, NowUnixMs());
   if (!reply.ok()) return ToGrpc(reply.status());
   *resp = std::move(*reply);
+  for (v1::LogRequest& r : g_.logs->TakeFor(req->name())) *resp->add_logs() = std::move(r);
+  return grpc::Status::OK;
+}
+
+grpc::Status NodeServiceImpl::ReturnLogs(grpc::ServerContext* ctx, const v1::LogChunk* req, v1::LogChunkAck*) {
+  {
+    absl::ReaderMutexLock lock(&g_.mu);
+    SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/ReturnLogs", req->name()));
+    if (who->role == Role::kNodeJoin) return Denied("a join credential only registers: use the node's own credential");
+  }
+  SYNERGY_VALIDATE(service::ValidateLogChunk(*req));
+  // A late answer (its reader gave up) is dropped.
+  g_.logs->Deliver(req->name(), *req);
   return grpc::Status::OK;
 }
 

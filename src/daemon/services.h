@@ -13,6 +13,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "daemon/daemon_state.h"
+#include "daemon/log_relay.h"
 #include "synergy/v1/synergy.grpc.pb.h"
 
 namespace synergy::daemon {
@@ -28,6 +29,7 @@ struct Guarded {
   DaemonState* state ABSL_PT_GUARDED_BY(mu) = nullptr;
   const Authenticator* authenticator = nullptr;  // the state's; set once, before serving
   ProgressBoard* board = nullptr;                // the state's; thread-safe
+  LogRelay* logs = nullptr;                      // the daemon's; thread-safe
 };
 
 class SchedulerServiceImpl final : public v1::SchedulerService::Service {
@@ -47,6 +49,9 @@ class SchedulerServiceImpl final : public v1::SchedulerService::Service {
   grpc::Status ReleaseJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
   grpc::Status RequeueJob(grpc::ServerContext*, const v1::JobActionRequest*, v1::JobActionResponse*) override;
   grpc::Status UpdateJob(grpc::ServerContext*, const v1::UpdateJobRequest*, v1::JobActionResponse*) override;
+  // The owner's or an admin's: read from the node that ran the lease
+  // (LogRelay), waiting without the state's lock.
+  grpc::Status GetJobLogs(grpc::ServerContext*, const v1::JobLogsRequest*, v1::JobLogs*) override;
 
  private:
   Guarded& g_;
@@ -57,6 +62,8 @@ class NodeServiceImpl final : public v1::NodeService::Service {
   explicit NodeServiceImpl(Guarded& g) : g_(g) {}
   grpc::Status RegisterNode(grpc::ServerContext*, const v1::RegisterNodeRequest*, v1::RegisterNodeResponse*) override;
   grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest*, v1::HeartbeatResponse*) override;
+  // A node's answer to a LogRequest its heartbeat carried.
+  grpc::Status ReturnLogs(grpc::ServerContext*, const v1::LogChunk*, v1::LogChunkAck*) override;
 
  private:
   Guarded& g_;

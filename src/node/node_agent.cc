@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "node/job_account.h"
+#include "node/job_output.h"
 #include "service/auth.h"
 #include "service/channel.h"
 #include "service/escape.h"
@@ -173,7 +174,31 @@ bool NodeAgent::Step() {
   }
   unsent_exits_.clear();
   Apply(resp);
+  ReturnLogs(resp);
+  KeepOutputUnderCap();
   return true;
+}
+
+void NodeAgent::ReturnLogs(const v1::HeartbeatResponse& resp) {
+  for (const v1::LogRequest& r : resp.logs()) {
+    v1::LogChunk chunk = ReadJobOutput(config_.log_dir, r);
+    chunk.set_name(offer_.name);
+    grpc::ClientContext ctx;
+    ctx.set_deadline(CallDeadline(interval_ms_));
+    service::AttachCredential(ctx, Credential());
+    v1::LogChunkAck ack;
+    // A failure loses only this read: synergyctl asks again.
+    if (const grpc::Status st = stub_->ReturnLogs(&ctx, chunk, &ack); !st.ok()) CallFailed("return logs", st);
+  }
+}
+
+void NodeAgent::KeepOutputUnderCap() {
+  std::vector<std::pair<std::string, int64_t>> instances;
+  for (const ProcessLauncher::Running& r : launcher_->running()) instances.emplace_back(r.job_id, r.epoch);
+  for (const std::string& file : RotateJobOutput(config_.log_dir, instances, config_.log_max_bytes)) {
+    spdlog::info("node {}: {} reached log_max_bytes ({}): copied to {}.1 and emptied", offer_.name, file,
+                 config_.log_max_bytes, file);
+  }
 }
 
 void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {

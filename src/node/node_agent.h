@@ -53,6 +53,10 @@ class NodeAgent {
   std::string Credential() const;
   void KeepIssuedCredential(const std::string& credential);
   void Apply(const v1::HeartbeatResponse& response);
+  // Sends each piece of job output the heartbeat's reply asked for.
+  void ReturnLogs(const v1::HeartbeatResponse& response);
+  // Rotates the running jobs' output files that reached log_max_bytes.
+  void KeepOutputUnderCap();
 
   NodeConfig config_;
   NodeOffer offer_;

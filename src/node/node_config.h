@@ -29,6 +29,10 @@ struct NodeConfig {
   int cpu_slots = 0;           // 0-65536
   double memory_gb = 0;        // 0 = MemTotal; finite, at most 1e6
   std::string log_dir = "synergy-node-logs";
+  // Each lease's stdout and stderr file is kept under this many bytes: at
+  // the cap it is copied to FILE.1 (replacing an older copy) and emptied,
+  // like logrotate's copytruncate. 0: no cap. At most 1 TiB.
+  int64_t log_max_bytes = 64ll << 20;
   std::string work_dir;
   // The node's own credential (or SYNERGY_TOKEN), or, for a node not listed
   // in synergyd's auth.nodes, an admin-issued join credential: the node

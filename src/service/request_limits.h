@@ -79,6 +79,10 @@ inline constexpr double kMaxProfileCpus = kMaxNodeCpuIds;
 // --------------------------------------------------------------- shared --
 // Free text: a process exit's reason, a node's cgroups description.
 inline constexpr std::size_t kMaxReasonBytes = 1024;
+// A piece of job output (GetJobLogs, ReturnLogs): at most this many bytes,
+// 64 KiB when the reader does not say.
+inline constexpr int kMaxLogChunkBytes = 1 << 20;
+inline constexpr int kDefaultLogChunkBytes = 64 << 10;
 // Why a node was drained (DrainNodeRequest.reason): one line.
 inline constexpr std::size_t kMaxDrainReasonBytes = 256;
 // JobState filters of one ListJobs (there are nine states; repeats allowed).

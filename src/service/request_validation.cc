@@ -276,6 +276,31 @@ absl::Status ValidateDrainNodeRequest(const v1::DrainNodeRequest& request) {
   return CheckText("reason", request.reason(), kMaxDrainReasonBytes, Chars::kPrintable, false);
 }
 
+absl::Status ValidateJobLogsRequest(const v1::JobLogsRequest& request) {
+  if (auto st = CheckJobId("job_id", request.job_id()); !st.ok()) return st;
+  if (request.epoch() < 0) return Refuse("epoch", absl::StrCat(request.epoch()), "is negative");
+  if (request.rank() < 0 || request.rank() >= kMaxJobGpus) {
+    return Refuse("rank", absl::StrCat(request.rank()), absl::StrCat("is not a rank (0 to ", kMaxJobGpus - 1, ")"));
+  }
+  if (request.offset() < 0) return Refuse("offset", absl::StrCat(request.offset()), "is negative");
+  if (request.max_bytes() < 0 || request.max_bytes() > kMaxLogChunkBytes) {
+    return Refuse("max_bytes", absl::StrCat(request.max_bytes()),
+                  absl::StrCat("is not in 0 to ", kMaxLogChunkBytes));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateLogChunk(const v1::LogChunk& chunk) {
+  if (auto st = CheckNodeName("name", chunk.name()); !st.ok()) return st;
+  if (chunk.offset() < 0) return Refuse("offset", absl::StrCat(chunk.offset()), "is negative");
+  if (chunk.size() < 0) return Refuse("size", absl::StrCat(chunk.size()), "is negative");
+  if (chunk.data().size() > static_cast<size_t>(kMaxLogChunkBytes)) {
+    return Refuse("data", absl::StrCat("(", chunk.data().size(), " bytes)"),
+                  absl::StrCat("is longer than ", kMaxLogChunkBytes, " bytes"));
+  }
+  return CheckText("error", chunk.error(), kMaxReasonBytes, Chars::kPrintable, false);
+}
+
 absl::Status ValidateJobActionRequest(const v1::JobActionRequest& request) {
   return CheckJobId("job_id", request.job_id());
 }

@@ -49,6 +49,9 @@ absl::Status ValidateClusterStateRequest(const v1::ClusterStateRequest& request)
 // DrainNode and UndrainNode: a node name; a reason of printable text, at
 // most kMaxDrainReasonBytes (UndrainNode takes none).
 absl::Status ValidateDrainNodeRequest(const v1::DrainNodeRequest& request);
+// A job id; epoch >= 0; rank in 0..kMaxJobGpus-1; offset >= 0; max_bytes
+// in 0..kMaxLogChunkBytes.
+absl::Status ValidateJobLogsRequest(const v1::JobLogsRequest& request);
 // HoldJob, ReleaseJob, RequeueJob: a job id.
 absl::Status ValidateJobActionRequest(const v1::JobActionRequest& request);
 // A job id, and at least one field to change: priority in
@@ -58,6 +61,10 @@ absl::Status ValidateUpdateJobRequest(const v1::UpdateJobRequest& request);
 // --- NodeService
 absl::Status ValidateRegisterNodeRequest(const v1::RegisterNodeRequest& request);
 absl::Status ValidateHeartbeatRequest(const v1::HeartbeatRequest& request);
+
+// A node name; offset and size >= 0; at most kMaxLogChunkBytes of data;
+// the error printable, at most kMaxReasonBytes.
+absl::Status ValidateLogChunk(const v1::LogChunk& chunk);
 
 // --- AgentService
 absl::Status ValidateAgentHello(const v1::AgentHello& hello);

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   int64_t crash_at = -1, standalone_iterations = 100;
   int cpu_knee = 0;
   int crash_in_checkpoint = 0;
+  int64_t print_every = 0;  // "iteration N" on stdout every this many (0: none)
   std::string dir = ".";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
     else if (a == "--iterations" && i + 1 < argc) standalone_iterations = std::atoll(argv[++i]);
     else if (a == "--cpu-knee" && i + 1 < argc) cpu_knee = std::atoi(argv[++i]);
     else if (a == "--crash-in-checkpoint" && i + 1 < argc) crash_in_checkpoint = std::atoi(argv[++i]);
+    else if (a == "--print-every" && i + 1 < argc) print_every = std::atoll(argv[++i]);
     else {
       std::cerr << "agent_job: unknown argument " << a << "\n";
       return 2;
@@ -168,6 +170,7 @@ int main(int argc, char** argv) {
       return 3;
     }
     std::this_thread::sleep_for(my_iteration);
+    if (print_every > 0 && batch % print_every == 0) std::cout << "iteration " << batch << std::endl;
     state = Step(state, batch);
     iteration = batch + 1;
   }

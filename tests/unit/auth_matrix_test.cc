@@ -205,7 +205,7 @@ TEST_F(AuthMatrix, EveryRpcRefusesMissingWrongAndOtherPrincipalsCredentials) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 18);
+  EXPECT_EQ(checked, 20);
 }
 
 TEST_F(AuthMatrix, AUserCannotCancelAnotherUsersJob) {

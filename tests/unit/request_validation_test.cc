@@ -295,6 +295,35 @@ TEST(RequestValidation, JobActionsNameAJobAndUpdatesABoundedPriority) {
   EXPECT_TRUE(RefusedWith(ValidateUpdateJobRequest(update), "priority: -1 is not a priority class"));
 }
 
+TEST(RequestValidation, LogReadsAndPiecesAreBounded) {
+  v1::JobLogsRequest read;
+  read.set_job_id("j-000001");
+  EXPECT_TRUE(ValidateJobLogsRequest(read).ok());
+  read.set_offset(-1);
+  EXPECT_TRUE(RefusedWith(ValidateJobLogsRequest(read), "offset: -1 is negative"));
+  read.set_offset(0);
+  read.set_max_bytes((1 << 20) + 1);
+  EXPECT_TRUE(RefusedWith(ValidateJobLogsRequest(read), "max_bytes: 1048577 is not in 0 to 1048576"));
+  read.set_max_bytes(0);
+  read.set_rank(-2);
+  EXPECT_TRUE(RefusedWith(ValidateJobLogsRequest(read), "rank: -2 is not a rank"));
+  read.set_rank(0);
+  read.set_epoch(-1);
+  EXPECT_TRUE(RefusedWith(ValidateJobLogsRequest(read), "epoch: -1 is negative"));
+  v1::LogChunk chunk;
+  chunk.set_name("n1");
+  chunk.set_data("output");
+  EXPECT_TRUE(ValidateLogChunk(chunk).ok());
+  chunk.set_data(std::string((1 << 20) + 1, 'x'));
+  EXPECT_TRUE(RefusedWith(ValidateLogChunk(chunk), "data: (1048577 bytes) is longer than 1048576 bytes"));
+  chunk.clear_data();
+  chunk.set_error("no such\x1b[2J file");
+  EXPECT_TRUE(RefusedWith(ValidateLogChunk(chunk), "error: 'no such\\x1b[2J file' contains a control character"));
+  chunk.clear_error();
+  chunk.set_name("../n1");
+  EXPECT_FALSE(ValidateLogChunk(chunk).ok());
+}
+
 TEST(RequestValidation, ADrainReasonIsOneShortPrintableLine) {
   v1::DrainNodeRequest drain;
   drain.set_name("n1");
