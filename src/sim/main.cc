@@ -14,6 +14,7 @@
 #include "sim/experiment.h"
 #include "sim/options.h"
 #include "sim/progress.h"
+#include "sim/figures.h"
 #include "sim/sweep.h"
 #include "sim/trace.h"
 #include "synergy/version.h"
@@ -74,18 +75,18 @@ int Run(const std::vector<std::string>& args) {
   }
   if (!run.ok()) return Fail("run", run.status(), kBadInput);
 
-  std::map<std::string, std::string> settings = {
+  std::map<std::string, Setting> settings = {
       {"policy", options->common.policy},
       {"mechanism", options->mechanism},
-      {"reference_compatible", options->common.reference_compatible ? "true" : "false"},
-      {"round_s", absl::StrCat(options->common.round_s)},
+      {"reference_compatible", options->common.reference_compatible},
+      {"round_s", options->common.round_s},
       {"placement", options->common.gpu_placement == synergy::GpuPlacement::kConsolidate
                         ? "consolidate"
                         : "first-fit"}};
   if (options->workload.trace_path.empty()) {
     const WorkloadOptions& w = options->workload;
-    settings["load_jobs_per_hour"] = absl::StrCat(w.load_jobs_per_hour);
-    settings["seed"] = absl::StrCat(w.seed);
+    settings["load_jobs_per_hour"] = w.load_jobs_per_hour;
+    settings["seed"] = static_cast<double>(w.seed);
     settings["split"] = absl::StrCat(w.split_percent[0], ",", w.split_percent[1], ",",
                                      w.split_percent[2]);
     settings["measure"] = absl::StrCat(w.measure_from, ",", w.measure_to);
@@ -125,12 +126,26 @@ int Sweep(const std::vector<std::string>& args) {
   return 0;
 }
 
+int Figure(const std::vector<std::string>& args) {
+  if (WantsHelp(args)) {
+    std::fputs(FigureUsage().c_str(), stdout);
+    return 0;
+  }
+  auto options = ParseFigureOptions(args);
+  if (!options.ok()) return Fail("figure", options.status(), kBadInput);
+  if (auto st = RunFigure(*options, std::cout); !st.ok()) {
+    return Fail("figure", st, absl::IsInvalidArgument(st) || absl::IsNotFound(st) ? kBadInput : 1);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string usage =
       "usage: synergy-sim run ...    one simulation (synergy-sim run --help)\n"
-      "       synergy-sim sweep ...  loads x mechanisms, with plots (synergy-sim sweep --help)\n"
+      "       synergy-sim sweep ...  loads x mechanisms (x seeds), with plots (synergy-sim sweep --help)\n"
+      "       synergy-sim figure sensitivity --out DIR   the zoo's sensitivity curves (Fig. 2)\n"
       "       synergy-sim --version\n";
   if (argc < 2) {
     std::fputs(usage.c_str(), stderr);
@@ -140,6 +155,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "run") return Run(args);
   if (command == "sweep") return Sweep(args);
+  if (command == "figure") return Figure(args);
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(usage.c_str(), stdout);
     return 0;

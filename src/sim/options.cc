@@ -199,7 +199,7 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
 
 absl::StatusOr<SweepOptions> ParseSweepOptions(const std::vector<std::string>& args) {
   std::set<std::string> value_flags = kCommonValueFlags;
-  value_flags.insert({"--loads", "--mechanisms"});
+  value_flags.insert({"--loads", "--mechanisms", "--seeds"});
   auto flags = SplitFlags(args, value_flags, kCommonSwitches);
   if (!flags.ok()) return flags.status();
   auto& f = *flags;
@@ -218,6 +218,18 @@ absl::StatusOr<SweepOptions> ParseSweepOptions(const std::vector<std::string>& a
                        absl::StrCat("names a mechanism not in ", absl::StrJoin(MechanismNames(), "|")));
     }
     o.mechanisms.emplace_back(part);
+  }
+  if (f.count("--seeds")) {
+    if (f.count("--seed")) return FlagError("--seeds", f["--seeds"], "and --seed: give one of them");
+    for (absl::string_view part : absl::StrSplit(f["--seeds"], ',')) {
+      int64_t seed = 0;
+      if (!ToInt(part, seed) || seed < 0) {
+        return FlagError("--seeds", f["--seeds"], "is not a list of non-negative integers");
+      }
+      o.seeds.push_back(static_cast<uint64_t>(seed));
+    }
+  } else {
+    o.seeds.push_back(o.workload.seed);
   }
   return o;
 }
@@ -239,11 +251,15 @@ std::string RunUsage() {
 std::string SweepUsage() {
   return "usage: synergy-sim sweep [--cluster FILE] [--models FILE] --policy P\n"
          "         [--loads 4,5,6,7,8,9,10] [--mechanisms proportional,greedy,tune]\n"
-         "         [--seed S] [--split I,L,S] [--multi-gpu] [--measure FROM,TO]\n"
+         "         [--seed S | --seeds S1,S2,...] [--split I,L,S] [--multi-gpu] [--measure FROM,TO]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
-         "         [--reference-compatible] --out DIR\n"
-         "Runs every load x mechanism, writes DIR/sweep.csv, one run directory each,\n"
-         "and DIR/plots.gp; draws the PNG plots with gnuplot when it is installed.\n";
+         "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
+         "Runs every load x mechanism (x seed), writes DIR/sweep.csv (a row per run),\n"
+         "DIR/load-MECH.csv (per load: mean and spread over seeds), one run directory each,\n"
+         "JCT CDFs and DIR/plots.gp; with gnuplot installed it draws each plot as SVG and PNG:\n"
+         "mean_jct_vs_load (mean and p99 JCT, error bars over seeds), jct_cdf-loadL (all,\n"
+         "1-GPU and multi-GPU jobs), utilisation-loadL (GPU, CPU and memory; the\n"
+         "measurement window shaded).\n";
 }
 
 }  // namespace synergy::sim

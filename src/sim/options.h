@@ -51,6 +51,9 @@ struct SweepOptions {
   WorkloadOptions workload;  // load_jobs_per_hour unused
   std::vector<double> loads;
   std::vector<std::string> mechanisms;
+  // Every point is run once per seed (--seeds 1,2,3; default: --seed's);
+  // the plots show the mean with the spread over seeds as error bars.
+  std::vector<uint64_t> seeds;
 };
 
 absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args);

@@ -14,8 +14,13 @@ bool ProgressWanted(const std::optional<bool>& flag) {
 ProgressLine::ProgressLine(std::string label, bool enabled)
     : label_(std::move(label)), enabled_(enabled), last_(std::chrono::steady_clock::now()) {}
 
-ProgressLine::~ProgressLine() {
-  if (drawn_) std::fprintf(stderr, "\r\033[K");
+ProgressLine::~ProgressLine() { Clear(); }
+
+void ProgressLine::Clear() {
+  if (!drawn_) return;
+  std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
+  drawn_ = false;
 }
 
 void ProgressLine::Update(const SimProgress& p) {

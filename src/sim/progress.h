@@ -14,6 +14,8 @@ class ProgressLine {
   ProgressLine(std::string label, bool enabled);
   ~ProgressLine();  // clears the line
   void Update(const SimProgress& p);
+  // Erases the line now (before a row is printed under it).
+  void Clear();
 
  private:
   std::string label_;

@@ -113,7 +113,7 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
 
 absl::Status WriteReport(const std::string& dir, const SimResult& result,
                          const Summary& summary, const ModelZoo& zoo, const Cluster& cluster,
-                         const std::map<std::string, std::string>& settings) {
+                         const std::map<std::string, Setting>& settings) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -145,7 +145,15 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
   }
   std::string json = "{\n";
   for (const auto& [key, value] : settings) {
-    absl::StrAppend(&json, "  ", JsonString(key), ": ", JsonString(value), ",\n");
+    std::string literal;
+    if (const auto* text = std::get_if<std::string>(&value)) {
+      literal = JsonString(*text);
+    } else if (const auto* number = std::get_if<double>(&value)) {
+      literal = absl::StrFormat("%.17g", *number);
+    } else {
+      literal = std::get<bool>(value) ? "true" : "false";
+    }
+    absl::StrAppend(&json, "  ", JsonString(key), ": ", literal, ",\n");
   }
   absl::StrAppendFormat(&json,
                         "  \"jobs\": %d,\n  \"unfinished\": %d,\n  \"mean_jct_h\": %.6f,\n"

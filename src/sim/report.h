@@ -6,6 +6,7 @@
 // Files are written under temporary names and renamed into place, and
 // summary.json goes last: a DIR with a summary.json holds a complete run.
 #include <map>
+#include <variant>
 #include <string>
 
 #include "absl/status/status.h"
@@ -42,10 +43,13 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
 // Linear interpolation between closest ranks (numpy's default), p in [0, 100].
 double Percentile(std::vector<double> values, double p);
 
-// `settings` are written into summary.json as strings (policy, mechanism...).
+// A run's setting in summary.json, written as its JSON type: text
+// (policy, mechanism), a number (load_jobs_per_hour, seed, round_s) or a
+// truth value (reference_compatible).
+using Setting = std::variant<std::string, double, bool>;
 absl::Status WriteReport(const std::string& dir, const SimResult& result,
                          const Summary& summary, const ModelZoo& zoo, const Cluster& cluster,
-                         const std::map<std::string, std::string>& settings);
+                         const std::map<std::string, Setting>& settings);
 
 // "fifo/tune: 1000 jobs, mean JCT 12.34 h, p50 ..., p99 ..., makespan ...".
 std::string OneLineSummary(const Summary& summary, const std::string& label);
