@@ -15,8 +15,10 @@ endif()
 set(SYNERGY_BIN_DIR ${CMAKE_INSTALL_PREFIX}/${SYNERGY_INSTALL_BINDIR})
 set(SYNERGY_DOC_DIR ${CMAKE_INSTALL_PREFIX}/${SYNERGY_INSTALL_DOCDIR})
 
+# The configs will hold credentials: readable by their owner only (the
+# package gives synergyd's to the synergy group, which synergyd runs as).
 file(INSTALL ${SYNERGY_SOURCE_DIR}/configs/synergyd.yaml ${SYNERGY_SOURCE_DIR}/configs/synergy-node.yaml
-  DESTINATION ${SYNERGY_CONFIG_DIR})
+  DESTINATION ${SYNERGY_CONFIG_DIR} PERMISSIONS OWNER_READ OWNER_WRITE)
 
 set(units_dir ${SYNERGY_BINARY_DIR}/systemd${CMAKE_INSTALL_PREFIX})
 foreach(unit synergyd synergy-node)

@@ -7,7 +7,10 @@
 # from the programs' shared libraries (dpkg-shlibdeps), so `apt-get install
 # ./synergy_*.deb` pulls gRPC, protobuf, SQLite and the rest from Debian.
 # The maintainer scripts (packaging/debian/) create the `synergy` system
-# account that synergyd.service runs as; no unit is enabled or started.
+# account that synergyd.service runs as and give it /etc/synergy/synergyd.yaml
+# (0640 root:synergy; synergy-node.yaml, which holds the node's credential,
+# is 0600 root); no unit is enabled or started, and both are stopped before
+# the programs are removed.
 set(CPACK_PACKAGE_NAME synergy)
 set(CPACK_PACKAGE_VENDOR "Synergy developers")
 set(CPACK_PACKAGE_CONTACT "Synergy developers <synergy@localhost>")
@@ -23,11 +26,16 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# postinst makes the account with adduser.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "adduser")
+# libsynergy_agent.so: a shlibs file and the ldconfig trigger.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3-torch, python3-torchvision")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
   ${CMAKE_SOURCE_DIR}/packaging/debian/conffiles
   ${CMAKE_SOURCE_DIR}/packaging/debian/postinst
+  ${CMAKE_SOURCE_DIR}/packaging/debian/prerm
   ${CMAKE_SOURCE_DIR}/packaging/debian/postrm)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)

@@ -55,7 +55,9 @@ grpc::Status ShowLogs(const LogsOptions& options, const FetchLogs& fetch, std::o
     out << logs.data();
     out.flush();
     offset = logs.offset() + static_cast<int64_t>(logs.data().size());
-    if (offset < logs.size()) {
+    // More to read now (an empty piece short of the size is a node that
+    // could not read: treated as caught up, not asked again at once).
+    if (offset < logs.size() && !logs.data().empty()) {
       settled = false;
       continue;
     }
@@ -63,7 +65,8 @@ grpc::Status ShowLogs(const LogsOptions& options, const FetchLogs& fetch, std::o
     const bool newer = logs.latest_epoch() > epoch;
     if ((newer || logs.job_ended()) && !logs.data().empty()) settled = false;
     if (newer && settled) {
-      epoch = 0;  // the latest, whichever it is by the next read
+      // The next lease in order (none skipped), else the latest.
+      epoch = logs.next_epoch() > epoch ? logs.next_epoch() : 0;
       offset = 0;
       settled = false;
       announced = false;

@@ -2,8 +2,9 @@
 // synergyctl logs: one lease's output, read through synergyd in pieces of
 // at most 1 MiB (synergyd fetches each from the node that ran the lease).
 // Following, it polls until the job has ended and moves on to the job's
-// latest lease whenever a newer one exists and the current one's output
+// next lease whenever a newer one exists and the current one's output
 // has stopped growing, so one command follows a job across preemptions.
+// Leases are followed in order, none skipped (of the 32 a job remembers).
 #include <cstdint>
 #include <functional>
 #include <ostream>

@@ -25,7 +25,14 @@ absl::StatusOr<v1::Job> DaemonState::Hold(const std::string& job_id, const std::
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job_id, " is already ", service::JobStateName(it->second.state())));
   }
-  if (it->second.held()) return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " is already held"));
+  // An admin's hold over a user's makes it the admin's (the user can no
+  // longer release it); any other second hold is refused.
+  const bool upgrade = it->second.held() && by_admin && !it->second.held_by_admin();
+  if (it->second.held() && !upgrade) {
+    return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " is already held by ",
+                                                      it->second.held_by_admin() ? "admin " : "",
+                                                      it->second.held_by()));
+  }
   Change change(*this);
   v1::Job& job = jobs_.Edit(job_id);
   Batch batch;

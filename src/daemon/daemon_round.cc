@@ -52,6 +52,7 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
     node.name = name;
     const v1::Node& info = n.info;
     node.usable = nodes_.TakesPart(name) && !profiling_nodes.count(name);
+    node.withdrawn = info.alive() && (info.drained() || info.leaving());
     auto ended = ended_ids.find(name);
     if (ended == ended_ids.end()) {
       node.capacity = info.capacity();
@@ -129,7 +130,8 @@ bool DaemonState::NodesTakePart(const Assignment& planned, const std::vector<std
 bool DaemonState::StillGrantable(const std::string& id, const Assignment& planned,
                                  const std::vector<std::string>& node_names) const {
   auto job = jobs_.find(id);
-  if (job == jobs_.end() || Terminal(job->second) || job->second.has_lease() ||
+  // Held while the round planned: not granted.
+  if (job == jobs_.end() || Terminal(job->second) || job->second.has_lease() || job->second.held() ||
       job->second.state() == v1::JOB_STATE_PROFILING || jobs_.RuntimeOf(id).finished) {
     return false;
   }

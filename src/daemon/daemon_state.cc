@@ -314,6 +314,11 @@ absl::StatusOr<DaemonState::LogSource> DaemonState::LogSourceOf(const std::strin
   }
   source.node = lease->nodes(rank);
   source.epoch = lease->epoch();
+  for (const v1::LeaseNodes& l : job.lease_nodes()) {
+    if (l.epoch() > source.epoch && (source.next_epoch == 0 || l.epoch() < source.next_epoch)) {
+      source.next_epoch = l.epoch();
+    }
+  }
   auto node = nodes_.find(source.node);
   if (node == nodes_.end() || !node->second.info.alive()) {
     return absl::UnavailableError(absl::StrCat("node ", source.node, " is not connected; the output of lease ",

@@ -137,6 +137,7 @@ class DaemonState {
     std::string node;
     int64_t epoch = 0;
     int64_t latest_epoch = 0;
+    int64_t next_epoch = 0;  // the lease after `epoch`, 0 if none
     bool job_ended = false;
   };
   absl::StatusOr<LogSource> LogSourceOf(const std::string& job_id, int64_t epoch, int rank) const;

@@ -1,7 +1,9 @@
 #include "daemon/round_planner.h"
 
 #include <algorithm>
+#include <set>
 
+#include "absl/strings/str_cat.h"
 #include "daemon/sticky_servers.h"
 
 namespace synergy::daemon {
@@ -87,13 +89,24 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
   RoundDecisions out;
   RoundSnapshot snap = SnapshotOf(world, zoo);
   if (snap.cluster.num_servers() == 0) {
-    // No node takes part (every one drained, leaving or profiling): the
-    // leases still held end, as they would if one node were left.
-    if (world.held.empty()) return out;
-    out.planned = true;
-    for (const auto& [id, held] : world.held) {
-      out.leases.emplace(id, LeaseDecision{LeaseFate::kEnd, "no node takes part in the round (drained or leaving)"});
+    // No node takes part. Leases on nodes drained or leaving still end, as
+    // they would if one node were left; the rest (nodes not registered
+    // again since a restart, or silent) are left to re-adoption and to the
+    // heartbeat timeout.
+    std::set<std::string> withdrawn;
+    for (const RoundNode& n : world.nodes) {
+      if (n.withdrawn) withdrawn.insert(n.name);
     }
+    for (const auto& [id, held] : world.held) {
+      for (const v1::LeaseSlice& s : held.lease.slices()) {
+        if (!withdrawn.count(s.node())) continue;
+        out.leases.emplace(id, LeaseDecision{LeaseFate::kEnd,
+                                             absl::StrCat("no node takes part in the round (", s.node(),
+                                                          " drained or leaving)")});
+        break;
+      }
+    }
+    out.planned = !out.leases.empty();
     return out;
   }
   out.planned = true;

@@ -36,6 +36,9 @@ struct RoundNode {
   std::string name;
   v1::NodeResources capacity;  // ids less those ended leases hold; all its memory
   bool usable = false;  // alive, not drained, not leaving, not lent for profiling
+  // Alive but drained or leaving: its leases are to end (a lost node's, or
+  // one not re-registered since a restart, are not ended by a round).
+  bool withdrawn = false;
   // Memory of ended leases' slices here, by job id (SnapshotOf takes it
   // off, slice by slice in job order with pinned leases', as one walk).
   std::vector<std::pair<std::string, double>> ended_mem;

@@ -291,6 +291,7 @@ grpc::Status SchedulerServiceImpl::GetJobLogs(grpc::ServerContext* ctx, const v1
                                               v1::JobLogs* resp) {
   DaemonState::LogSource source;
   int64_t heartbeat_ms = 0;
+  std::string reader;
   {
     absl::ReaderMutexLock lock(&g_.mu);
     SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/GetJobLogs"));
@@ -305,6 +306,7 @@ grpc::Status SchedulerServiceImpl::GetJobLogs(grpc::ServerContext* ctx, const v1
     if (!found.ok()) return ToGrpc(found.status());
     source = *found;
     heartbeat_ms = g_.state->config().heartbeat_interval_ms;
+    reader = who->name;
   }
   v1::LogRequest ask;
   ask.set_job_id(req->job_id());
@@ -312,8 +314,13 @@ grpc::Status SchedulerServiceImpl::GetJobLogs(grpc::ServerContext* ctx, const v1
   ask.set_stderr(req->stderr());
   ask.set_offset(req->offset());
   ask.set_max_bytes(req->max_bytes() > 0 ? req->max_bytes() : service::kDefaultLogChunkBytes);
-  // The node picks it up with its next heartbeat: wait a few of them.
-  auto chunk = g_.logs->Fetch(source.node, std::move(ask), absl::Milliseconds(std::max<int64_t>(5000, 3 * heartbeat_ms)));
+  // The node picks it up with its next heartbeat: wait a few of them, and
+  // never past the caller's own deadline or after it has gone.
+  absl::Time deadline = absl::Now() + absl::Milliseconds(std::max<int64_t>(5000, 3 * heartbeat_ms));
+  if (ctx->deadline() != std::chrono::system_clock::time_point::max()) {
+    deadline = std::min(deadline, absl::FromChrono(ctx->deadline()) - absl::Milliseconds(250));
+  }
+  auto chunk = g_.logs->Fetch(source.node, reader, std::move(ask), deadline, [ctx] { return ctx->IsCancelled(); });
   if (!chunk.ok()) return ToGrpc(chunk.status());
   if (!chunk->error().empty()) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("node ", source.node, ": ", chunk->error()));
@@ -326,6 +333,7 @@ grpc::Status SchedulerServiceImpl::GetJobLogs(grpc::ServerContext* ctx, const v1
   resp->set_size(chunk->size());
   resp->set_rotated(chunk->rotated());
   resp->set_latest_epoch(source.latest_epoch);
+  resp->set_next_epoch(source.next_epoch);
   resp->set_job_ended(source.job_ended);
   return grpc::Status::OK;
 }

@@ -145,12 +145,14 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
        }) {
     if (auto st = store->Exec(sql); !st.ok()) return st;
   }
-  // A database from before drain reasons: its nodes table gains them.
-  if (!Statement(db, "SELECT reason, since FROM nodes LIMIT 0").ok()) {
-    for (const char* sql : {"ALTER TABLE nodes ADD COLUMN reason TEXT NOT NULL DEFAULT ''",
-                            "ALTER TABLE nodes ADD COLUMN since INTEGER NOT NULL DEFAULT 0"}) {
-      if (auto st = store->Exec(sql); !st.ok()) return st;
-    }
+  // A database from before drain reasons: its nodes table gains them, each
+  // column on its own (a start cut short between the two finishes the job).
+  for (const auto& [probe, add] :
+       {std::pair<const char*, const char*>{"SELECT reason FROM nodes LIMIT 0",
+                                            "ALTER TABLE nodes ADD COLUMN reason TEXT NOT NULL DEFAULT ''"},
+        {"SELECT since FROM nodes LIMIT 0", "ALTER TABLE nodes ADD COLUMN since INTEGER NOT NULL DEFAULT 0"}}) {
+    if (Statement(db, probe).ok()) continue;
+    if (auto st = store->Exec(add); !st.ok()) return st;
   }
   if (path != ":memory:") {
     if (::chmod(path.c_str(), 0600) != 0) {

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "service/request_limits.h"
@@ -53,13 +52,19 @@ v1::LogChunk ReadJobOutput(const std::string& log_dir, const v1::LogRequest& req
   const int64_t want = std::min<int64_t>(limit, st.st_size - offset);
   std::string data(static_cast<size_t>(std::max<int64_t>(want, 0)), '\0');
   size_t got = 0;
+  int read_errno = 0;
   while (got < data.size()) {
     const ssize_t n = ::pread(fd, data.data() + got, data.size() - got, offset + static_cast<int64_t>(got));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
+    if (n < 0) read_errno = errno;
+    if (n <= 0) break;  // an error, or the file shrank (rotated) since fstat
     got += static_cast<size_t>(n);
   }
   ::close(fd);
+  if (got == 0 && read_errno != 0) {
+    chunk.set_error(absl::StrCat(name, ": cannot read: ", std::strerror(read_errno)));
+    return chunk;
+  }
   data.resize(got);
   chunk.set_offset(offset);
   chunk.set_data(std::move(data));
@@ -75,12 +80,40 @@ std::vector<std::string> RotateJobOutput(const std::string& log_dir,
   for (const auto& [job, epoch] : instances) {
     for (bool err : {false, true}) {
       const std::string path = StreamPath(log_dir, job, epoch, err);
+      // By descriptor, links not followed: the node runs as root, and the
+      // files are the job owner's.
+      const int in = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+      if (in < 0) continue;
       struct stat st {};
-      if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < max_bytes) continue;
-      std::error_code ec;
-      std::filesystem::copy_file(path, path + ".1", std::filesystem::copy_options::overwrite_existing, ec);
-      if (ec || ::truncate(path.c_str(), 0) != 0) continue;
-      rotated.push_back(path);
+      if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < max_bytes) {
+        ::close(in);
+        continue;
+      }
+      const std::string copy = path + ".1";
+      ::unlink(copy.c_str());
+      const int out = ::open(copy.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      bool copied = out >= 0;
+      char buffer[1 << 16];
+      for (off_t at = 0; copied;) {
+        const ssize_t n = ::pread(in, buffer, sizeof buffer, at);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          copied = n == 0;
+          break;
+        }
+        for (ssize_t written = 0; copied && written < n;) {
+          const ssize_t w = ::write(out, buffer + written, static_cast<size_t>(n - written));
+          if (w < 0 && errno == EINTR) continue;
+          copied = w > 0;
+          written += std::max<ssize_t>(w, 0);
+        }
+        at += n;
+      }
+      // The copy is the job owner's to read, as the file was.
+      if (copied) copied = ::fchown(out, st.st_uid, st.st_gid) == 0 || ::geteuid() != 0;
+      if (out >= 0) ::close(out);
+      if (copied && ::ftruncate(in, 0) == 0) rotated.push_back(path);
+      ::close(in);
     }
   }
   return rotated;

@@ -43,6 +43,13 @@ for program in synergy-node synergyctl synergy-sim; do
   /usr/bin/$program --version >/dev/null || fail "/usr/bin/$program --version"
 done
 getent passwd synergy >/dev/null || fail "the package made no synergy account (synergyd.service's User)"
+[[ $(stat -c '%a %U:%G' /etc/synergy/synergyd.yaml) == "640 root:synergy" ]] ||
+  fail "synergyd.yaml is $(stat -c '%a %U:%G' /etc/synergy/synergyd.yaml), not 640 root:synergy"
+[[ $(stat -c '%a %U' /etc/synergy/synergy-node.yaml) == "600 root" ]] ||
+  fail "synergy-node.yaml (it holds the node's credential) is $(stat -c '%a %U' /etc/synergy/synergy-node.yaml)"
+info=$(dpkg-deb -I "$deb")
+grep -q "^ Depends: .*adduser" <<<"$info" || fail "the package does not depend on adduser"
+grep -q " shlibs" <<<"$info" || fail "no shlibs file for libsynergy_agent.so"
 [[ -f /etc/synergy/synergyd.yaml && -f /etc/synergy/synergy-node.yaml ]] || fail "no configs in /etc/synergy"
 grep -q '^ExecStart=/usr/bin/synergyd --config /etc/synergy/synergyd.yaml$' /usr/lib/systemd/system/synergyd.service ||
   fail "synergyd.service: $(grep ExecStart /usr/lib/systemd/system/synergyd.service)"
@@ -76,4 +83,5 @@ dpkg -r synergy >"$out/remove.log" 2>&1 || fail "dpkg -r synergy: $(tail -3 "$ou
 dpkg -P synergy >"$out/purge.log" 2>&1 || fail "dpkg -P synergy: $(tail -3 "$out/purge.log")"
 [[ ! -e /etc/synergy/synergyd.yaml ]] || fail "dpkg -P left /etc/synergy/synergyd.yaml"
 ! getent passwd synergy >/dev/null || fail "dpkg -P left the synergy account"
+! getent group synergy >/dev/null || fail "dpkg -P left the synergy group"
 echo "ok $(basename "$deb") installed, ran from /usr/bin, removed and purged"

@@ -2,6 +2,7 @@
 // hand: what a round does with a held job, how a hold or requeue ends a
 // lease, who may undo what, and that each change is stored.
 #include "daemon/daemon_state.h"
+#include "daemon/round_input.h"
 #include "daemon_state_fixture.h"
 #include "gtest/gtest.h"
 
@@ -144,6 +145,56 @@ TEST_F(JobControlsTest, DrainingTheOnlyNodeEndsItsLeasesAtTheNextRound) {
   ASSERT_TRUE(s->SetDrained("n1", false, 2100).ok());
   ASSERT_TRUE(s->RunRound(3000).ok());
   EXPECT_TRUE(s->GetJob(a)->has_lease());
+}
+
+// The first round after a restart runs before any node registers again: it
+// must not end the leases those nodes are about to report (only drained or
+// leaving nodes' leases end when no node takes part).
+TEST_F(JobControlsTest, ARoundWithNoNodeBackYetAfterARestartKeepsTheLeases) {
+  std::string id;
+  int64_t epoch = 0;
+  {
+    auto s = Open();
+    AddNode(*s, "n1", 1, 3, 24, 0);
+    id = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
+    ASSERT_TRUE(s->RunRound(0).ok());
+    epoch = s->GetJob(id)->lease().epoch();
+    Beat(*s, "n1", 10);
+  }
+  auto s = Open(1000);
+  ASSERT_TRUE(s->RunRound(1000).ok());
+  auto job = *s->GetJob(id);
+  ASSERT_TRUE(job.has_lease()) << job.reason();
+  EXPECT_EQ(job.lease().epoch(), epoch);
+}
+
+// HoldJob can land while the core plans without the lock: the round must
+// not grant the lease it planned for the job.
+TEST_F(JobControlsTest, AJobHeldWhileTheRoundPlannedIsNotGranted) {
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string id = *s->Submit(Spec(1), "alice", 0);
+  auto world = s->PrepareRound(10);
+  ASSERT_TRUE(world.ok());
+  const RoundDecisions decisions = s->PlanRound(*world);
+  ASSERT_EQ(decisions.plan.assignments.size(), 1u);
+  ASSERT_TRUE(s->Hold(id, "alice", false, 11).ok());
+  ASSERT_TRUE(s->ApplyRound(*world, decisions, 12).ok());
+  EXPECT_FALSE(s->GetJob(id)->has_lease());
+}
+
+// An admin holding a job the user held makes it an admin's hold.
+TEST_F(JobControlsTest, AnAdminsHoldOverAUsersHoldIsTheAdmins) {
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string id = *s->Submit(Spec(1), "alice", 0);
+  ASSERT_TRUE(s->Hold(id, "alice", false, 10).ok());
+  EXPECT_EQ(s->Hold(id, "alice", false, 11).status().code(), absl::StatusCode::kFailedPrecondition);
+  auto upgraded = s->Hold(id, "admin", true, 12);
+  ASSERT_TRUE(upgraded.ok()) << upgraded.status();
+  EXPECT_TRUE(upgraded->held_by_admin());
+  EXPECT_EQ(s->Release(id, "alice", false, 13).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(s->Hold(id, "admin", true, 14).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(JobControlsTest, ADrainKeepsItsReasonAndTimeUntilUndrained) {

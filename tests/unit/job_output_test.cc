@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <atomic>
 #include <thread>
 
 #include "daemon/log_relay.h"
@@ -101,6 +102,25 @@ TEST_F(JobOutputTest, FilesAtTheCapAreCopiedAsideAndEmptied) {
   EXPECT_TRUE(node::RotateJobOutput(dir_.string(), {{"j-000001", 1}}, 0).empty()) << "0: no cap";
 }
 
+// The node rotates as root: a link in place of the output or of its copy
+// must not make it empty or overwrite another file.
+TEST_F(JobOutputTest, RotationFollowsNoLink) {
+  Write("victim", std::string(500, 'v'));
+  fs::create_symlink(dir_ / "victim", dir_ / "j-000001.1.out");
+  EXPECT_TRUE(node::RotateJobOutput(dir_.string(), {{"j-000001", 1}}, 100).empty());
+  EXPECT_EQ(fs::file_size(dir_ / "victim"), 500u);
+  Write("j-000002.1.out", std::string(200, 'a'));
+  Write("other", "keep");
+  fs::create_symlink(dir_ / "other", dir_ / "j-000002.1.out.1");
+  ASSERT_EQ(node::RotateJobOutput(dir_.string(), {{"j-000002", 1}}, 100).size(), 1u);
+  std::ifstream other(dir_ / "other");
+  std::string kept;
+  other >> kept;
+  EXPECT_EQ(kept, "keep");
+  EXPECT_FALSE(fs::is_symlink(dir_ / "j-000002.1.out.1"));
+  EXPECT_EQ(fs::file_size(dir_ / "j-000002.1.out.1"), 200u);
+}
+
 TEST(LogRelay, AReaderGetsWhatTheNodeItAskedSends) {
   daemon::LogRelay relay;
   std::thread node([&] {
@@ -118,7 +138,7 @@ TEST(LogRelay, AReaderGetsWhatTheNodeItAskedSends) {
   });
   v1::LogRequest request;
   request.set_job_id("j-000001");
-  auto got = relay.Fetch("n1", request, absl::Seconds(10));
+  auto got = relay.Fetch("n1", "alice", request, absl::Now() + absl::Seconds(10), [] { return false; });
   node.join();
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(got->data(), "output");
@@ -126,12 +146,43 @@ TEST(LogRelay, AReaderGetsWhatTheNodeItAskedSends) {
 
 TEST(LogRelay, ANodeThatDoesNotAnswerIsUnavailableAndALateAnswerIsDropped) {
   daemon::LogRelay relay;
-  auto got = relay.Fetch("n1", v1::LogRequest{}, absl::Milliseconds(50));
+  auto got = relay.Fetch("n1", "alice", v1::LogRequest{}, absl::Now() + absl::Milliseconds(50), [] { return false; });
   EXPECT_EQ(got.status().code(), absl::StatusCode::kUnavailable);
   v1::LogChunk late;
   late.set_request_id(1);
   EXPECT_FALSE(relay.Deliver("n1", late));
   EXPECT_TRUE(relay.TakeFor("n1").empty());
+}
+
+TEST(LogRelay, AReaderThatLeftStopsWaitingAtOnce) {
+  daemon::LogRelay relay;
+  const absl::Time start = absl::Now();
+  auto got = relay.Fetch("n1", "alice", v1::LogRequest{}, absl::Now() + absl::Seconds(60), [] { return true; });
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+}
+
+// One reader cannot take every slot; a node is handed a few a heartbeat.
+TEST(LogRelay, OneReaderHasAFewSlotsAndANodeAFewRequestsABeat) {
+  daemon::LogRelay relay;
+  std::vector<std::thread> readers;
+  std::atomic<int> refused{0};
+  for (int i = 0; i < daemon::LogRelay::kMaxWaitingPerReader + 2; ++i) {
+    readers.emplace_back([&] {
+      auto got = relay.Fetch("n1", "mallory", v1::LogRequest{}, absl::Now() + absl::Seconds(2), [] { return false; });
+      if (got.status().code() == absl::StatusCode::kResourceExhausted) ++refused;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::thread other([&] {
+    auto got = relay.Fetch("n1", "alice", v1::LogRequest{}, absl::Now() + absl::Milliseconds(300), [] { return false; });
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kUnavailable) << "alice waits like anyone: not refused";
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(relay.TakeFor("n1").size(), static_cast<size_t>(daemon::LogRelay::kMaxPerHeartbeat));
+  for (auto& t : readers) t.join();
+  other.join();
+  EXPECT_EQ(refused.load(), 2);
 }
 
 }  // namespace

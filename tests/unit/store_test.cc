@@ -85,15 +85,17 @@ TEST(Store, BatchesAreDurableAcrossReopen) {
 // Submissions take ids under the daemon's lock but commit in groups that
 // may land out of order: a counter a later group sets lower must not take
 // the stored one back, or a restart would give an id a second time.
-// A state database written before drains had reasons opens, keeps its
-// drains, and stores reasons from then on.
+// A state database written before drains had reasons (here: one whose
+// migration stopped after the first column) opens, keeps its drains, and
+// stores reasons from then on.
 TEST(Store, ADatabaseWithoutDrainReasonsGainsThem) {
   const std::string path = TempDb("migrate");
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
-                         "CREATE TABLE nodes(name TEXT PRIMARY KEY, drained INTEGER NOT NULL);"
-                         "INSERT INTO nodes VALUES('n1', 1), ('n2', 0);",
+                         "CREATE TABLE nodes(name TEXT PRIMARY KEY, drained INTEGER NOT NULL,"
+                         " reason TEXT NOT NULL DEFAULT '');"  // cut short after the first column
+                         "INSERT INTO nodes(name, drained) VALUES('n1', 1), ('n2', 0);",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
