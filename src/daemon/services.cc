@@ -113,6 +113,19 @@ grpc::Status ToGrpc(const absl::Status& status) {
     if (absl::Status valid = (expr); !valid.ok()) return ToGrpc(valid); \
   } while (0)
 
+// Only the job's owner and admins act on a job or read its output:
+// NOT_FOUND for no such job, PERMISSION_DENIED for anyone else (`why`
+// ends the refusal).
+grpc::Status CheckOwnerOrAdmin(const DaemonState& state, const Principal& who, const std::string& job_id,
+                               const std::string& why = "") {
+  auto owner = state.OwnerOf(job_id);
+  if (!owner.ok()) return ToGrpc(owner.status());
+  if (!SeesEverything(who) && *owner != who.name) {
+    return Denied(absl::StrCat("job ", job_id, " belongs to another user", why));
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status SchedulerServiceImpl::SubmitJob(grpc::ServerContext* ctx, const v1::SubmitJobRequest* req,
                                              v1::SubmitJobResponse* resp) {
   absl::MutexLock lock(&g_.mu);
@@ -150,11 +163,7 @@ grpc::Status SchedulerServiceImpl::CancelJob(grpc::ServerContext* ctx, const v1:
   absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/CancelJob"));
   SYNERGY_VALIDATE(service::ValidateCancelJobRequest(*req));
-  auto owner = g_.state->OwnerOf(req->job_id());
-  if (!owner.ok()) return ToGrpc(owner.status());
-  if (!SeesEverything(*who) && *owner != who->name) {
-    return Denied(absl::StrCat("job ", req->job_id(), " belongs to another user"));
-  }
+  if (grpc::Status may = CheckOwnerOrAdmin(*g_.state, *who, req->job_id()); !may.ok()) return may;
   auto job = g_.state->Cancel(req->job_id(), NowUnixMs());
   if (!job.ok()) return ToGrpc(job.status());
   *resp->mutable_job() = std::move(*job);
@@ -241,11 +250,7 @@ grpc::Status ActOnOwnJob(Guarded& g, grpc::ServerContext& ctx, const char* metho
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(g.mu) {
   SYNERGY_AUTHORIZE(who, Authorize(ctx, *g.state, method));
   if (!valid.ok()) return ToGrpc(valid);
-  auto owner = g.state->OwnerOf(job_id);
-  if (!owner.ok()) return ToGrpc(owner.status());
-  if (!SeesEverything(*who) && *owner != who->name) {
-    return Denied(absl::StrCat("job ", job_id, " belongs to another user"));
-  }
+  if (grpc::Status may = CheckOwnerOrAdmin(*g.state, *who, job_id); !may.ok()) return may;
   absl::StatusOr<v1::Job> job = act(*who);
   if (!job.ok()) return ToGrpc(job.status());
   HideDetails(*job, *who);
@@ -258,33 +263,37 @@ grpc::Status ActOnOwnJob(Guarded& g, grpc::ServerContext& ctx, const char* metho
 grpc::Status SchedulerServiceImpl::HoldJob(grpc::ServerContext* ctx, const v1::JobActionRequest* req,
                                            v1::JobActionResponse* resp) {
   absl::MutexLock lock(&g_.mu);
-  return ActOnOwnJob(g_, *ctx, "SchedulerService/HoldJob", service::ValidateJobActionRequest(*req), req->job_id(), resp, [&](const Principal& who) {
-    return g_.state->Hold(req->job_id(), who.name, SeesEverything(who), NowUnixMs());
-  });
+  return ActOnOwnJob(g_, *ctx, "SchedulerService/HoldJob", service::ValidateJobActionRequest(*req), req->job_id(), resp,
+                     [&](const Principal& who) {
+                       return g_.state->Hold(req->job_id(), who.name, SeesEverything(who), NowUnixMs());
+                     });
 }
 
 grpc::Status SchedulerServiceImpl::ReleaseJob(grpc::ServerContext* ctx, const v1::JobActionRequest* req,
                                               v1::JobActionResponse* resp) {
   absl::MutexLock lock(&g_.mu);
-  return ActOnOwnJob(g_, *ctx, "SchedulerService/ReleaseJob", service::ValidateJobActionRequest(*req), req->job_id(), resp, [&](const Principal& who) {
-    return g_.state->Release(req->job_id(), who.name, SeesEverything(who), NowUnixMs());
-  });
+  return ActOnOwnJob(g_, *ctx, "SchedulerService/ReleaseJob", service::ValidateJobActionRequest(*req), req->job_id(), resp,
+                     [&](const Principal& who) {
+                       return g_.state->Release(req->job_id(), who.name, SeesEverything(who), NowUnixMs());
+                     });
 }
 
 grpc::Status SchedulerServiceImpl::RequeueJob(grpc::ServerContext* ctx, const v1::JobActionRequest* req,
                                               v1::JobActionResponse* resp) {
   absl::MutexLock lock(&g_.mu);
-  return ActOnOwnJob(g_, *ctx, "SchedulerService/RequeueJob", service::ValidateJobActionRequest(*req), req->job_id(), resp, [&](const Principal& who) {
-    return g_.state->Requeue(req->job_id(), who.name, NowUnixMs());
-  });
+  return ActOnOwnJob(g_, *ctx, "SchedulerService/RequeueJob", service::ValidateJobActionRequest(*req), req->job_id(), resp,
+                     [&](const Principal& who) {
+                       return g_.state->Requeue(req->job_id(), who.name, NowUnixMs());
+                     });
 }
 
 grpc::Status SchedulerServiceImpl::UpdateJob(grpc::ServerContext* ctx, const v1::UpdateJobRequest* req,
                                              v1::JobActionResponse* resp) {
   absl::MutexLock lock(&g_.mu);
-  return ActOnOwnJob(g_, *ctx, "SchedulerService/UpdateJob", service::ValidateUpdateJobRequest(*req), req->job_id(), resp, [&](const Principal& who) {
-    return g_.state->SetPriority(req->job_id(), req->priority(), who.name, SeesEverything(who), NowUnixMs());
-  });
+  return ActOnOwnJob(g_, *ctx, "SchedulerService/UpdateJob", service::ValidateUpdateJobRequest(*req), req->job_id(), resp,
+                     [&](const Principal& who) {
+                       return g_.state->SetPriority(req->job_id(), req->priority(), who.name, SeesEverything(who), NowUnixMs());
+                     });
 }
 
 grpc::Status SchedulerServiceImpl::GetJobLogs(grpc::ServerContext* ctx, const v1::JobLogsRequest* req,
@@ -296,11 +305,10 @@ grpc::Status SchedulerServiceImpl::GetJobLogs(grpc::ServerContext* ctx, const v1
     absl::ReaderMutexLock lock(&g_.mu);
     SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/GetJobLogs"));
     SYNERGY_VALIDATE(service::ValidateJobLogsRequest(*req));
-    auto owner = g_.state->OwnerOf(req->job_id());
-    if (!owner.ok()) return ToGrpc(owner.status());
     // Output may hold what the command and environment hold.
-    if (!SeesEverything(*who) && *owner != who->name) {
-      return Denied(absl::StrCat("job ", req->job_id(), " belongs to another user: its output is its owner's"));
+    if (grpc::Status may = CheckOwnerOrAdmin(*g_.state, *who, req->job_id(), ": its output is its owner's");
+        !may.ok()) {
+      return may;
     }
     auto found = g_.state->LogSourceOf(req->job_id(), req->epoch(), req->rank());
     if (!found.ok()) return ToGrpc(found.status());
