@@ -38,6 +38,14 @@ struct Agent::Reporter {
   int64_t window_iteration = 0;
   double throughput = 0;
   bool stop_announced = false;
+  // Asked to report before the interval is up (a resize was applied). Set
+  // without `mu`, which the reporter holds during its call: a wakeup lost
+  // to the race only delays the confirmation to the next interval.
+  std::atomic<bool> report_soon{false};
+  // The latest allocation heard of (guarded by resize_mu: the training
+  // thread takes it while the reporter may be in a call).
+  std::mutex resize_mu;
+  Allocation heard;
   // A rank > 0 that heard "lease ending" before rank 0's stop iteration
   // reached synergyd asks again soon, not a whole interval later.
   bool awaiting_stop = false;
@@ -111,8 +119,10 @@ void Agent::StartReporter() {
     while (!stop_reporter_) {
       const int wait_ms = reporter_->awaiting_stop ? std::min(100, options_.report_interval_ms)
                                                    : options_.report_interval_ms;
-      reporter_->cv.wait_for(lock, std::chrono::milliseconds(wait_ms), [this] { return stop_reporter_.load(); });
+      reporter_->cv.wait_for(lock, std::chrono::milliseconds(wait_ms),
+                             [this] { return stop_reporter_.load() || reporter_->report_soon; });
       if (stop_reporter_) break;
+      reporter_->report_soon.store(false);
       Report();
     }
   });
@@ -134,6 +144,8 @@ void Agent::Report() {
   report.set_rank(lease_.rank);
   const int64_t stop_at = stop_at_.load();
   if (lease_.rank == 0 && stop_at != INT64_MAX) report.set_stop_at_iteration(stop_at);
+  report.set_can_resize(can_resize_.load());
+  report.set_applied_revision(applied_revision_.load());
   v1::ProgressReply reply;
   const grpc::Status st = client_->Report(report, &reply);
   if (!st.ok()) {
@@ -144,6 +156,16 @@ void Agent::Report() {
       std::_Exit(3);
     }
     return;  // unavailable: keep training, report again later
+  }
+  if (reply.revision() > 0 && can_resize_.load() && !reply.lease_ending()) {
+    std::lock_guard<std::mutex> resize_lock(r.resize_mu);
+    if (reply.revision() > std::max(r.heard.revision, applied_revision_.load())) {
+      r.heard.revision = reply.revision();
+      r.heard.cpu_ids.assign(reply.cpu_ids().begin(), reply.cpu_ids().end());
+      r.heard.cpus = reply.cpu_ids_size();
+      r.heard.mem_gb = reply.mem_gb();
+      resize_pending_.store(true, std::memory_order_relaxed);
+    }
   }
   if (!reply.lease_ending() || stop_at != INT64_MAX) return;
   if (lease_.rank == 0) {
@@ -166,7 +188,36 @@ void Agent::Report() {
   }
 }
 
-bool Agent::Step() {
+void Agent::OnResize(std::function<void(const Allocation&)> apply) {
+  resize_ = std::move(apply);
+  can_resize_.store(static_cast<bool>(resize_));
+  // Said at once, not a report interval later: until synergyd knows, a
+  // round that re-sizes the job ends its lease.
+  if (reporter_) {
+    reporter_->report_soon.store(true);
+    reporter_->cv.notify_all();
+  }
+}
+
+void Agent::ApplyResize() {
+  resize_pending_.store(false, std::memory_order_relaxed);
+  Allocation next;
+  {
+    std::lock_guard<std::mutex> lock(reporter_->resize_mu);
+    next = reporter_->heard;
+  }
+  if (next.revision <= applied_revision_.load() || !resize_) return;
+  lease_.cpus = next.cpus;
+  lease_.mem_gb = next.mem_gb;
+  resize_(next);
+  applied_revision_.store(next.revision);
+  Log(lease_, "resized in place (revision " + std::to_string(next.revision) + "): " + std::to_string(next.cpus) +
+                  " cpus, " + std::to_string(next.mem_gb) + " GB");
+  reporter_->report_soon.store(true);
+  reporter_->cv.notify_all();
+}
+
+bool Agent::Count() {
   const int64_t i = iteration_.load(std::memory_order_relaxed) + 1;
   iteration_.store(i, std::memory_order_relaxed);
   if (i >= stop_at_.load(std::memory_order_relaxed)) {

@@ -15,6 +15,7 @@
 namespace py = pybind11;
 using synergy::agent::Agent;
 using synergy::agent::AgentOptions;
+using synergy::agent::Allocation;
 using synergy::agent::CpuPoint;
 using synergy::agent::CpuProfile;
 using synergy::agent::LeaseInfo;
@@ -71,6 +72,16 @@ PYBIND11_MODULE(_agent, m) {
       .def_readwrite("storage_mbps", &MemoryModel::storage_mbps)
       .def_readwrite("baseline_gb", &MemoryModel::baseline_gb);
 
+  py::class_<Allocation>(m, "Allocation", "A lease's allocation after a resize in place.")
+      .def_readonly("revision", &Allocation::revision, "Increases with every resize of the lease.")
+      .def_readonly("cpu_ids", &Allocation::cpu_ids, "The lease's CPU ids (slot numbers on a node with CPU slots).")
+      .def_readonly("cpus", &Allocation::cpus, "How many CPUs: the data workers the job may run.")
+      .def_readonly("mem_gb", &Allocation::mem_gb)
+      .def("__repr__", [](const Allocation& a) {
+        return "Allocation(revision=" + std::to_string(a.revision) + ", cpus=" + std::to_string(a.cpus) +
+               ", mem_gb=" + std::to_string(a.mem_gb) + ")";
+      });
+
   py::class_<Agent>(m, "NativeAgent")
       .def_static(
           "from_environment",
@@ -92,6 +103,10 @@ PYBIND11_MODULE(_agent, m) {
       .def_property_readonly("lease_ended", &Agent::lease_ended)
       .def("on_checkpoint",
            [](Agent& agent, std::function<std::string(int64_t)> save) { agent.OnCheckpoint(std::move(save)); })
+      // Called from step() (GIL released); pybind11's function wrapper takes
+      // the GIL back to run the Python callback.
+      .def("on_resize",
+           [](Agent& agent, std::function<void(const Allocation&)> apply) { agent.OnResize(std::move(apply)); })
       .def("step", &Agent::Step, py::call_guard<py::gil_scoped_release>())
       .def("finish", &Agent::Finish, py::call_guard<py::gil_scoped_release>())
       .def(

@@ -27,9 +27,11 @@ int WorkersFor(int cpus);
 
 // Data-loader workers for this lease's CPUs (standalone: SYNERGY_CPUS, else
 // the machine's).
-// A lease's allocation is fixed: when synergyd changes a job's CPUs it ends
-// the lease and the job resumes under a new one, so a loader built here at
-// start follows every allocation change (docs/profiling.md).
+// Without Agent::OnResize a change of the lease's CPUs ends it and the job
+// resumes under a new one, so a loader built here at start follows every
+// change. A job that sets OnResize rebuilds its loader with
+// WorkersFor(allocation.cpus) in the callback instead (the Python adapter's
+// LeaseLoader does; the C++ example trainers do not yet).
 int DataWorkers(const Agent& agent);
 
 }  // namespace synergy::agent::torch_adapter

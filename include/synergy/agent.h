@@ -11,7 +11,7 @@
 // when the lease ends: it then runs the checkpoint callback, confirms the
 // checkpoint to synergyd and (by default) exits the process with status 0.
 // Progress is reported by a background thread, so the loop never waits on
-// the network; one iteration costs two relaxed atomic operations.
+// the network; one iteration costs three relaxed atomic operations.
 //
 // Without SYNERGY_JOB_ID in the environment (no scheduler started the job)
 // the agent is standalone: wrap() passes batches through, Finish() and the
@@ -59,6 +59,15 @@ struct LeaseInfo {
   bool profiling = false;  // a profiling lease: call Profile()
 };
 
+// A lease's allocation after a resize in place: the same GPUs and node,
+// other CPUs or memory.
+struct Allocation {
+  int64_t revision = 0;      // increases with every resize of the lease
+  std::vector<int> cpu_ids;  // the lease's CPU ids (slot numbers on a node with CPU slots)
+  int cpus = 0;              // how many: the data workers the job may run
+  double mem_gb = 0;
+};
+
 class Client;  // the gRPC side (agent/client.h)
 
 class Agent {
@@ -84,10 +93,25 @@ class Agent {
   // (write, then rename, so a crash mid-save keeps the last good one).
   void OnCheckpoint(std::function<std::string(int64_t iteration)> save) { save_ = std::move(save); }
 
+  // Resize in place: synergyd may change this lease's CPUs and memory while
+  // the job runs, instead of ending it, once the job says it follows them
+  // by setting this callback. It is called on the training thread inside
+  // Step(), at an iteration boundary, after the node has changed the
+  // job's confinement; when it returns the job must fit the new
+  // allocation (e.g. its data loader has shed or started workers), and
+  // the agent confirms it: synergyd lowers a smaller memory limit only
+  // then (or after the lease's grace). lease().cpus and lease().mem_gb
+  // follow. Without it, a change of CPUs or memory ends the lease as
+  // before. Standalone it is never called.
+  void OnResize(std::function<void(const Allocation&)> apply);
+
   // One iteration done. False when the loop must stop here: the lease ends
   // at this boundary (the checkpoint has then been taken and confirmed) or
   // the job's iterations are all done.
-  bool Step();
+  bool Step() {
+    if (resize_pending_.load(std::memory_order_relaxed)) ApplyResize();
+    return Count();
+  }
   bool lease_ended() const { return lease_ended_; }
 
   // The job is done: a final checkpoint (finished) is confirmed.
@@ -117,6 +141,8 @@ class Agent {
   void StartReporter();
   void Report();
   void EndLease();  // checkpoint, confirm, maybe exit
+  bool Count();     // Step() after a resize: counts the iteration, may end the lease
+  void ApplyResize();
 
   LeaseInfo lease_;
   AgentOptions options_;
@@ -132,6 +158,12 @@ class Agent {
   bool finished_ = false;
   struct Reporter;
   std::unique_ptr<Reporter> reporter_;
+  // Resizes: the callback (set once, before or while it runs), the latest
+  // allocation the reporter heard of, and whether Step() has it to apply.
+  std::function<void(const Allocation&)> resize_;
+  std::atomic<bool> can_resize_{false};
+  std::atomic<bool> resize_pending_{false};
+  std::atomic<int64_t> applied_revision_{0};
 };
 
 // for (auto& batch : agent.wrap(loader)): the loader's iteration, counted,

@@ -94,9 +94,14 @@ def run(name: str, flags: argparse.Namespace, model: torch.nn.Module, optimizer:
         if not agent.managed:
             return 0
 
-    workers = st.data_workers(agent)
     total = agent.lease.total_iterations if agent.managed else flags.iterations
-    print(f"{name} {job}: iteration {start}, {st.lease_cpus(agent)} cpus, {workers} data workers", flush=True)
+
+    def resized(allocation, workers: int) -> None:
+        print(f"{name} {job}: resized in place at iteration {agent.iteration}: {allocation.cpus} cpus, "
+              f"{workers} data workers", flush=True)
+
+    batches = st.LeaseLoader(agent, loader, start, max(0, total - start), announce=resized)
+    print(f"{name} {job}: iteration {start}, {st.lease_cpus(agent)} cpus, {batches.workers} data workers", flush=True)
 
     def train(batch):
         optimizer.zero_grad()
@@ -107,7 +112,7 @@ def run(name: str, flags: argparse.Namespace, model: torch.nn.Module, optimizer:
 
     it, first, last = start, None, 0.0
     t0 = time.perf_counter()
-    for batch in agent.wrap(loader(workers, start, max(0, total - start))):
+    for batch in agent.wrap(batches):
         last = padded(lambda: train(batch))
         first = last if first is None else first
         it += 1

@@ -20,6 +20,12 @@ class CpuProfile:
     knee: int
     seconds: float
 
+class Allocation:
+    revision: int
+    cpu_ids: List[int]
+    cpus: int
+    mem_gb: float
+
 class MemoryModel:
     dataset_gb: float
     mb_per_iteration: float
@@ -45,6 +51,7 @@ class NativeAgent:
     @property
     def lease_ended(self) -> bool: ...
     def on_checkpoint(self, save: Callable[[int], str]) -> None: ...
+    def on_resize(self, apply: Callable[[Allocation], None]) -> None: ...
     def step(self) -> bool: ...
     def finish(self) -> None: ...
     def profile(

@@ -73,6 +73,19 @@ class Agent:
         self._native.on_checkpoint(save)
         return save
 
+    def on_resize(self, apply: Callable[[_agent.Allocation], None]) -> Callable[[_agent.Allocation], None]:
+        """Follows resizes in place: synergyd may then change this lease's
+        CPUs and memory while the job runs instead of ending the lease.
+        ``apply(allocation)`` is called inside :meth:`step`, at an iteration
+        boundary, once the node has changed the job's limits; when it
+        returns the job must fit the new allocation (its data loader has
+        shed or started workers: :class:`synergy.torch.LeaseLoader` does
+        this), and the agent confirms it, after which a smaller memory
+        limit is enforced. :attr:`lease` follows. Returns ``apply``, so it
+        works as a decorator."""
+        self._native.on_resize(apply)
+        return apply
+
     def step(self) -> bool:
         """One iteration done. False when the loop must stop here: the lease
         ended at this boundary (the checkpoint has been taken and confirmed)

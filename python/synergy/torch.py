@@ -15,16 +15,22 @@
   ranks (and :func:`data_loader`'s ``rank``/``world``: each rank its share
   of every global batch).
 
-A lease's allocation is fixed: when synergyd changes a job's CPUs it ends
-the lease and the job resumes under a new one, so a loader built at start
-follows every allocation change.
+- :class:`LeaseLoader`: batches from such a loader with the lease's data
+  workers, following resizes in place: when synergyd changes the lease's
+  CPUs while the job runs, the loader sheds or starts workers at the next
+  batch, from the next sample, so the job sees the very batches of a run
+  that was never resized.
+
+Without a LeaseLoader (or another ``agent.on_resize``) a change of a job's
+CPUs ends its lease and the job resumes under a new one, so a loader built
+at start follows every allocation change that way.
 """
 from __future__ import annotations
 
 import os
 import random
 import time
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 import torch
 import torch.distributed
@@ -136,6 +142,68 @@ def data_loader(
         persistent_workers=False,
         **kwargs,
     )
+
+
+class LeaseLoader:
+    """Batches ``[first_batch, first_batch + batches)`` from
+    ``make(workers, first_batch, batches)`` (e.g. a :func:`data_loader` over
+    those batches) with :func:`data_workers` for the lease's CPUs, following
+    resizes in place: it sets ``agent.on_resize``, and when the CPUs change
+    it shuts its workers down inside the callback (so the job has shed them
+    when the agent confirms, before a smaller memory limit is enforced) and
+    makes a new loader with the new count from the next batch;
+    ``announce(allocation, workers)`` is called after each. Batches a
+    shut-down worker had prefetched are made again, the same ones (see
+    :func:`data_loader`), and the torch RNG state is kept across the new
+    loader's start: a resized run trains on exactly the batches of one that
+    was not."""
+
+    def __init__(self, agent: Agent, make: Callable[[int, int, int], Iterable[Any]], first_batch: int,
+                 batches: int, *, announce: Optional[Callable[[Any, int], None]] = None) -> None:
+        if first_batch < 0 or batches < 0:
+            raise ValueError(f"first_batch {first_batch}, batches {batches}: must not be negative")
+        self._make = make
+        self._next, self._end = first_batch, first_batch + batches
+        self._iterator: Optional[Any] = None
+        self._started = False
+        self.workers = data_workers(agent)
+        self.resizes = 0  # worker counts changed in place
+        self._announce = announce  # announce(allocation, workers) after each resize
+        if agent.managed:
+            agent.on_resize(self._resize)
+
+    def _resize(self, allocation: Any) -> None:
+        workers = workers_for(allocation.cpus)
+        if workers != self.workers:
+            self.workers = workers
+            self.resizes += 1
+            self._close()
+        if self._announce is not None:
+            self._announce(allocation, workers)
+
+    def _close(self) -> None:
+        iterator, self._iterator = self._iterator, None
+        shutdown = getattr(iterator, "_shutdown_workers", None)
+        if shutdown is not None:
+            shutdown()
+
+    def __iter__(self) -> Iterator[Any]:
+        while self._next < self._end:
+            if self._iterator is None:
+                # A loader's start draws its workers' seed from torch's RNG:
+                # a restart after a resize must not move the training's.
+                rng = torch.get_rng_state() if self._started else None
+                self._iterator = iter(self._make(self.workers, self._next, self._end - self._next))
+                if rng is not None:
+                    torch.set_rng_state(rng)
+                self._started = True
+            try:
+                batch = next(self._iterator)
+            except StopIteration:
+                break
+            self._next += 1
+            yield batch
+        self._close()
 
 
 def _fsync_dir(directory: str) -> None:

@@ -43,6 +43,46 @@ class TorchAdapters(unittest.TestCase):
             together = torch.cat([ranks[0][g][0], ranks[1][g][0]])
             self.assertTrue(torch.equal(together, batch[0]), f"global batch {g}")
 
+    def test_a_lease_loader_resized_mid_way_gives_the_batches_of_a_straight_run(self):
+        class Lease:
+            cpus = 3
+
+        class ManagedAgent:  # what LeaseLoader uses of synergy.Agent
+            managed = True
+            lease = Lease()
+
+            def on_resize(self, apply):
+                self.apply = apply
+
+        class Allocation:
+            def __init__(self, cpus):
+                self.cpus = cpus
+
+        def make(workers, first, batches):
+            return st.data_loader(Noisy(), 4, workers=workers, start_sample=first * 4, samples=batches * 4)
+
+        straight = list(make(0, 0, 10))
+        agent = ManagedAgent()
+        announced = []
+        loader = st.LeaseLoader(agent, make, 0, 10, announce=lambda a, w: announced.append(w))
+        self.assertEqual(loader.workers, 2, "one of the lease's 3 CPUs stays with the loop")
+        got, rng_at = [], None
+        for i, batch in enumerate(loader):
+            got.append(batch)
+            if i == 2:
+                rng_at = torch.get_rng_state()
+                agent.apply(Allocation(2))  # shrink: the workers are shut down inside the callback
+                self.assertIsNone(loader._iterator, "shed before the callback returns")
+            if i == 3:
+                self.assertTrue(torch.equal(torch.get_rng_state(), rng_at), "a new loader leaves torch's RNG alone")
+            if i == 5:
+                agent.apply(Allocation(4))  # grow
+        self.assertEqual((loader.workers, loader.resizes, announced), (3, 2, [1, 3]))
+        self.assertEqual(len(got), len(straight))
+        for g, (a, b) in enumerate(zip(got, straight)):
+            self.assertTrue(torch.equal(a[0], b[0]), f"batch {g}")
+            self.assertTrue(torch.equal(a[1], b[1]), f"batch {g}")
+
     def test_a_checkpoint_restores_model_optimizer_iteration_and_rng(self):
         with tempfile.TemporaryDirectory() as d:
             torch.manual_seed(1)

@@ -199,7 +199,8 @@ std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   }
   if (j.throughput() > 0) line("Throughput", absl::StrFormat("%.2f it/s", j.throughput()));
   line("Checkpoint", j.checkpoint_path().empty() ? "-" : absl::StrFormat("iteration %d at %s", j.checkpoint_iteration(), j.checkpoint_path()));
-  line("Attempts", std::to_string(j.attempts()));
+  line("Attempts", j.resizes() > 0 ? absl::StrFormat("%d (resized in place %d times)", j.attempts(), j.resizes())
+                                   : std::to_string(j.attempts()));
   if (j.has_measured_profile()) {
     line("Profile", absl::StrFormat("measured: %d points in %.1f s (lease %d)", j.measured_profile().points_size(),
                                     j.measured_profile().seconds(), j.measured_profile().epoch()));
@@ -208,7 +209,15 @@ std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   }
   line("Service", Duration(j.attained_service_ms()) + " holding its GPUs");
   if (j.has_lease()) {
-    line("Lease", absl::StrFormat("epoch %d, granted %s, speedup %.2f", j.lease().epoch(), Time(j.lease().granted_unix_ms()), j.lease().speedup()));
+    std::string resized;
+    if (j.lease().revision() > 0) {
+      resized = absl::StrFormat(", revision %d (resized %s; the job applied %d)", j.lease().revision(),
+                                Time(j.lease().resized_unix_ms()), j.lease().applied_revision());
+    } else if (j.lease().resizable()) {
+      resized = ", resizable in place";
+    }
+    line("Lease", absl::StrFormat("epoch %d, granted %s, speedup %.2f%s", j.lease().epoch(),
+                                  Time(j.lease().granted_unix_ms()), j.lease().speedup(), resized));
     for (const v1::LeaseSlice& s : j.lease().slices()) {
       line("  rank " + std::to_string(s.rank()), absl::StrFormat("%s gpus %s cpus %s mem %.1f GB", s.node(), Ids(s.gpu_ids()), Ids(s.cpu_ids()), s.mem_gb()));
     }

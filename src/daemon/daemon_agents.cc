@@ -32,7 +32,7 @@ absl::StatusOr<v1::AgentWelcome> DaemonState::RegisterAgent(const v1::AgentHello
 }
 
 absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::ProgressReport& report,
-                                                              int64_t) {
+                                                              int64_t now_ms) {
   // Reports the board took come first, so the latest throughput wins.
   FoldProgress();
   auto it = jobs_.find(report.job_id());
@@ -45,8 +45,13 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
         absl::StrCat("job ", job.id(), ": lease ", report.epoch(), " is not current; stop"));
   }
   // Progress is kept in memory and stored with the next flush (no Change:
-  // an agent's report is advice, and it repeats).
+  // an agent's report is advice, and it repeats). What it says of resizes
+  // is stored.
   jobs_.NoteProgress(job.id(), report.iterations_done(), report.throughput());
+  if (current) {
+    if (absl::Status st = NoteResizeReport(report, now_ms); !st.ok()) return st;
+    TellAllocation(jobs_.at(report.job_id()), report.rank(), reply);
+  }
   reply.set_lease_ending(!current || job.lease().ending());
   if (!current) {
     EndingLease& ending = *leases_.EditEnding(report.job_id(), report.epoch());

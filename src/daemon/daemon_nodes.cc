@@ -132,6 +132,10 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
   }
   if (request.leaving()) Leave(n, batch, now_ms);
   for (v1::StopOrder& s : leases_.TakeStops(request.name())) *response.add_stop() = std::move(s);
+  // Before launches: a shrink frees CPU ids a launch may be waiting for.
+  if (!request.leaving()) {
+    for (v1::ResizeOrder& r : ResizesFor(request)) *response.add_resize() = std::move(r);
+  }
   for (v1::LaunchOrder& l : LaunchesFor(n, batch, now_ms)) *response.add_launch() = std::move(l);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   return response;
@@ -430,6 +434,7 @@ absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
     e->stop_sent = true;
     spdlog::info("{} lease {}: no exit {} s after lease end; stopping", id, epoch, config_.lease_grace_s);
   }
+  LowerOverdueMemoryLimits(batch, now_ms);
   for (const auto& [node, lease] : never_back) {
     v1::ProcessExit e;
     e.set_job_id(lease.first);

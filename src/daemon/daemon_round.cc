@@ -161,6 +161,9 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
   // Pass 1: keep or end the current leases, so their ids are known. A
   // lease that changed since the round read it is left to the next round.
   // (Editing a job does not move it in jobs_: the walk stays valid.)
+  // Resizes in place wait for the leases that end or shrink, whose CPU ids
+  // they may grow into.
+  std::vector<std::string> shrinking, growing;
   for (const auto& [id, job] : jobs_.all()) {
     if (!job.has_lease() || Terminal(job) || job.lease().profiling()) continue;
     if (job.lease().ending()) {
@@ -189,6 +192,13 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
         ++counters_.leases_kept;
         planned.erase(id);
         break;
+      case LeaseFate::kResize: {
+        const Assignment* a = planned.at(id);
+        const int held_cpus = job.lease().slices_size() > 0 ? job.lease().slices(0).cpu_ids_size() : 0;
+        (WholeCpus(a->slices.empty() ? 0 : a->slices.front().resources.cpus) < held_cpus ? shrinking : growing)
+            .push_back(id);
+        break;
+      }
       case LeaseFate::kEnd:
         // Re-placed where it can no longer go (a node drained meanwhile):
         // it keeps its lease until a round can place it.
@@ -198,6 +208,12 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
         }
         EndLease(jobs_.Edit(id), ld.why, LeaseEndCause::kRound, batch, now_ms);
         break;
+    }
+  }
+  for (const std::vector<std::string>* resizes : {&shrinking, &growing}) {
+    for (const std::string& id : *resizes) {
+      ResizeLease(jobs_.Edit(id), *planned.at(id), d.node_names, batch, now_ms);
+      planned.erase(id);
     }
   }
   // Pass 2: grant the rest, where the job and its nodes are as the round

@@ -67,8 +67,15 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
       // Running when the daemon stopped: its node has heartbeat_timeout_s to
       // report the processes, or the job is requeued.
       s->leases_.IndexCurrent(job.lease());
-      s->leases_.EditLaunch(job.id()).adopt_deadline_ms =
-          now_ms + static_cast<int64_t>(config.heartbeat_timeout_s * 1000);
+      LeaseTable::Launch& launch = s->leases_.EditLaunch(job.id());
+      launch.adopt_deadline_ms = now_ms + static_cast<int64_t>(config.heartbeat_timeout_s * 1000);
+      // A lowered memory limit that was waiting for the job to shed gets
+      // the grace again.
+      for (const v1::LeaseSlice& slice : job.lease().slices()) {
+        if (slice.mem_limit_gb() > slice.mem_gb()) {
+          launch.shed_deadline_ms = now_ms + static_cast<int64_t>(config.lease_grace_s * 1000);
+        }
+      }
       s->awaiting_adoption_ = true;
     }
     s->jobs_.Load(std::move(job));
@@ -189,7 +196,11 @@ void DaemonState::PublishLease(const std::string& id) {
     board_.Publish(id, std::nullopt);
     return;
   }
-  board_.Publish(id, ProgressBoard::OpenLease{it->second.lease().epoch(), it->second.spec().iterations()});
+  const v1::Lease& lease = it->second.lease();
+  ProgressBoard::OpenLease open{lease.epoch(), it->second.spec().iterations(), lease.resizable(), lease.revision(),
+                                lease.applied_revision(), {}};
+  TellAllocation(it->second, 0, open.reply);
+  board_.Publish(id, std::move(open));
 }
 
 void DaemonState::FoldProgress() {

@@ -90,6 +90,7 @@ struct DaemonCounters {
     return sum;
   }
   int64_t leases_kept = 0;
+  int64_t leases_resized = 0;  // amended in place (CPUs or memory), no restart
   double last_plan_ms = 0;  // of which planning, without the lock
   int64_t jobs_submitted = 0;
   int64_t jobs_requeued = 0;
@@ -336,6 +337,28 @@ class DaemonState {
   // hold them; CPU ids short of the plan are Grant's warning, as always).
   bool StillGrantable(const std::string& id, const Assignment& planned, const std::vector<std::string>& node_names) const;
   std::vector<v1::LaunchOrder> LaunchesFor(NodeRecord& node, Batch& batch, int64_t now_ms);
+
+  // ---- resize in place (daemon_resize.cc)
+  // Amends the job's current lease to `planned`'s CPUs and memory on the
+  // same node and GPUs (a new revision, stored with `batch`): CPU ids it
+  // holds are kept first, then free ones; a lower memory limit waits for
+  // the job to shed (mem_limit_gb). False when nothing changes (no free
+  // CPU ids to grow into).
+  bool ResizeLease(v1::Job& job, const Assignment& planned, const std::vector<std::string>& node_names,
+                   Batch& batch, int64_t now_ms);
+  // Resize orders for the processes `request` reports whose node has not
+  // applied their lease's latest revision and memory limit; a growth waits
+  // while another process on the node still holds the CPU ids. Notes the
+  // revisions nodes have applied (the agent is told from then on).
+  std::vector<v1::ResizeOrder> ResizesFor(const v1::HeartbeatRequest& request);
+  // The agent's news in a progress report: it follows resizes, or it has
+  // applied a revision (then a lowered memory limit is lowered). Stored.
+  absl::Status NoteResizeReport(const v1::ProgressReport& report, int64_t now_ms);
+  // Memory limits whose shedding ran past lease_grace_s are lowered.
+  void LowerOverdueMemoryLimits(Batch& batch, int64_t now_ms);
+  // What a progress reply tells the job's agent of its allocation: the
+  // lease's latest revision once its node has applied it.
+  void TellAllocation(const v1::Job& job, int rank, v1::ProgressReply& reply) const;
   int MaxRetries(const v1::Job& job) const;
 
   DaemonConfig config_;

@@ -37,6 +37,8 @@ bool PlanGrows(const v1::Lease& held, const Assignment& planned, const std::vect
 
 }  // namespace
 
+bool Resizable(const v1::Lease& lease) { return lease.resizable() && lease.slices_size() == 1 && !lease.profiling(); }
+
 LeaseDecision DecideLease(const v1::Lease& held, const Assignment* planned, bool checkpoints,
                           const std::vector<std::string>& node_names, double restart_gain) {
   if (planned == nullptr) return {LeaseFate::kEnd, "not in this round's plan"};
@@ -52,6 +54,10 @@ LeaseDecision DecideLease(const v1::Lease& held, const Assignment* planned, bool
       return {LeaseFate::kEnd, "the plan consolidates it onto fewer nodes"};
     }
     return {LeaseFate::kKeepAsHeld, "the plan would move it; it keeps its place"};
+  }
+  if (checkpoints && Resizable(held)) {
+    return {LeaseFate::kResize, absl::StrFormat("resized in place: speedup %.2f -> %.2f", held.speedup(),
+                                                planned->speedup)};
   }
   if (!checkpoints) {
     return {LeaseFate::kKeepAsHeld, "the plan re-sizes it in place; it cannot checkpoint, so it keeps what it holds"};

@@ -12,7 +12,10 @@
 //  - the plan moves its GPUs: a job that checkpoints ends when the plan
 //    spans fewer nodes (consolidation is worth a restart); otherwise it
 //    keeps its place;
-//  - the same place with other CPUs or memory: a job that cannot
+//  - the same place with other CPUs or memory, for a job that follows
+//    resizes (its agent said so; one rank): the lease is amended in place
+//    (daemon_resize.cc), with no restart, growing or shrinking;
+//  - the same place with other CPUs or memory otherwise: a job that cannot
 //    checkpoint (a plain process) keeps what it holds, so it is never
 //    restarted to be re-placed and its memory limit is never cut under it;
 //    a job that checkpoints ends if the plan shrinks it (its cores are
@@ -31,6 +34,7 @@ namespace synergy::daemon {
 enum class LeaseFate {
   kKeep,          // the plan gives it exactly what it holds
   kKeepAsHeld,    // the plan differs, but not enough to restart it
+  kResize,        // the same GPUs on the same node, amended to the plan's CPUs and memory
   kEnd,           // ended (preempted, moved, or re-sized for a gain)
 };
 
@@ -41,7 +45,12 @@ struct LeaseDecision {
 
 // What to do with `held` (a current lease, not ending) given the round's
 // `planned` assignment for its job (nullptr: not planned). `checkpoints`:
-// the job can resume from a checkpoint (it uses the agent).
+// the job can resume from a checkpoint (it uses the agent). Resizes in
+// place where Resizable(held).
+// Whether `lease` can be amended in place: its agent follows resizes and it
+// has one rank (one agent to confirm, one node to change).
+bool Resizable(const v1::Lease& lease);
+
 LeaseDecision DecideLease(const v1::Lease& held, const Assignment* planned, bool checkpoints,
                           const std::vector<std::string>& node_names, double restart_gain);
 

@@ -41,6 +41,18 @@ void LeaseTable::ForgetCurrent(const v1::Lease& lease) {
   }
 }
 
+void LeaseTable::AmendCurrent(const v1::Lease& before, const v1::Lease& after) {
+  for (const v1::LeaseSlice& s : before.slices()) {
+    if (!granted_.count(s.node())) continue;
+    Granted& granted = granted_.Edit(s.node());
+    for (int c : s.cpu_ids()) granted.cpus.erase(c);
+  }
+  for (const v1::LeaseSlice& s : after.slices()) {
+    Granted& granted = granted_.EditOrAdd(s.node());
+    granted.cpus.insert(s.cpu_ids().begin(), s.cpu_ids().end());
+  }
+}
+
 const LeaseTable::Launch& LeaseTable::LaunchOf(const std::string& job) const {
   auto it = launches_.find(job);
   return it == launches_.end() ? kNotLaunched : it->second;

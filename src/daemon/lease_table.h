@@ -53,6 +53,9 @@ class LeaseTable {
   // A job's current lease was granted (or loaded at start) / dropped.
   void IndexCurrent(const v1::Lease& lease);
   void ForgetCurrent(const v1::Lease& lease);
+  // A current lease amended in place (resize): the CPU ids it grants
+  // become `after`'s. Its launch state stays.
+  void AmendCurrent(const v1::Lease& before, const v1::Lease& after);
   // Jobs whose current lease has a rank on `node`.
   const std::set<std::string>& CurrentOn(const std::string& node) const;
 
@@ -67,6 +70,11 @@ class LeaseTable {
     // Its time held is counted from here (launch, re-adoption, or the last
     // progress flush); 0 = not running.
     int64_t service_from_ms = 0;
+    // Resize in place: the revision its node reports applied (in memory: a
+    // node reports it with every heartbeat), and, while a lowered memory
+    // limit waits for the job to shed, when the node lowers it anyway.
+    int64_t node_revision = 0;
+    int64_t shed_deadline_ms = 0;
     // It has (or, after a restart, may have) processes.
     bool launched() const { return !launched_on.empty() || adopt_deadline_ms > 0; }
   };

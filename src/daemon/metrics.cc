@@ -100,6 +100,8 @@ std::string RenderMetrics(const DaemonState& state, int64_t now_ms) {
              k.leases_ended_by_cause[i]);
   }
   m.Counter("synergy_leases_kept_total", "Leases a round kept unchanged.", k.leases_kept);
+  m.Counter("synergy_leases_resized_total", "Leases amended in place: CPUs or memory changed without a restart.",
+            k.leases_resized);
   m.Counter("synergy_jobs_submitted_total", "Jobs accepted.", k.jobs_submitted);
   m.Counter("synergy_jobs_requeued_total", "Jobs requeued after a crash or a lost node.", k.jobs_requeued);
   m.Counter("synergy_store_failures_total",

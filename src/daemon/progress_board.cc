@@ -13,10 +13,20 @@ void ProgressBoard::Publish(const std::string& job_id, std::optional<OpenLease> 
   }
 }
 
-bool ProgressBoard::Take(const v1::ProgressReport& report) {
+bool ProgressBoard::Take(const v1::ProgressReport& report, v1::ProgressReply& reply) {
   absl::MutexLock lock(&mu_);
   auto open = open_.find(report.job_id());
   if (open == open_.end() || open->second.epoch != report.epoch()) return false;
+  const OpenLease& lease = open->second;
+  if ((report.can_resize() && !lease.resizable) ||
+      std::min(report.applied_revision(), lease.revision) > lease.applied_revision) {
+    return false;
+  }
+  if (report.rank() == 0) {
+    reply = lease.reply;
+  } else {
+    reply.Clear();
+  }
   int64_t done = report.iterations_done();
   // A job's own count never runs past what it asked for.
   if (open->second.iterations > 0) done = std::min(done, open->second.iterations);

@@ -33,6 +33,13 @@ class ProgressBoard {
   struct OpenLease {
     int64_t epoch = 0;
     int64_t iterations = 0;  // the job's own count is capped here (0: no cap)
+    // Resize in place: what the daemon knows of the agent (a report that
+    // says more goes to the daemon), the lease's revision, and the reply
+    // that tells rank 0 its allocation (empty until the node applied it).
+    bool resizable = false;
+    int64_t revision = 0;
+    int64_t applied_revision = 0;
+    v1::ProgressReply reply;
   };
   struct Report {
     int64_t epoch = 0;
@@ -42,9 +49,11 @@ class ProgressBoard {
 
   // The job's lease open to progress now, or none (withdrawn).
   void Publish(const std::string& job_id, std::optional<OpenLease> lease) ABSL_LOCKS_EXCLUDED(mu_);
-  // Takes `report` when it is for the job's open lease (the reply is then
-  // "go on": the lease is not ending); false otherwise.
-  bool Take(const v1::ProgressReport& report) ABSL_LOCKS_EXCLUDED(mu_);
+  // Takes `report` when it is for the job's open lease and brings no resize
+  // news (the agent newly follows resizes, or applied a revision), and
+  // fills `reply`: "go on" (the lease is not ending), with the allocation
+  // published for rank 0; false otherwise.
+  bool Take(const v1::ProgressReport& report, v1::ProgressReply& reply) ABSL_LOCKS_EXCLUDED(mu_);
   // The reports taken since the last call, by job.
   std::map<std::string, Report> TakeReports() ABSL_LOCKS_EXCLUDED(mu_);
   // Copies of jobs' records as they will be once folded, so that a read

@@ -417,10 +417,7 @@ grpc::Status AgentServiceImpl::Progress(grpc::CallbackServerContext* ctx, const 
   if (auto st = AuthorizeAgent(*ctx, *g_.authenticator, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateProgressReport(*req));
   // The common case, a report under an open lease, without the lock.
-  if (g_.board->Take(*req)) {
-    resp->set_lease_ending(false);
-    return grpc::Status::OK;
-  }
+  if (g_.board->Take(*req, *resp)) return grpc::Status::OK;
   absl::MutexLock lock(&g_.mu);
   auto r = g_.state->ReportProgress(*req, NowUnixMs());
   if (!r.ok()) return ToGrpc(r.status());

@@ -299,6 +299,27 @@ absl::Status Cgroups::PlaceCpu(const std::string& dir, double cpu_cores) {
   return status;
 }
 
+absl::Status Cgroups::Update(const std::string& group, const std::vector<int>& cpu_ids, int64_t mem_bytes,
+                             double cpu_cores, bool memory_grows) {
+  if (!ValidGroupName(group)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cgroup name '", group, "' is not a single path component"));
+  }
+  std::vector<std::string> failures;
+  auto note = [&](const absl::Status& st) {
+    if (!st.ok()) failures.emplace_back(st.message());
+  };
+  auto write_memory = [&] {
+    if (memory() && mem_bytes > 0) note(PlaceMemory(absl::StrCat(memory_.base, "/", group), mem_bytes));
+  };
+  if (memory_grows) write_memory();
+  if (cpuset() && !cpu_ids.empty()) note(PlaceCpuset(absl::StrCat(cpuset_.base, "/", group), cpu_ids));
+  if (cpu() && cpu_cores > 0) note(PlaceCpu(absl::StrCat(cpu_.base, "/", group), cpu_cores));
+  if (!memory_grows) write_memory();
+  if (failures.empty()) return absl::OkStatus();
+  return absl::InternalError(absl::StrJoin(failures, "; "));
+}
+
 absl::Status Cgroups::Place(pid_t pid, const std::string& group,
                             const std::vector<int>& cpu_ids, int64_t mem_bytes, double cpu_cores) {
   if (!ValidGroupName(group)) {

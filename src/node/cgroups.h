@@ -76,6 +76,16 @@ class Cgroups {
   absl::Status Place(pid_t pid, const std::string& group,
                      const std::vector<int>& cpu_ids, int64_t mem_bytes, double cpu_cores = 0);
 
+  // Changes the limits of <group>, which Place() made, while its processes
+  // run (a resize in place): memory first when it grows, last when it
+  // shrinks, so that the job never runs above its old limits with its new
+  // CPUs or below its new memory with its old ones; 0 or empty leaves that
+  // controller's limit alone. A lower memory limit than the group uses
+  // makes the kernel reclaim, and fail (EBUSY on v1) where it cannot: the
+  // error says so and the old limit stays. Best effort across controllers.
+  absl::Status Update(const std::string& group, const std::vector<int>& cpu_ids, int64_t mem_bytes,
+                      double cpu_cores, bool memory_grows);
+
   // The file holding <group>'s CPU-time limit (v2 cpu.max, v1
   // cpu.cfs_quota_us); "" without the cpu controller.
   std::string CpuLimitFile(const std::string& group) const;

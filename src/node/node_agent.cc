@@ -29,6 +29,19 @@ std::chrono::system_clock::time_point CallDeadline(int interval_ms) {
 // and the node would be lost.
 std::string ReasonForDaemon(absl::string_view reason) { return service::EscapeForDisplay(reason, 160); }
 
+// How a lease's CPU ids confine a process here: the cores themselves, or
+// with CPU slots every shared core for the slots' share of their time.
+struct CpuConfinement {
+  std::vector<int> cpu_ids;
+  double cpu_cores = 0;
+};
+CpuConfinement CpusFor(const NodeOffer& offer, const google::protobuf::RepeatedField<int32_t>& lease_cpu_ids) {
+  if (offer.cores_per_cpu > 0) return {offer.shared_cores, lease_cpu_ids.size() * offer.cores_per_cpu};
+  return {std::vector<int>(lease_cpu_ids.begin(), lease_cpu_ids.end()), 0};
+}
+
+int64_t Bytes(double gb) { return static_cast<int64_t>(gb * 1024.0 * 1024.0 * 1024.0); }
+
 }  // namespace
 
 NodeAgent::NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<ProcessLauncher> launcher,
@@ -101,12 +114,7 @@ bool NodeAgent::Register() {
   req.mutable_resources()->set_mem_gb(offer_.memory_gb);
   req.mutable_resources()->set_gpus_declared(offer_.gpus_declared);
   req.set_cgroups(cgroups_);
-  for (const ProcessLauncher::Running& r : launcher_->running()) {
-    v1::RunningProcess* p = req.add_running();
-    p->set_job_id(r.job_id);
-    p->set_epoch(r.epoch);
-    p->set_pid(r.pid);
-  }
+  ReportRunning(*req.mutable_running());
   grpc::ClientContext ctx;
   ctx.set_deadline(CallDeadline(interval_ms_));
   service::AttachCredential(ctx, Credential());
@@ -147,12 +155,7 @@ bool NodeAgent::Step() {
   v1::HeartbeatRequest req;
   req.set_name(offer_.name);
   req.set_leaving(stats_.leaving);
-  for (const ProcessLauncher::Running& r : launcher_->running()) {
-    v1::RunningProcess* p = req.add_running();
-    p->set_job_id(r.job_id);
-    p->set_epoch(r.epoch);
-    p->set_pid(r.pid);
-  }
+  ReportRunning(*req.mutable_running());
   for (const v1::ProcessExit& e : unsent_exits_) *req.add_exits() = e;
   grpc::ClientContext ctx;
   ctx.set_deadline(CallDeadline(interval_ms_));
@@ -177,6 +180,40 @@ bool NodeAgent::Step() {
   ReturnLogs(resp);
   KeepOutputUnderCap();
   return true;
+}
+
+void NodeAgent::ReportRunning(google::protobuf::RepeatedPtrField<v1::RunningProcess>& out) {
+  std::map<std::pair<std::string, int64_t>, Applied> still;
+  for (const ProcessLauncher::Running& r : launcher_->running()) {
+    v1::RunningProcess* p = out.Add();
+    p->set_job_id(r.job_id);
+    p->set_epoch(r.epoch);
+    p->set_pid(r.pid);
+    auto a = applied_.find({r.job_id, r.epoch});
+    if (a == applied_.end()) continue;
+    p->set_revision(a->second.revision);
+    p->set_mem_limit_gb(a->second.mem_limit_gb);
+    still.insert(*a);
+  }
+  applied_ = std::move(still);  // exited processes are forgotten
+}
+
+void NodeAgent::Resize(const v1::ResizeOrder& order) {
+  auto a = applied_.find({order.job_id(), order.epoch()});
+  if (a == applied_.end() || order.revision() < a->second.revision) return;  // gone, or an older order
+  const CpuConfinement cpus = CpusFor(offer_, order.cpu_ids());
+  const bool memory_grows = order.mem_limit_gb() >= a->second.mem_limit_gb;
+  absl::Status st = launcher_->Reconfine(order.job_id(), order.epoch(), cpus.cpu_ids, Bytes(order.mem_limit_gb()),
+                                         cpus.cpu_cores, memory_grows);
+  if (absl::IsNotFound(st)) return;
+  // Applied as far as this machine allows (as at launch): the daemon is
+  // told the revision either way, so that the job learns its allocation.
+  if (!st.ok()) spdlog::warn("node {}: resize of {} lease {} not fully applied: {}", offer_.name, order.job_id(),
+                             order.epoch(), std::string(st.message()));
+  spdlog::info("node {}: {} lease {} resized in place (revision {}): {} cpus, memory limit {:.2f} GB", offer_.name,
+               order.job_id(), order.epoch(), order.revision(), order.cpu_ids_size(), order.mem_limit_gb());
+  a->second = Applied{order.revision(), order.mem_limit_gb()};
+  ++stats_.resizes;
 }
 
 void NodeAgent::ReturnLogs(const v1::HeartbeatResponse& resp) {
@@ -208,6 +245,7 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
     launcher_->Stop(s.job_id(), s.epoch(), std::chrono::milliseconds(s.grace_ms()));
     ++stats_.stop_orders;
   }
+  for (const v1::ResizeOrder& r : resp.resize()) Resize(r);
   for (const v1::LaunchOrder& l : resp.launch()) {
     if (stats_.leaving) {
       // Sent before synergyd heard the node is leaving: not started.
@@ -234,19 +272,16 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
     auto account = AccountForJob(l.user(), config_);
     if (account.ok()) spec.account = *account;
     spec.gpu_ids.assign(l.gpu_ids().begin(), l.gpu_ids().end());
+    const CpuConfinement cpus = CpusFor(offer_, l.cpu_ids());
+    spec.cpu_ids = cpus.cpu_ids;
+    spec.cpu_cores = cpus.cpu_cores;
     if (offer_.cores_per_cpu > 0) {
-      // CPU slots: the job may run on every shared core, for its share of
-      // their time.
-      spec.cpu_ids = offer_.shared_cores;
-      spec.cpu_cores = l.cpu_ids_size() * offer_.cores_per_cpu;
       // What one of its CPUs is worth, for the agent's profiler, which
       // under a profiling lease also sets the CPU time of each point.
       spec.env["SYNERGY_CORES_PER_CPU"] = fmt::format("{}", offer_.cores_per_cpu);
       spec.delegate_cpu_limit = l.env().count("SYNERGY_PROFILING") && l.env().at("SYNERGY_PROFILING") == "1";
-    } else {
-      spec.cpu_ids.assign(l.cpu_ids().begin(), l.cpu_ids().end());
     }
-    spec.mem_bytes = static_cast<int64_t>(l.mem_gb() * 1024.0 * 1024.0 * 1024.0);
+    spec.mem_bytes = Bytes(l.mem_gb());
     spec.log_dir = config_.log_dir;
     spec.work_dir = config_.work_dir;
     absl::StatusOr<pid_t> pid = account.ok() ? launcher_->Launch(spec) : absl::StatusOr<pid_t>(account.status());
@@ -263,6 +298,7 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
       continue;
     }
     ++stats_.launches;
+    applied_[{l.job_id(), l.epoch()}] = Applied{0, l.mem_gb()};
     spdlog::info("node {}: launched {} lease {} pid {} (gpus {}, {} cpus, {:.1f} GB)", offer_.name, l.job_id(),
                  l.epoch(), *pid, l.gpu_ids_size(), l.cpu_ids_size(), l.mem_gb());
   }

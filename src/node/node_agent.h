@@ -8,8 +8,10 @@
 // processes, so their leases can be re-adopted.
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "node/node_config.h"
@@ -53,6 +55,12 @@ class NodeAgent {
   std::string Credential() const;
   void KeepIssuedCredential(const std::string& credential);
   void Apply(const v1::HeartbeatResponse& response);
+  // A resize in place: the job's cgroup follows the order (never an older
+  // revision than applied).
+  void Resize(const v1::ResizeOrder& order);
+  // Running processes as the heartbeat and registration report them, with
+  // the revision and memory limit applied to each.
+  void ReportRunning(google::protobuf::RepeatedPtrField<v1::RunningProcess>& out);
   // Sends each piece of job output the heartbeat's reply asked for.
   void ReturnLogs(const v1::HeartbeatResponse& response);
   // Rotates the running jobs' output files that reached log_max_bytes.
@@ -69,6 +77,13 @@ class NodeAgent {
   int64_t lease_grace_ms_ = 30000;  // synergyd's, from registration
   std::vector<v1::ProcessExit> unsent_exits_;
   std::string issued_credential_;  // from a join (and credential_file)
+  // Per running (job, epoch): the lease revision and memory limit its
+  // cgroup has (from the launch, then from resize orders).
+  struct Applied {
+    int64_t revision = 0;
+    double mem_limit_gb = 0;
+  };
+  std::map<std::pair<std::string, int64_t>, Applied> applied_;
   // Registration and leaving live here only: the HTTP thread reads them.
   NodeStats stats_;
 };

@@ -21,6 +21,8 @@ std::string RenderNodeMetrics(const NodeStats& s, const std::string& node, int64
   m.Counter("synergy_node_call_failures_total", "Registrations and heartbeats synergyd did not answer.",
             s.call_failures.load());
   m.Counter("synergy_node_launches_total", "Job processes started.", s.launches.load());
+  m.Counter("synergy_node_resizes_total", "Resize orders applied: a running job's CPUs or memory changed in place.",
+            s.resizes.load());
   m.Counter("synergy_node_launch_failures_total", "Launch orders that could not start a process.",
             s.launch_failures.load());
   m.Counter("synergy_node_stop_orders_total", "Stop orders received.", s.stop_orders.load());

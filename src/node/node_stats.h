@@ -17,6 +17,7 @@ struct NodeStats {
   std::atomic<int64_t> launches{0};
   std::atomic<int64_t> launch_failures{0};
   std::atomic<int64_t> stop_orders{0};
+  std::atomic<int64_t> resizes{0};        // resize orders applied (a job's cgroup changed in place)
   std::atomic<int64_t> exits_ok{0};       // status 0
   std::atomic<int64_t> exits_error{0};    // another status or a signal, not stopped by the node
   std::atomic<int64_t> exits_stopped{0};  // stopped by the node (a lease's end, a shutdown)

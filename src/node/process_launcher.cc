@@ -593,6 +593,35 @@ std::vector<ProcessExit> ProcessLauncher::Poll() {
   return std::exchange(exits_, {});
 }
 
+absl::Status ProcessLauncher::Reconfine(const std::string& job_id, int64_t epoch, const std::vector<int>& cpu_ids,
+                                        int64_t mem_bytes, double cpu_cores, bool memory_grows) {
+  std::lock_guard<std::mutex> lock(children_mu_);
+  auto it = children_.find({job_id, epoch});
+  if (it == children_.end() || it->second.stopping) {
+    return absl::NotFoundError(absl::StrCat(JobName(job_id, epoch), " is not running"));
+  }
+  std::vector<std::string> problems;
+  if (absl::Status st = cgroups_.Update(GroupOf(job_id, epoch), cpu_ids, mem_bytes, cpu_cores, memory_grows);
+      !st.ok()) {
+    problems.emplace_back(st.message());
+  }
+  // Where a cpuset cgroup exists, the kernel has already moved every task
+  // of the group; without one, the first process's threads at least.
+  if (!cpu_ids.empty() && !cgroups_.cpuset()) {
+    std::error_code ec;
+    for (const auto& task : std::filesystem::directory_iterator(absl::StrCat("/proc/", it->second.pid, "/task"), ec)) {
+      const pid_t tid = static_cast<pid_t>(std::atoi(task.path().filename().c_str()));
+      if (tid <= 0) continue;
+      if (std::string problem = SetAffinity(tid, cpu_ids); !problem.empty()) {
+        problems.push_back(problem);
+        break;
+      }
+    }
+  }
+  if (problems.empty()) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(JobName(job_id, epoch), ": ", absl::StrJoin(problems, "; ")));
+}
+
 std::vector<ProcessLauncher::Running> ProcessLauncher::running() const {
   std::lock_guard<std::mutex> lock(children_mu_);
   std::vector<Running> out;

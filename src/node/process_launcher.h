@@ -116,6 +116,14 @@ class ProcessLauncher {
   // exited (job_id, epoch): nothing happens.
   void Stop(const std::string& job_id, int64_t epoch, std::chrono::milliseconds grace);
 
+  // Changes a running (job_id, epoch)'s confinement in place (a resize):
+  // its cgroup limits (Cgroups::Update; `memory_grows` orders the writes)
+  // and, with CPU ids, the affinity of its first process. NotFound when it
+  // does not run; a limit that cannot be written is an error naming it,
+  // and the job runs on as it was.
+  absl::Status Reconfine(const std::string& job_id, int64_t epoch, const std::vector<int>& cpu_ids,
+                         int64_t mem_bytes, double cpu_cores, bool memory_grows);
+
   // Reaps exited children (never blocks), SIGKILLs overdue stops, removes the
   // cgroups of the exited and returns every exit since the last call.
   std::vector<ProcessExit> Poll();

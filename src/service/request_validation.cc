@@ -176,6 +176,8 @@ absl::Status CheckRunning(absl::string_view path,
     if (auto st = CheckInt(at + ".epoch", p.epoch(), 0, INT64_MAX); !st.ok()) return st;
     // 0: the sender did not say (a pid is only logged).
     if (auto st = CheckInt(at + ".pid", p.pid(), 0, INT32_MAX); !st.ok()) return st;
+    if (auto st = CheckInt(at + ".revision", p.revision(), 0, INT64_MAX); !st.ok()) return st;
+    if (auto st = CheckFinite(at + ".mem_limit_gb", p.mem_limit_gb(), 0, kMaxMemoryGb, false); !st.ok()) return st;
   }
   return absl::OkStatus();
 }
@@ -343,6 +345,7 @@ absl::Status ValidateProgressReport(const v1::ProgressReport& report) {
   if (auto st = CheckInt("iterations_done", report.iterations_done(), 0, kMaxIterations); !st.ok()) return st;
   if (auto st = CheckFinite("throughput", report.throughput(), 0, kMaxThroughput, false); !st.ok()) return st;
   if (auto st = CheckInt("rank", report.rank(), 0, kMaxRank); !st.ok()) return st;
+  if (auto st = CheckInt("applied_revision", report.applied_revision(), 0, INT64_MAX); !st.ok()) return st;
   return CheckInt("stop_at_iteration", report.stop_at_iteration(), 0, kMaxIterations);
 }
 

@@ -12,6 +12,13 @@
 // workers (its lease's CPUs). Under a profiling lease it first measures
 // itself with the agent's profiler (10 iterations per point, the median
 // iteration's rate).
+// --follow-resizes lets synergyd change its CPUs and memory in place
+// (Agent::OnResize): at each resize it prints "resize R: C cpus (allowed
+// A), M GB (limit L)" with A the CPUs it may run on (Cpus_allowed_list)
+// and L its memory cgroup's limit as it finds them, and its iterations
+// follow the new CPUs. --hold-mem F keeps F x its lease's memory allocated
+// and touched (a data pipeline's buffers), shed or grown inside the
+// resize callback: a memory limit lowered before the job sheds kills it.
 // --crash-at K exits with status 3 at iteration K, once (a marker file in
 // the checkpoint directory remembers it crashed).
 // --crash-in-checkpoint N dies by SIGKILL halfway through writing its N-th
@@ -22,6 +29,9 @@
 // result.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <memory>
+#include <sstream>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -54,6 +64,53 @@ struct Batches {
   Iterator end() const { return {-1}; }
 };
 
+// This process's line of `key` in /proc/self/status (e.g. Cpus_allowed_list).
+std::string StatusLine(const std::string& key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key + ":", 0) == 0) {
+      const size_t v = line.find_first_not_of(" \t", key.size() + 1);
+      return v == std::string::npos ? "" : line.substr(v);
+    }
+  }
+  return "?";
+}
+
+// The memory limit of this process's memory cgroup (v1 or v2), or "none".
+std::string MemoryLimit() {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1), path = line.substr(second + 1);
+    std::string file;
+    if (controllers.find("memory") != std::string::npos) file = "/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes";
+    else if (controllers.empty()) file = "/sys/fs/cgroup" + path + "/memory.max";
+    std::ifstream limit(file);
+    std::string value;
+    if (!file.empty() && std::getline(limit, value)) return value;
+  }
+  return "none";
+}
+
+// `gb` of memory, allocated and touched, released before a new one is made.
+class HeldMemory {
+ public:
+  void Hold(double gb) {
+    block_.reset();
+    bytes_ = static_cast<size_t>(std::max(0.0, gb) * 1024 * 1024 * 1024);
+    if (bytes_ == 0) return;
+    block_.reset(new char[bytes_]);
+    std::memset(block_.get(), 1, bytes_);
+  }
+
+ private:
+  std::unique_ptr<char[]> block_;
+  size_t bytes_ = 0;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,6 +119,8 @@ int main(int argc, char** argv) {
   int cpu_knee = 0;
   int crash_in_checkpoint = 0;
   int64_t print_every = 0;  // "iteration N" on stdout every this many (0: none)
+  bool follow_resizes = false;
+  double hold_mem = 0;
   std::string dir = ".";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -72,6 +131,8 @@ int main(int argc, char** argv) {
     else if (a == "--cpu-knee" && i + 1 < argc) cpu_knee = std::atoi(argv[++i]);
     else if (a == "--crash-in-checkpoint" && i + 1 < argc) crash_in_checkpoint = std::atoi(argv[++i]);
     else if (a == "--print-every" && i + 1 < argc) print_every = std::atoll(argv[++i]);
+    else if (a == "--follow-resizes") follow_resizes = true;
+    else if (a == "--hold-mem" && i + 1 < argc) hold_mem = std::atof(argv[++i]);
     else {
       std::cerr << "agent_job: unknown argument " << a << "\n";
       return 2;
@@ -157,9 +218,21 @@ int main(int argc, char** argv) {
         },
         synergy::agent::MemoryModel{}, {}, options);
   }
-  const auto my_iteration = iteration_time(agent->lease().cpus > 0 ? agent->lease().cpus : 1);
+  auto my_iteration = iteration_time(agent->lease().cpus > 0 ? agent->lease().cpus : 1);
+  HeldMemory held;
+  held.Hold(hold_mem * agent->lease().mem_gb);
+  if (follow_resizes && agent->managed()) {
+    agent->OnResize([&](const synergy::agent::Allocation& a) {
+      held.Hold(hold_mem * a.mem_gb);  // shed (or grow) before the agent confirms
+      my_iteration = iteration_time(a.cpus);
+      std::cout << "agent_job " << job << " resize " << a.revision << ": " << a.cpus << " cpus (allowed "
+                << StatusLine("Cpus_allowed_list") << "), " << a.mem_gb << " GB (limit " << MemoryLimit() << ")"
+                << std::endl;
+    });
+  }
   std::cout << "agent_job " << job << " lease " << agent->lease().epoch << ": resuming at iteration " << iteration
-            << " of " << total << " on " << agent->lease().cpus << " cpus" << std::endl;
+            << " of " << total << " on " << agent->lease().cpus << " cpus (allowed "
+            << StatusLine("Cpus_allowed_list") << ", memory limit " << MemoryLimit() << ")" << std::endl;
 
   Batches batches{iteration};
   for (int64_t batch : agent->wrap(batches)) {

@@ -93,7 +93,7 @@ scheduler: $server
 gpus: $gpus
 cpus: [${NODE_CPUS:-0, 1, 2, 3, 4, 5}]
 ${NODE_EXTRA:-}
-memory_gb: 24
+memory_gb: ${NODE_MEMORY_GB:-24}
 log_dir: $work/logs-$name
 work_dir: ${NODE_WORK_DIR:-$work}
 token: ${NODE_TOKEN[$name]}

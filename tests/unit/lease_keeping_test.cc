@@ -80,5 +80,41 @@ TEST(DecideLease, ACheckpointingJobGivesUpCoresThePlanGivesToOthers) {
   EXPECT_EQ(Fate(Held("a", 1, 3, 4, 1.3), &shrunk, true), LeaseFate::kEnd);
 }
 
+TEST(DecideLease, AJobThatFollowsResizesIsAmendedInPlaceGrowingOrShrinking) {
+  v1::Lease held = Held("a", 1, 2, 4, 1.0);
+  held.set_resizable(true);
+  const Assignment small_gain = Planned(0, 1, 3, 4, 1.05);  // below restart_gain: a restart would not pay
+  const Assignment shrunk = Planned(0, 1, 1, 2, 1.0);
+  const Assignment less_memory = Planned(0, 1, 2, 3, 1.0);
+  EXPECT_EQ(Fate(held, &small_gain, true), LeaseFate::kResize);
+  EXPECT_EQ(Fate(held, &shrunk, true), LeaseFate::kResize);
+  EXPECT_EQ(Fate(held, &less_memory, true), LeaseFate::kResize);
+  const Assignment same = Planned(0, 1, 2, 4, 1.0);
+  EXPECT_EQ(Fate(held, &same, true), LeaseFate::kKeep);
+}
+
+TEST(DecideLease, AResizableJobTheSamePlanWouldMoveIsNotResized) {
+  v1::Lease held = Held("a", 1, 2, 4, 1.0);
+  held.set_resizable(true);
+  const Assignment elsewhere = Planned(1, 1, 3, 4, 1.2);  // other node: a move, not a resize
+  EXPECT_EQ(Fate(held, &elsewhere, true), LeaseFate::kKeepAsHeld);
+}
+
+TEST(DecideLease, AMultiRankOrProfilingLeaseIsNeverResized) {
+  v1::Lease two_ranks = Held("a", 1, 2, 4, 1.0);
+  two_ranks.set_resizable(true);
+  *two_ranks.add_slices() = two_ranks.slices(0);
+  two_ranks.mutable_slices(1)->set_node("b");
+  EXPECT_FALSE(Resizable(two_ranks));
+  v1::Lease profiling = Held("a", 1, 2, 4, 1.0);
+  profiling.set_resizable(true);
+  profiling.set_profiling(true);
+  EXPECT_FALSE(Resizable(profiling));
+  v1::Lease unsaid = Held("a", 1, 2, 4, 1.0);
+  EXPECT_FALSE(Resizable(unsaid)) << "its agent has not said it follows resizes";
+  const Assignment shrunk = Planned(0, 1, 1, 4, 1.0);
+  EXPECT_EQ(Fate(unsaid, &shrunk, true), LeaseFate::kEnd);
+}
+
 }  // namespace
 }  // namespace synergy::daemon

@@ -526,6 +526,34 @@ TEST_F(FakeHybridTree, LauncherConfinesTheChildBeforeItRuns) {
   EXPECT_EQ(ReadAll(root / "memory/agent/synergy/j-conf.1/memory.limit_in_bytes"), "1048576");
 }
 
+TEST_F(FakeHybridTree, ReconfineChangesTheLimitsOfARunningJobInPlace) {
+  WriteAll(root / "cpu/cpu.cfs_quota_us", "-1\n");
+  TempDir logs;
+  ProcessLauncher launcher{Cgroups::Detect(root.path(), root.path(), root / "self_cgroup", true)};
+  LaunchSpec spec = ShellSpec(logs, "j-res", "sleep 5");
+  spec.cpu_ids = {0, 1};
+  spec.mem_bytes = 1 << 20;
+  spec.cpu_cores = 1.5;
+  ASSERT_TRUE(launcher.Launch(spec).ok());
+  const std::string cpuset = root / "cpuset/synergy/j-res.1/";
+  const std::string memory = root / "memory/agent/synergy/j-res.1/";
+  const std::string cpu = root / "cpu/synergy/j-res.1/";
+  ASSERT_TRUE(launcher.Reconfine("j-res", 1, {0, 1, 2}, 2 << 20, 2.5, /*memory_grows=*/true).ok());
+  EXPECT_EQ(ReadAll(cpuset + "cpuset.cpus"), "0-2");
+  EXPECT_EQ(ReadAll(memory + "memory.limit_in_bytes"), "2097152");
+  EXPECT_EQ(ReadAll(cpu + "cpu.cfs_quota_us"), "50000");
+  ASSERT_TRUE(launcher.Reconfine("j-res", 1, {2}, 1 << 19, 0.5, /*memory_grows=*/false).ok());
+  EXPECT_EQ(ReadAll(cpuset + "cpuset.cpus"), "2");
+  EXPECT_EQ(ReadAll(memory + "memory.limit_in_bytes"), "524288");
+  EXPECT_EQ(ReadAll(cpu + "cpu.cfs_quota_us"), "10000");
+  EXPECT_EQ(ReadAll(cpuset + "cgroup.procs"), ReadAll(memory + "cgroup.procs")) << "still the same process";
+  EXPECT_EQ(launcher.Reconfine("j-res", 2, {0}, 0, 0, true).code(), absl::StatusCode::kNotFound)
+      << "another epoch does not run";
+  launcher.Stop("j-res", 1, std::chrono::milliseconds(100));
+  ASSERT_EQ(PollForExits(launcher).size(), 1u);
+  EXPECT_EQ(launcher.Reconfine("j-res", 1, {0}, 0, 0, true).code(), absl::StatusCode::kNotFound);
+}
+
 TEST(Cgroups, DetectFindsNothingInAnEmptyTree) {
   TempDir root;
   Cgroups cgroups = Cgroups::Detect(root.path(), root.path(), root / "self_cgroup");

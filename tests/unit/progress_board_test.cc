@@ -20,14 +20,20 @@ v1::ProgressReport Report(const std::string& job, int64_t epoch, int64_t done, d
   return r;
 }
 
+// Takes a report the way the service does, dropping the reply.
+bool Take(ProgressBoard& board, const v1::ProgressReport& report) {
+  v1::ProgressReply reply;
+  return board.Take(report, reply);
+}
+
 TEST(ProgressBoard, TakesReportsOnlyUnderThePublishedLease) {
   ProgressBoard board;
-  EXPECT_FALSE(board.Take(Report("j-000001", 3, 10))) << "nothing published";
+  EXPECT_FALSE(Take(board, Report("j-000001", 3, 10))) << "nothing published";
   board.Publish("j-000001", ProgressBoard::OpenLease{3, 0});
-  EXPECT_FALSE(board.Take(Report("j-000001", 2, 10))) << "an older epoch";
-  EXPECT_TRUE(board.Take(Report("j-000001", 3, 10)));
+  EXPECT_FALSE(Take(board, Report("j-000001", 2, 10))) << "an older epoch";
+  EXPECT_TRUE(Take(board, Report("j-000001", 3, 10)));
   board.Publish("j-000001", std::nullopt);
-  EXPECT_FALSE(board.Take(Report("j-000001", 3, 20))) << "withdrawn";
+  EXPECT_FALSE(Take(board, Report("j-000001", 3, 20))) << "withdrawn";
   auto taken = board.TakeReports();
   ASSERT_EQ(taken.size(), 1u);
   EXPECT_EQ(taken.at("j-000001").iterations_done, 10);
@@ -37,9 +43,9 @@ TEST(ProgressBoard, TakesReportsOnlyUnderThePublishedLease) {
 TEST(ProgressBoard, KeepsTheHighestCappedCountAndTheLatestThroughput) {
   ProgressBoard board;
   board.Publish("j-000001", ProgressBoard::OpenLease{1, 100});
-  ASSERT_TRUE(board.Take(Report("j-000001", 1, 60, 5)));
-  ASSERT_TRUE(board.Take(Report("j-000001", 1, 40, 7)));  // late, out of order
-  ASSERT_TRUE(board.Take(Report("j-000001", 1, 1000000000, 9)));
+  ASSERT_TRUE(Take(board, Report("j-000001", 1, 60, 5)));
+  ASSERT_TRUE(Take(board, Report("j-000001", 1, 40, 7)));  // late, out of order
+  ASSERT_TRUE(Take(board, Report("j-000001", 1, 1000000000, 9)));
   std::vector<v1::Job> read(1);
   read[0].set_id("j-000001");
   read[0].set_iterations_done(50);
@@ -53,7 +59,7 @@ TEST(ProgressBoard, KeepsTheHighestCappedCountAndTheLatestThroughput) {
 
 TEST_F(DaemonStateTest, TheBoardOpensAGrantedLeaseAndClosesItWhenItEnds) {
   auto [s, a, epoch] = OneLeasedJobUnderLas();
-  ASSERT_TRUE(s->progress_board().Take(Report(a, epoch, 7)));
+  ASSERT_TRUE(Take(s->progress_board(), Report(a, epoch, 7)));
   EXPECT_EQ(s->GetJob(a)->iterations_done(), 7) << "a read sees a report before it is folded";
   ASSERT_TRUE(s->Tick(10).ok());
   EXPECT_EQ(s->GetJob(a)->iterations_done(), 7) << "folded into the job's record";
@@ -62,7 +68,7 @@ TEST_F(DaemonStateTest, TheBoardOpensAGrantedLeaseAndClosesItWhenItEnds) {
   // to the daemon, which tells the agent the lease is ending.
   *s->Submit(Spec(1, "res18", 1000), "alice", 20);
   ASSERT_TRUE(s->RunRound(60000).ok());
-  EXPECT_FALSE(s->progress_board().Take(Report(a, epoch, 8)));
+  EXPECT_FALSE(Take(s->progress_board(), Report(a, epoch, 8)));
   auto reply = s->ReportProgress(Report(a, epoch, 8), 60010);
   ASSERT_TRUE(reply.ok()) << reply.status();
   EXPECT_TRUE(reply->lease_ending());
@@ -77,7 +83,7 @@ TEST_F(DaemonStateTest, AReopenedDaemonPublishesTheLeasesItLoads) {
     a = first.job;
   }
   auto s = Open(100);
-  EXPECT_TRUE(s->progress_board().Take(Report(a, epoch, 3)));
+  EXPECT_TRUE(Take(s->progress_board(), Report(a, epoch, 3)));
 }
 
 }  // namespace

@@ -1,0 +1,189 @@
+// DaemonState, resize in place: a round that keeps a job's GPUs and node
+// but changes its CPUs or memory amends the lease (a stored revision)
+// instead of ending it, when the job's agent follows resizes.
+//
+// The order of a resize, so that it never kills the job:
+//  1. the round stores the new revision; a lower memory limit is kept at
+//     the old one for now (the slice's mem_limit_gb);
+//  2. the node's next heartbeat gets a ResizeOrder and changes the cgroup
+//     (a growth waits while an ending lease's process still has the CPU
+//     ids); it reports the revision it applied;
+//  3. only then the agent hears of the new allocation (ProgressReply), so a
+//     job starts more workers only once its CPUs and memory are there;
+//  4. the agent confirms the revision once its callback has returned (it
+//     has shed workers): the memory limit drops to mem_gb, or after
+//     lease_grace_s without a confirmation.
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "daemon/daemon_state.h"
+#include "daemon/round_input.h"
+#include "spdlog/spdlog.h"
+
+namespace synergy::daemon {
+namespace {
+
+constexpr double kMemEpsilonGb = 1e-6;
+
+// The memory limit a slice's node is to enforce now (0 stored: mem_gb).
+double MemLimitGb(const v1::LeaseSlice& s) { return s.mem_limit_gb() > 0 ? s.mem_limit_gb() : s.mem_gb(); }
+
+const v1::LeaseSlice* SliceOn(const v1::Lease& lease, const std::string& node) {
+  for (const v1::LeaseSlice& s : lease.slices()) {
+    if (s.node() == node) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool DaemonState::ResizeLease(v1::Job& job, const Assignment& planned, const std::vector<std::string>& node_names,
+                              Batch& batch, int64_t now_ms) {
+  const v1::Lease before = job.lease();
+  if (before.slices_size() != 1 || planned.slices.size() != 1) return false;
+  const Slice& want = planned.slices.front();
+  const v1::LeaseSlice& held = before.slices(0);
+  if (node_names[want.server] != held.node()) return false;
+  v1::Lease after = before;
+  v1::LeaseSlice& slice = *after.mutable_slices(0);
+  // The CPU ids it holds first (its data workers run there), then free ones.
+  const int want_cpus = WholeCpus(want.resources.cpus);
+  slice.clear_cpu_ids();
+  for (int i = 0; i < held.cpu_ids_size() && slice.cpu_ids_size() < want_cpus; ++i) slice.add_cpu_ids(held.cpu_ids(i));
+  if (slice.cpu_ids_size() < want_cpus) {
+    const v1::NodeResources free = FreeIds(held.node());
+    for (int c : free.cpu_ids()) {
+      if (slice.cpu_ids_size() >= want_cpus) break;
+      slice.add_cpu_ids(c);
+    }
+    std::sort(slice.mutable_cpu_ids()->begin(), slice.mutable_cpu_ids()->end());
+  }
+  const double mem = want.resources.mem_gb;
+  const double limit_before = MemLimitGb(held);
+  slice.set_mem_gb(mem);
+  // Lower only once the job has shed; higher at once.
+  slice.set_mem_limit_gb(std::max(mem, limit_before));
+  const bool same_cpus = slice.cpu_ids_size() == held.cpu_ids_size() &&
+                         std::equal(slice.cpu_ids().begin(), slice.cpu_ids().end(), held.cpu_ids().begin());
+  if (same_cpus && std::abs(mem - held.mem_gb()) <= kMemEpsilonGb) return false;
+  after.set_revision(before.revision() + 1);
+  after.set_speedup(planned.speedup);
+  after.set_at_ideal(planned.at_ideal);
+  after.set_resized_unix_ms(now_ms);
+  leases_.AmendCurrent(before, after);
+  LeaseTable::Launch& launch = leases_.EditLaunch(job.id());
+  launch.shed_deadline_ms =
+      slice.mem_limit_gb() > mem + kMemEpsilonGb ? now_ms + static_cast<int64_t>(config_.lease_grace_s * 1000) : 0;
+  *job.mutable_lease() = after;
+  job.set_resizes(job.resizes() + 1);
+  ++counters_.leases_resized;
+  Record(batch, job,
+         absl::StrFormat("lease %d resized in place (revision %d): cpus %d -> %d, mem %.2f -> %.2f GB%s",
+                         after.epoch(), after.revision(), held.cpu_ids_size(), slice.cpu_ids_size(), held.mem_gb(),
+                         mem, slice.mem_limit_gb() > mem + kMemEpsilonGb ? " (limit lowered once the job has shed)" : ""),
+         now_ms);
+  return true;
+}
+
+std::vector<v1::ResizeOrder> DaemonState::ResizesFor(const v1::HeartbeatRequest& request) {
+  std::vector<v1::ResizeOrder> out;
+  const std::string& node = request.name();
+  for (const v1::RunningProcess& p : request.running()) {
+    auto it = jobs_.find(p.job_id());
+    if (it == jobs_.end() || Terminal(it->second) || !it->second.has_lease()) continue;
+    const v1::Lease& lease = it->second.lease();
+    if (lease.epoch() != p.epoch() || lease.ending() || lease.revision() == 0) continue;
+    const v1::LeaseSlice* slice = SliceOn(lease, node);
+    if (slice == nullptr || !leases_.Holds(node, {p.job_id(), p.epoch()})) continue;
+    const double limit = MemLimitGb(*slice);
+    if (p.revision() == lease.revision() && std::abs(p.mem_limit_gb() - limit) <= kMemEpsilonGb) {
+      if (leases_.LaunchOf(p.job_id()).node_revision < lease.revision()) {
+        leases_.EditLaunch(p.job_id()).node_revision = lease.revision();
+        jobs_.Edit(p.job_id());  // published again once kept: its agent is told
+      }
+      continue;
+    }
+    // A growth into ids another process on the node still runs on (an
+    // ending lease checkpointing) waits for its exit, as a launch would.
+    bool busy = false;
+    for (const auto& [other, ids] : leases_.HeldOn(node)) {
+      if (other.first == p.job_id()) continue;
+      for (int c : slice->cpu_ids()) busy = busy || std::count(ids.cpus.begin(), ids.cpus.end(), c) > 0;
+    }
+    if (busy) continue;
+    v1::ResizeOrder order;
+    order.set_job_id(p.job_id());
+    order.set_epoch(p.epoch());
+    order.set_revision(lease.revision());
+    *order.mutable_cpu_ids() = slice->cpu_ids();
+    order.set_mem_limit_gb(limit);
+    leases_.Hold(node, {p.job_id(), p.epoch()},
+                 {std::vector<int>(slice->gpu_ids().begin(), slice->gpu_ids().end()),
+                  std::vector<int>(slice->cpu_ids().begin(), slice->cpu_ids().end())});
+    out.push_back(std::move(order));
+  }
+  return out;
+}
+
+absl::Status DaemonState::NoteResizeReport(const v1::ProgressReport& report, int64_t now_ms) {
+  auto it = jobs_.find(report.job_id());
+  if (it == jobs_.end() || Terminal(it->second) || !it->second.has_lease()) return absl::OkStatus();
+  const v1::Lease& lease = it->second.lease();
+  if (lease.epoch() != report.epoch() || lease.ending()) return absl::OkStatus();
+  const bool learns_resizable = report.can_resize() && !lease.resizable();
+  const int64_t applied = std::min(report.applied_revision(), lease.revision());
+  const bool learns_applied = applied > lease.applied_revision();
+  if (!learns_resizable && !learns_applied) return absl::OkStatus();
+  Change change(*this);
+  Batch batch;
+  v1::Job& job = jobs_.Edit(report.job_id());
+  v1::Lease& amended = *job.mutable_lease();
+  if (learns_resizable) amended.set_resizable(true);
+  if (learns_applied) {
+    amended.set_applied_revision(applied);
+    if (applied == amended.revision()) {
+      for (v1::LeaseSlice& s : *amended.mutable_slices()) {
+        if (MemLimitGb(s) > s.mem_gb() + kMemEpsilonGb) s.set_mem_limit_gb(s.mem_gb());
+      }
+      leases_.EditLaunch(job.id()).shed_deadline_ms = 0;
+    }
+    Record(batch, job, absl::StrFormat("lease %d: the job applied revision %d", amended.epoch(), applied), now_ms);
+  } else {
+    batch.PutJob(job);
+  }
+  return change.Commit(std::move(batch));
+}
+
+void DaemonState::LowerOverdueMemoryLimits(Batch& batch, int64_t now_ms) {
+  std::vector<std::string> overdue;
+  for (const auto& [id, launch] : leases_.all_launches()) {
+    if (launch.shed_deadline_ms > 0 && now_ms >= launch.shed_deadline_ms) overdue.push_back(id);
+  }
+  for (const std::string& id : overdue) {
+    leases_.EditLaunch(id).shed_deadline_ms = 0;
+    v1::Job& job = jobs_.Edit(id);
+    if (!job.has_lease()) continue;
+    for (v1::LeaseSlice& s : *job.mutable_lease()->mutable_slices()) {
+      if (MemLimitGb(s) > s.mem_gb() + kMemEpsilonGb) s.set_mem_limit_gb(s.mem_gb());
+    }
+    Record(batch, job,
+           absl::StrFormat("lease %d: revision %d not confirmed within %g s; memory limit lowered now",
+                           job.lease().epoch(), job.lease().revision(), config_.lease_grace_s),
+           now_ms);
+  }
+}
+
+void DaemonState::TellAllocation(const v1::Job& job, int rank, v1::ProgressReply& reply) const {
+  if (!job.has_lease() || job.lease().revision() == 0) return;
+  if (leases_.LaunchOf(job.id()).node_revision < job.lease().revision()) return;
+  for (const v1::LeaseSlice& s : job.lease().slices()) {
+    if (s.rank() != rank) continue;
+    reply.set_revision(job.lease().revision());
+    *reply.mutable_cpu_ids() = s.cpu_ids();
+    reply.set_mem_gb(s.mem_gb());
+  }
+}
+
+}  // namespace synergy::daemon
