@@ -62,6 +62,8 @@ absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptio
   config.mechanism = mechanism->get();
   config.round_s = common.round_s;
   config.reference_compatible = common.reference_compatible;
+  config.restart_cost_s = common.reference_compatible ? 0 : common.restart_cost_s;
+  config.resize_in_place = common.resize_in_place;
   config.gpu_placement = common.gpu_placement;
   config.progress = progress;
 

@@ -67,9 +67,10 @@ absl::StatusOr<std::map<std::string, std::string>> SplitFlags(
 const std::set<std::string> kCommonValueFlags = {"--cluster", "--models", "--policy",
                                                  "--round-s", "--out",    "--seed",
                                                  "--split",   "--measure", "--placement",
-                                                 "--opt-branch-nodes", "--opt-simplex-iterations"};
+                                                 "--opt-branch-nodes", "--opt-simplex-iterations",
+                                                 "--restart-cost"};
 const std::set<std::string> kCommonSwitches = {"--multi-gpu", "--reference-compatible",
-                                               "--progress", "--no-progress"};
+                                               "--progress", "--no-progress", "--resize-in-place"};
 
 absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c,
                          WorkloadOptions& w) {
@@ -89,6 +90,16 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
   c.out_dir = f["--out"];
   if (c.out_dir.empty()) return FlagError("--out", "", "is not a directory name");
   c.reference_compatible = f.count("--reference-compatible") > 0;
+  c.resize_in_place = f.count("--resize-in-place") > 0;
+  if (f.count("--restart-cost")) {
+    if (!ToDouble(f["--restart-cost"], c.restart_cost_s) || !(c.restart_cost_s >= 0) || c.restart_cost_s > 1e6) {
+      return FlagError("--restart-cost", f["--restart-cost"], "is not a number of seconds from 0 to 1000000");
+    }
+    if (c.reference_compatible && c.restart_cost_s > 0) {
+      return FlagError("--restart-cost", f["--restart-cost"],
+                       "is not charged with --reference-compatible (the reference's restarts are free)");
+    }
+  }
   // OPT's work budget (no wall clock in the simulator: a run must give the
   // same result on any machine).
   for (const auto& [flag, field] : {std::pair{"--opt-branch-nodes", &c.opt_branch_nodes},
@@ -241,11 +252,15 @@ std::string RunUsage() {
          "         --policy fifo|srtf|las|ftf\n"
          "         --mechanism proportional|greedy|tune|tune-graded|opt [--opt-branch-nodes 2000] [--opt-simplex-iterations 100000]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
+         "         [--restart-cost S] [--resize-in-place]\n"
          "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
          "Without --cluster/--models the embedded 128-GPU cluster and model zoo are used.\n"
          "--measure defaults to 4000,5000 (the reference's window); --multi-gpu mixes 1, 2,\n"
          "4 and 8-GPU jobs (always on with --reference-compatible, as in the reference).\n"
-         "--placement first-fit is the reference's --no_placement (its harness's setting).\n";
+         "--placement first-fit is the reference's --no_placement (its harness's setting).\n"
+         "--restart-cost S: a job whose lease ends and starts again (resumed, moved) loses S s\n"
+         "of progress; with --resize-in-place a change of CPUs or memory on the same GPUs is\n"
+         "free (else a restart). Restarts and resizes are counted per job in jobs.csv.\n";
 }
 
 std::string SweepUsage() {
@@ -253,6 +268,7 @@ std::string SweepUsage() {
          "         [--loads 4,5,6,7,8,9,10] [--mechanisms proportional,greedy,tune]\n"
          "         [--seed S | --seeds S1,S2,...] [--split I,L,S] [--multi-gpu] [--measure FROM,TO]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
+         "         [--restart-cost S] [--resize-in-place]\n"
          "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
          "Runs every load x mechanism (x seed), writes DIR/sweep.csv (a row per run),\n"
          "DIR/load-MECH.csv (per load: mean and spread over seeds), one run directory each,\n"

@@ -100,6 +100,8 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
     for (const RoundSample& r : result.rounds) t += r.throughput;
     s.mean_throughput = t / static_cast<double>(result.rounds.size());
   }
+  s.restarts = result.restarts;
+  s.resizes = result.resizes;
   s.solver_rounds = result.solver_rounds;
   s.solver_fallbacks = result.solver_fallbacks;
   s.solver_budget_rounds = result.solver_budget_rounds;
@@ -121,12 +123,13 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
   // A summary from an earlier run must not stand beside this run's files.
   fs::remove(fs::path(dir) / "summary.json", ec);
 
-  std::string jobs = "job_id,model,gpus,arrival_s,start_s,finish_s,jct_s\n";
+  // restarts and resizes last: the columns before them are the reference's.
+  std::string jobs = "job_id,model,gpus,arrival_s,start_s,finish_s,jct_s,restarts,resizes\n";
   for (const JobRecord& job : result.jobs) {
     if (job.finish_s < 0) continue;
     absl::StrAppend(&jobs, job.spec.id, ",", zoo.model(job.spec.model).name, ",", job.spec.gpus,
                     ",", Number(job.spec.arrival_s), ",", Number(job.start_s), ",",
-                    Number(job.finish_s), ",", Number(job.jct_s()), "\n");
+                    Number(job.finish_s), ",", Number(job.jct_s()), ",", job.restarts, ",", job.resizes, "\n");
   }
   const Resources& total = cluster.total();
   // lp_bound, stepped_down and fell_back are OPT's, empty for the others.
@@ -164,7 +167,8 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
                         "  \"mean_throughput\": %.6f,\n  \"solver_rounds\": %d,\n"
                         "  \"solver_fallbacks\": %d,\n  \"solver_budget_rounds\": %d,\n"
                         "  \"solver_stepped_down_rounds\": %d,\n"
-                        "  \"mean_lp_bound\": %.6f,\n  \"mean_realised\": %.6f\n}\n",
+                        "  \"mean_lp_bound\": %.6f,\n  \"mean_realised\": %.6f,\n"
+                        "  \"restarts\": %d,\n  \"resizes\": %d\n}\n",
                         summary.jobs, summary.unfinished, summary.mean_jct_h,
                         summary.p50_jct_h, summary.p99_jct_h, summary.makespan_h,
                         summary.mean_gpu_util, summary.mean_cpu_util, summary.mean_mem_util,
@@ -172,7 +176,7 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
                         summary.solver_rounds, summary.solver_fallbacks,
                         summary.solver_budget_rounds, summary.solver_stepped_down_rounds,
                         summary.mean_lp_bound,
-                        summary.mean_realised);
+                        summary.mean_realised, summary.restarts, summary.resizes);
 
   const fs::path base(dir);
   if (auto st = WriteAtomically(base / "jobs.csv", jobs); !st.ok()) return st;
@@ -186,6 +190,7 @@ std::string OneLineSummary(const Summary& s, const std::string& label) {
       "util gpu %.1f%% cpu %.1f%% mem %.1f%%",
       label, s.jobs, s.mean_jct_h, s.p50_jct_h, s.p99_jct_h, s.makespan_h,
       100 * s.mean_gpu_util, 100 * s.mean_cpu_util, 100 * s.mean_mem_util);
+  if (s.restarts > 0 || s.resizes > 0) absl::StrAppend(&line, ", ", s.restarts, " restarts, ", s.resizes, " resizes");
   if (s.unfinished > 0) absl::StrAppend(&line, ", ", s.unfinished, " unfinished");
   return line;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // What a run reports: the summary numbers and the files in --out DIR
-//   jobs.csv         job_id,model,gpus,arrival_s,start_s,finish_s,jct_s
+//   jobs.csv         job_id,model,gpus,arrival_s,start_s,finish_s,jct_s,restarts,resizes
 //   summary.json     the Summary below, with the run's settings
 //   utilisation.csv  time_s,gpu_util,cpu_util,mem_util,running,queued
 // Files are written under temporary names and renamed into place, and
@@ -36,6 +36,9 @@ struct Summary {
   int64_t solver_stepped_down_rounds = 0;
   double mean_lp_bound = 0;
   double mean_realised = 0;
+  // Restarts charged and resizes in place, over the measured jobs.
+  int64_t restarts = 0;
+  int64_t resizes = 0;
 };
 
 Summary Summarize(const SimResult& result, const Cluster& cluster, double round_s);

@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "synergy/job_view_rules.h"
 #include "synergy/round.h"
+#include "synergy/lease_fate.h"
+#include "synergy/sticky_servers.h"
 
 namespace synergy::sim {
 namespace {
@@ -18,6 +20,8 @@ namespace {
 // A run gives up when measured jobs are still unfinished this long after the
 // last of them arrived: some job can never be placed on this cluster.
 constexpr double kGiveUpAfterS = 100000.0 * 3600.0;
+// Plans a round makes at most while keeping leases (as synergyd's).
+constexpr int kMaxReplans = 8;
 
 struct SimJob {
   JobView view;
@@ -27,7 +31,35 @@ struct SimJob {
   double start_s = -1;
   double finish_s = -1;
   double finishes_at_s = -1;  // default mode: exact time the last iteration ends
+  // Default mode: what it held last round (empty: it did not run), restart
+  // time not yet served, and its restarts and resizes.
+  std::vector<Slice> held;
+  double held_speedup = 1;
+  bool held_at_ideal = false;
+  double restart_debt_s = 0;
+  int restarts = 0;
+  int resizes = 0;
 };
+
+// How a job's assignment this round follows what it held last round.
+enum class LeaseChange { kFirstStart, kSame, kResize, kRestart };
+
+LeaseChange ChangeOf(const SimJob& job, std::vector<Slice> previous, std::vector<Slice> planned) {
+  if (previous.empty()) return job.start_s < 0 ? LeaseChange::kFirstStart : LeaseChange::kRestart;
+  if (previous.size() != planned.size()) return LeaseChange::kRestart;
+  auto by_server = [](const Slice& x, const Slice& y) { return x.server < y.server; };
+  std::sort(previous.begin(), previous.end(), by_server);
+  std::sort(planned.begin(), planned.end(), by_server);
+  bool same = true;
+  for (size_t i = 0; i < previous.size(); ++i) {
+    const Slice& p = previous[i];
+    const Slice& s = planned[i];
+    if (p.server != s.server || p.resources.gpus != s.resources.gpus) return LeaseChange::kRestart;
+    same = same && std::abs(p.resources.cpus - s.resources.cpus) < 1e-9 &&
+           std::abs(p.resources.mem_gb - s.resources.mem_gb) < 1e-9;
+  }
+  return same ? LeaseChange::kSame : LeaseChange::kResize;
+}
 
 // The engine gets its jobs back from the core as JobView pointers; a SimJob
 // starts with its view, so the two addresses are interchangeable.
@@ -90,7 +122,9 @@ class Engine {
     result_.end_s = t;
     for (const SimJob& job : jobs_) {
       if (!job.measured) continue;
-      JobRecord record{job.spec, job.start_s, job.finish_s};
+      JobRecord record{job.spec, job.start_s, job.finish_s, job.restarts, job.resizes};
+      result_.restarts += job.restarts;
+      result_.resizes += job.resizes;
       if (job.finish_s < 0) ++result_.unfinished;
       result_.jobs.push_back(record);
     }
@@ -158,6 +192,7 @@ class Engine {
     for (const SimJob* job : queue_) input.queue.push_back(&job->view);
     RoundResult round = ScheduleRound(input, *config_.policy, *config_.mechanism);
     if (config_.on_round) config_.on_round(input, round);
+    if (KeepsLeases()) KeepLeases(input, round.plan);
 
     // The queue keeps the policy's order for the next round's stable sort.
     for (size_t i = 0; i < round.order.size(); ++i) queue_[i] = FromView(round.order[i]);
@@ -167,11 +202,29 @@ class Engine {
     for (SimJob* job : queue_) {
       job->view.last_round_speedup = CarriedSpeedup(job->view.ideal_speedup, 1.0, /*held_ideal=*/true);
     }
+    // Last round's holdings, for the jobs placed again; the others' leases
+    // ended.
+    std::unordered_map<JobId, std::vector<Slice>> previous;
+    if (!config_.reference_compatible) {
+      for (SimJob* job : running_before_) {
+        if (job->finish_s < 0 && !job->held.empty()) previous[job->spec.id] = std::move(job->held);
+        job->held.clear();
+      }
+      running_before_.clear();
+    }
 
     RoundSample sample;
     sample.time_s = t;
     for (const Assignment& a : round.plan.assignments) {
       SimJob* job = by_id_.at(a.job);
+      if (!config_.reference_compatible) {
+        auto p = previous.find(a.job);
+        ChargeChange(*job, ChangeOf(*job, p == previous.end() ? std::vector<Slice>() : p->second, a.slices));
+        job->held = a.slices;
+        job->held_speedup = a.speedup;
+        job->held_at_ideal = a.at_ideal;
+        running_before_.push_back(job);
+      }
       Book(*job, a, t);
       running_.push_back(job);
       sample.allocated += a.Total();
@@ -194,9 +247,124 @@ class Engine {
         static_cast<int64_t>(round.plan.unplaced_after_revert.size());
   }
 
-  // Progress for one round at the allocation the job was given.
+  bool KeepsLeases() const {
+    return !config_.reference_compatible && (config_.restart_cost_s > 0 || config_.resize_in_place);
+  }
+
+  // Relabels `plan` (on `cluster`, whose server i is servers_of[i] of the
+  // whole cluster) so that running jobs stay on their servers.
+  void Stick(Plan& plan, const Cluster& cluster, const std::vector<int>& servers_of) const {
+    StickToCurrentServers(plan, cluster, [&](JobId id, int server, const Slice& s) {
+      for (const Slice& h : by_id_.at(id)->held) {
+        if (h.server == servers_of[server] && h.resources.gpus == s.resources.gpus) return true;
+      }
+      return false;
+    });
+  }
+
+  // synergyd's lease keeping (daemon/round_planner.h) on the simulator's
+  // jobs: the jobs the plan would move or grow by too little keep what they
+  // held, the others are planned again around them, until none is added.
+  void KeepLeases(const RoundInput& input, Plan& plan) {
+    const Cluster& whole = *config_.cluster;
+    std::vector<int> identity(whole.num_servers());
+    for (int i = 0; i < whole.num_servers(); ++i) identity[i] = i;
+    Stick(plan, whole, identity);
+    std::unordered_map<JobId, Assignment> pinned;
+    auto held_of = [&](const SimJob& job) {
+      HeldAllocation h;
+      h.slices = job.held;
+      h.speedup = job.held_speedup;
+      h.checkpoints = true;
+      h.resizable = config_.resize_in_place;
+      return h;
+    };
+    for (int replan = 0; replan < kMaxReplans; ++replan) {
+      std::unordered_map<JobId, const Assignment*> planned;
+      for (const Assignment& a : plan.assignments) planned[a.job] = &a;
+      bool pinned_more = false;
+      for (const SimJob* job : running_before_) {
+        if (job->finish_s >= 0 || job->held.empty() || pinned.count(job->spec.id)) continue;
+        auto p = planned.find(job->spec.id);
+        const LeaseDecision d = DecideLease(held_of(*job), p == planned.end() ? nullptr : p->second,
+                                            config_.restart_gain);
+        if (d.fate != LeaseFate::kKeepAsHeld) continue;
+        pinned_more = true;
+        Assignment& a = pinned[job->spec.id];
+        a.job = job->spec.id;
+        a.slices = job->held;
+        a.speedup = job->held_speedup;
+        a.at_ideal = job->held_at_ideal;
+      }
+      if (!pinned_more) break;
+      // The servers less what the pinned jobs hold; those with nothing left
+      // sit out (as synergyd's snapshot leaves them out).
+      std::vector<Resources> left(whole.num_servers());
+      for (int i = 0; i < whole.num_servers(); ++i) left[i] = whole.servers()[i].capacity;
+      for (const auto& [id, a] : pinned) {
+        for (const Slice& s : a.slices) {
+          left[s.server].gpus -= s.resources.gpus;
+          left[s.server].cpus -= s.resources.cpus;
+          left[s.server].mem_gb -= s.resources.mem_gb;
+        }
+      }
+      std::vector<ServerSpec> servers;
+      std::vector<int> servers_of;
+      for (int i = 0; i < whole.num_servers(); ++i) {
+        if (left[i].gpus <= 0 || left[i].cpus <= 1e-9 || left[i].mem_gb <= 1e-9) continue;
+        ServerSpec spec = whole.servers()[i];
+        spec.capacity.gpus = left[i].gpus;
+        spec.capacity.cpus = left[i].cpus;
+        spec.capacity.mem_gb = left[i].mem_gb;
+        servers.push_back(spec);
+        servers_of.push_back(i);
+      }
+      plan = Plan{};
+      if (servers.empty()) continue;
+      const Cluster around(std::move(servers), whole.share_rule());
+      RoundInput again = input;
+      again.cluster = &around;
+      again.queue.clear();
+      for (const JobView* v : input.queue) {
+        if (!pinned.count(v->id) && v->gpus <= around.total().gpus) again.queue.push_back(v);
+      }
+      plan = ScheduleRound(again, *config_.policy, *config_.mechanism).plan;
+      Stick(plan, around, servers_of);
+      for (Assignment& a : plan.assignments) {
+        for (Slice& s : a.slices) s.server = servers_of[s.server];
+      }
+    }
+    for (auto& [id, a] : pinned) plan.assignments.push_back(std::move(a));
+    // In job order, whatever the pins' hash order was.
+    std::sort(plan.assignments.begin(), plan.assignments.end(),
+              [](const Assignment& x, const Assignment& y) { return x.job < y.job; });
+  }
+
+  void ChargeChange(SimJob& job, LeaseChange change) {
+    switch (change) {
+      case LeaseChange::kFirstStart:
+      case LeaseChange::kSame:
+        return;
+      case LeaseChange::kResize:
+        if (config_.resize_in_place) {
+          ++job.resizes;
+          return;
+        }
+        break;
+      case LeaseChange::kRestart:
+        break;
+    }
+    ++job.restarts;
+    job.restart_debt_s += config_.restart_cost_s;
+  }
+
+  // Progress for one round at the allocation the job was given, less the
+  // restart time it still owes.
   void Book(SimJob& job, const Assignment& a, double t) {
-    const double round = config_.round_s;
+    const double lost = std::min(job.restart_debt_s, config_.round_s);
+    job.restart_debt_s -= lost;
+    t += lost;
+    const double round = config_.round_s - lost;
     JobView& v = job.view;
     double iteration_s = v.iteration_time_s;
     if (a.num_servers() > 1) iteration_s = iteration_s / v.placement_penalty;
@@ -211,9 +379,9 @@ class Engine {
       job.executed += round / iteration_s;
     }
     v.remaining_iterations = v.total_iterations - job.executed;
-    v.attained_service_s += round;
+    v.attained_service_s += config_.round_s;  // it held its GPUs all round, restarting or not
     v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, a.speedup, a.at_ideal);
-    if (job.start_s < 0) job.start_s = t;
+    if (job.start_s < 0) job.start_s = t - lost;
   }
 
   SimConfig config_;
@@ -228,6 +396,9 @@ class Engine {
   std::unordered_map<JobId, SimJob*> by_id_;
   std::vector<SimJob*> queue_;    // the persistent policy order
   std::vector<SimJob*> running_;  // leases ending at the next round
+  // Default mode: the jobs placed last round, whose holdings the next round
+  // compares with (running_ is emptied before it plans).
+  std::vector<SimJob*> running_before_;
   int64_t finished_measured_ = 0;
   double last_measured_arrival_s_ = -1;
   SimResult result_;

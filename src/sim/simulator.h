@@ -39,6 +39,23 @@ struct SimConfig {
   double round_s = 300;
   bool reference_compatible = false;
   GpuPlacement gpu_placement = GpuPlacement::kConsolidate;
+  // Restart costs (default mode; reference-compatible charges nothing, as
+  // the reference): a job whose lease ends and a new one starts (resumed
+  // after a preemption, or moved) loses `restart_cost_s` of progress
+  // (checkpoint, process start, restore, warm-up), charged from the round
+  // it starts in, and on into later rounds when longer. A change of CPUs or
+  // memory on the same GPUs of the same servers is a resize: free with
+  // `resize_in_place` (synergyd amends the lease of a job that follows
+  // resizes), else a restart. The first start is free.
+  double restart_cost_s = 0;
+  bool resize_in_place = false;
+  // With a restart cost or resizes in place, running jobs keep their
+  // leases as synergyd keeps them (synergy/lease_fate.h: a job the plan
+  // would move, or grow by less than `restart_gain`, keeps what it holds
+  // and the others are planned around it; up to kMaxReplans plans), and
+  // stay on their servers where an identical one would do. Without either,
+  // every round is planned afresh, as the reference's simulator does.
+  double restart_gain = 0.1;
   // Called after every round when set (the CLI draws a progress line).
   std::function<void(const SimProgress&)> progress;
   // Called with every round's input and result when set (tests compare the
@@ -50,6 +67,8 @@ struct JobRecord {
   JobSpec spec;
   double start_s = -1;   // first round it held GPUs
   double finish_s = -1;  // -1 when it never finished
+  int restarts = 0;      // leases that ended and started again (see restart_cost_s)
+  int resizes = 0;       // CPU or memory changes on the same GPUs, in place
   double jct_s() const { return finish_s - spec.arrival_s; }
 };
 
@@ -82,6 +101,9 @@ struct SimResult {
   int64_t solver_stepped_down_rounds = 0;  // some job below the pooled choice
   double solver_lp_bound_sum = 0;
   double solver_realised_sum = 0;
+  // Over the measured jobs (JobRecord's): restarts charged and resizes in place.
+  int64_t restarts = 0;
+  int64_t resizes = 0;
 };
 
 // Replays `jobs` (arrival order) and measures all of them.

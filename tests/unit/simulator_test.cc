@@ -14,7 +14,8 @@ class SimulatorTest : public ::testing::Test {
   ModelZoo zoo_ = testing::ZooOrDie();
 
   SimResult Replay(const std::string& trace, const std::string& policy,
-                   const std::string& mechanism, bool reference) {
+                   const std::string& mechanism, bool reference, double restart_cost_s = 0,
+                   bool resize_in_place = false) {
     auto jobs = ParseTrace(trace, "t.csv", zoo_, cluster_);
     EXPECT_TRUE(jobs.ok()) << jobs.status();
     auto p = *MakePolicy(policy);
@@ -25,6 +26,8 @@ class SimulatorTest : public ::testing::Test {
     c.policy = p.get();
     c.mechanism = m.get();
     c.reference_compatible = reference;
+    c.restart_cost_s = restart_cost_s;
+    c.resize_in_place = resize_in_place;
     auto r = RunTrace(c, *jobs);
     EXPECT_TRUE(r.ok()) << r.status();
     return *r;
@@ -50,6 +53,71 @@ TEST_F(SimulatorTest, FirstReplayRoundIsOnTheGridAfterTheFirstArrival) {
   EXPECT_EQ(r.jobs[0].start_s, 600);
   EXPECT_EQ(r.jobs[0].finish_s, 900);
   EXPECT_EQ(r.jobs[0].jct_s(), 491);
+}
+
+TEST_F(SimulatorTest, AJobThatIsNeverStoppedPaysNoRestart) {
+  SimResult r = Replay("0,alexnet,0,700,1\n", "fifo", "proportional", false, /*restart_cost_s=*/120);
+  ASSERT_EQ(r.jobs.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.jobs[0].finish_s, 300 + 200 * 0.6) << "its first start and its kept lease are free";
+  EXPECT_EQ(r.jobs[0].restarts, 0);
+  EXPECT_EQ(r.restarts, 0);
+}
+
+// 17 eight-GPU jobs on 128 GPUs under LAS: the one left out preempts
+// another each round, and every resumed job pays its restart.
+TEST_F(SimulatorTest, AResumedJobLosesItsRestartCost) {
+  std::string trace;
+  for (int i = 0; i < 17; ++i) trace += std::to_string(i) + ",gnmt,0,3000,8\n";
+  const SimResult free = Replay(trace, "las", "proportional", false, 0);
+  const SimResult costly = Replay(trace, "las", "proportional", false, 120);
+  EXPECT_GT(free.restarts, 0) << "restarts are counted even when free";
+  EXPECT_GT(costly.restarts, 0);
+  double free_sum = 0, costly_sum = 0;
+  for (const JobRecord& j : free.jobs) free_sum += j.jct_s();
+  for (const JobRecord& j : costly.jobs) costly_sum += j.jct_s();
+  EXPECT_GE(costly_sum, free_sum + 120) << "each restart costs progress";
+  int64_t counted = 0;
+  for (const JobRecord& j : costly.jobs) counted += j.restarts;
+  EXPECT_EQ(counted, costly.restarts);
+  const SimResult reference = Replay(trace, "las", "proportional", true, 120);
+  const SimResult reference_free = Replay(trace, "las", "proportional", true, 0);
+  ASSERT_EQ(reference.jobs.size(), reference_free.jobs.size());
+  for (size_t i = 0; i < reference.jobs.size(); ++i) {
+    EXPECT_EQ(reference.jobs[i].finish_s, reference_free.jobs[i].finish_s) << "the reference's restarts are free";
+  }
+  EXPECT_EQ(reference.restarts, 0);
+}
+
+// 64 CPU-sensitive jobs get more than their share on half-empty servers;
+// 64 more arrive and TUNE shrinks the first ones to their share to fit
+// them: in place those are free resizes, otherwise each is a restart.
+TEST_F(SimulatorTest, ResizingInPlaceTurnsShrunkLeasesIntoFreeResizes) {
+  std::string trace;
+  for (int i = 0; i < 128; ++i) trace += std::to_string(i) + ",res18," + (i < 64 ? "0" : "600") + ",20000,1\n";
+  const SimResult restarting = Replay(trace, "fifo", "tune", false, 120, /*resize_in_place=*/false);
+  const SimResult resizing = Replay(trace, "fifo", "tune", false, 120, /*resize_in_place=*/true);
+  EXPECT_GT(restarting.restarts, 0);
+  EXPECT_EQ(restarting.resizes, 0);
+  EXPECT_EQ(resizing.restarts, 0);
+  EXPECT_EQ(resizing.resizes, restarting.restarts) << "the same shrinks, in place";
+  double restarting_sum = 0, resizing_sum = 0;
+  for (const JobRecord& j : restarting.jobs) restarting_sum += j.jct_s();
+  for (const JobRecord& j : resizing.jobs) resizing_sum += j.jct_s();
+  EXPECT_GT(restarting_sum, resizing_sum + 120 * restarting.restarts - 1e-6);
+}
+
+// Running jobs keep their servers and what they hold, as synergyd keeps
+// leases: a plan that only re-packs them restarts none.
+TEST_F(SimulatorTest, KeptLeasesDoNotRestartJobsThePlanOnlyRePacks) {
+  std::string trace;
+  const char* models[] = {"res18", "alexnet", "lstm", "transformer"};
+  for (int i = 0; i < 160; ++i) {
+    trace += std::to_string(i) + "," + models[i % 4] + "," + std::to_string(i * 90) + ",4000,1\n";
+  }
+  const SimResult afresh = Replay(trace, "fifo", "tune", false, 0);
+  const SimResult kept = Replay(trace, "fifo", "tune", false, 30);
+  EXPECT_GT(afresh.restarts, 50) << "planned afresh, running jobs are re-packed every round";
+  EXPECT_EQ(kept.restarts, 0);
 }
 
 TEST_F(SimulatorTest, GreedyRunsAtTheIdealSpeedup) {
