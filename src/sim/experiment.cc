@@ -64,6 +64,7 @@ absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptio
   config.reference_compatible = common.reference_compatible;
   config.restart_cost_s = common.reference_compatible ? 0 : common.restart_cost_s;
   config.resize_in_place = common.resize_in_place;
+  config.keep_leases = common.keep_leases;
   config.gpu_placement = common.gpu_placement;
   config.progress = progress;
 
@@ -87,6 +88,17 @@ absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptio
   out.result = *std::move(result);
   out.summary = Summarize(out.result, inputs.cluster, common.round_s);
   return out;
+}
+
+std::map<std::string, Setting> CommonSettings(const CommonOptions& common) {
+  return {{"policy", common.policy},
+          {"reference_compatible", common.reference_compatible},
+          {"round_s", common.round_s},
+          {"placement", common.gpu_placement == GpuPlacement::kConsolidate ? "consolidate" : "first-fit"},
+          {"restart_cost_s", common.reference_compatible ? 0.0 : common.restart_cost_s},
+          {"resize_in_place", common.resize_in_place},
+          {"keep_leases", common.keep_leases || common.resize_in_place ||
+                              (!common.reference_compatible && common.restart_cost_s > 0)}};
 }
 
 }  // namespace synergy::sim

@@ -4,6 +4,7 @@
 // run, and summarise. Shared by `synergy-sim run` and `synergy-sim sweep`.
 // Writes nothing; the caller writes the report once the run has succeeded.
 #include <functional>
+#include <map>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -27,6 +28,10 @@ struct Experiment {
   Summary summary;
   std::vector<JobSpec> generated;  // with `keep_generated`: every generated job
 };
+
+// The settings every run's summary.json records from `common`: policy,
+// round, placement, execution model and restart model.
+std::map<std::string, Setting> CommonSettings(const CommonOptions& common);
 
 absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptions& common,
                                          const WorkloadOptions& workload,

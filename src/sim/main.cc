@@ -75,14 +75,8 @@ int Run(const std::vector<std::string>& args) {
   }
   if (!run.ok()) return Fail("run", run.status(), kBadInput);
 
-  std::map<std::string, Setting> settings = {
-      {"policy", options->common.policy},
-      {"mechanism", options->mechanism},
-      {"reference_compatible", options->common.reference_compatible},
-      {"round_s", options->common.round_s},
-      {"placement", options->common.gpu_placement == synergy::GpuPlacement::kConsolidate
-                        ? "consolidate"
-                        : "first-fit"}};
+  std::map<std::string, Setting> settings = CommonSettings(options->common);
+  settings["mechanism"] = options->mechanism;
   if (options->workload.trace_path.empty()) {
     const WorkloadOptions& w = options->workload;
     settings["load_jobs_per_hour"] = w.load_jobs_per_hour;

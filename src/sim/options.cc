@@ -70,7 +70,8 @@ const std::set<std::string> kCommonValueFlags = {"--cluster", "--models", "--pol
                                                  "--opt-branch-nodes", "--opt-simplex-iterations",
                                                  "--restart-cost"};
 const std::set<std::string> kCommonSwitches = {"--multi-gpu", "--reference-compatible",
-                                               "--progress", "--no-progress", "--resize-in-place"};
+                                               "--progress", "--no-progress", "--resize-in-place",
+                                               "--keep-leases"};
 
 absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c,
                          WorkloadOptions& w) {
@@ -91,6 +92,11 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
   if (c.out_dir.empty()) return FlagError("--out", "", "is not a directory name");
   c.reference_compatible = f.count("--reference-compatible") > 0;
   c.resize_in_place = f.count("--resize-in-place") > 0;
+  c.keep_leases = f.count("--keep-leases") > 0;
+  if (c.reference_compatible && (c.resize_in_place || c.keep_leases)) {
+    return absl::InvalidArgumentError(
+        "--resize-in-place and --keep-leases: not with --reference-compatible (the reference plans every round afresh)");
+  }
   if (f.count("--restart-cost")) {
     if (!ToDouble(f["--restart-cost"], c.restart_cost_s) || !(c.restart_cost_s >= 0) || c.restart_cost_s > 1e6) {
       return FlagError("--restart-cost", f["--restart-cost"], "is not a number of seconds from 0 to 1000000");
@@ -252,7 +258,7 @@ std::string RunUsage() {
          "         --policy fifo|srtf|las|ftf\n"
          "         --mechanism proportional|greedy|tune|tune-graded|opt [--opt-branch-nodes 2000] [--opt-simplex-iterations 100000]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
-         "         [--restart-cost S] [--resize-in-place]\n"
+         "         [--restart-cost S] [--resize-in-place] [--keep-leases]\n"
          "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
          "Without --cluster/--models the embedded 128-GPU cluster and model zoo are used.\n"
          "--measure defaults to 4000,5000 (the reference's window); --multi-gpu mixes 1, 2,\n"
@@ -260,7 +266,9 @@ std::string RunUsage() {
          "--placement first-fit is the reference's --no_placement (its harness's setting).\n"
          "--restart-cost S: a job whose lease ends and starts again (resumed, moved) loses S s\n"
          "of progress; with --resize-in-place a change of CPUs or memory on the same GPUs is\n"
-         "free (else a restart). Restarts and resizes are counted per job in jobs.csv.\n";
+         "free (else a restart). Either keeps leases as synergyd does (--keep-leases alone:\n"
+         "at no cost): a running job stays where it is unless moving or growing it is worth a\n"
+         "restart. Restarts and resizes are counted per job in jobs.csv.\n";
 }
 
 std::string SweepUsage() {
@@ -268,7 +276,7 @@ std::string SweepUsage() {
          "         [--loads 4,5,6,7,8,9,10] [--mechanisms proportional,greedy,tune]\n"
          "         [--seed S | --seeds S1,S2,...] [--split I,L,S] [--multi-gpu] [--measure FROM,TO]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
-         "         [--restart-cost S] [--resize-in-place]\n"
+         "         [--restart-cost S] [--resize-in-place] [--keep-leases]\n"
          "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
          "Runs every load x mechanism (x seed), writes DIR/sweep.csv (a row per run),\n"
          "DIR/load-MECH.csv (per load: mean and spread over seeds), one run directory each,\n"

@@ -34,6 +34,7 @@ struct CommonOptions {
   GpuPlacement gpu_placement = GpuPlacement::kConsolidate;  // --placement
   double restart_cost_s = 0;     // --restart-cost (default mode only)
   bool resize_in_place = false;  // --resize-in-place
+  bool keep_leases = false;      // --keep-leases (implied by the two above)
   int opt_branch_nodes = MechanismOptions{}.opt_branch_nodes;              // --opt-branch-nodes
   int opt_simplex_iterations = MechanismOptions{}.opt_simplex_iterations;  // --opt-simplex-iterations
   std::string out_dir;

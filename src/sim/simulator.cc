@@ -248,7 +248,8 @@ class Engine {
   }
 
   bool KeepsLeases() const {
-    return !config_.reference_compatible && (config_.restart_cost_s > 0 || config_.resize_in_place);
+    return !config_.reference_compatible &&
+           (config_.keep_leases || config_.restart_cost_s > 0 || config_.resize_in_place);
   }
 
   // Relabels `plan` (on `cluster`, whose server i is servers_of[i] of the

@@ -49,12 +49,14 @@ struct SimConfig {
   // resizes), else a restart. The first start is free.
   double restart_cost_s = 0;
   bool resize_in_place = false;
-  // With a restart cost or resizes in place, running jobs keep their
+  // With `keep_leases` (implied by a restart cost or resizes in place),
+  // running jobs keep their
   // leases as synergyd keeps them (synergy/lease_fate.h: a job the plan
   // would move, or grow by less than `restart_gain`, keeps what it holds
   // and the others are planned around it; up to kMaxReplans plans), and
-  // stay on their servers where an identical one would do. Without either,
+  // stay on their servers where an identical one would do. Otherwise
   // every round is planned afresh, as the reference's simulator does.
+  bool keep_leases = false;
   double restart_gain = 0.1;
   // Called after every round when set (the CLI draws a progress line).
   std::function<void(const SimProgress&)> progress;

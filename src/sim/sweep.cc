@@ -78,10 +78,10 @@ absl::Status RunSweep(const SweepOptions& o, std::ostream& out) {
         line.Clear();
         if (!run.ok()) return run.status();
         const Summary& s = run->summary;
-        const std::map<std::string, Setting> settings = {
-            {"policy", o.common.policy},          {"mechanism", mechanism},
-            {"load_jobs_per_hour", load},         {"seed", static_cast<double>(seed)},
-            {"round_s", o.common.round_s},        {"reference_compatible", o.common.reference_compatible}};
+        std::map<std::string, Setting> settings = CommonSettings(o.common);
+        settings["mechanism"] = mechanism;
+        settings["load_jobs_per_hour"] = load;
+        settings["seed"] = static_cast<double>(seed);
         if (auto st = WriteReport((base / RunDirName(mechanism, load, seed, several_seeds)).string(), run->result, s,
                                   inputs->zoo, inputs->cluster, settings);
             !st.ok()) {
