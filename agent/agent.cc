@@ -207,9 +207,18 @@ void Agent::ApplyResize() {
     next = reporter_->heard;
   }
   if (next.revision <= applied_revision_.load() || !resize_) return;
+  const LeaseInfo before = lease_;
   lease_.cpus = next.cpus;
   lease_.mem_gb = next.mem_gb;
-  resize_(next);
+  try {
+    resize_(next);
+  } catch (...) {
+    // Not applied (a Python callback raised, say): not confirmed, and tried
+    // again at the next step if the caller goes on.
+    lease_ = before;
+    resize_pending_.store(true, std::memory_order_relaxed);
+    throw;
+  }
   applied_revision_.store(next.revision);
   Log(lease_, "resized in place (revision " + std::to_string(next.revision) + "): " + std::to_string(next.cpus) +
                   " cpus, " + std::to_string(next.mem_gb) + " GB");

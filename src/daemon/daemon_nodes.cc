@@ -134,7 +134,7 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
   for (v1::StopOrder& s : leases_.TakeStops(request.name())) *response.add_stop() = std::move(s);
   // Before launches: a shrink frees CPU ids a launch may be waiting for.
   if (!request.leaving()) {
-    for (v1::ResizeOrder& r : ResizesFor(request)) *response.add_resize() = std::move(r);
+    for (v1::ResizeOrder& r : ResizesFor(request, now_ms)) *response.add_resize() = std::move(r);
   }
   for (v1::LaunchOrder& l : LaunchesFor(n, batch, now_ms)) *response.add_launch() = std::move(l);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;

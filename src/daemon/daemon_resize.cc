@@ -11,8 +11,10 @@
 //  3. only then the agent hears of the new allocation (ProgressReply), so a
 //     job starts more workers only once its CPUs and memory are there;
 //  4. the agent confirms the revision once its callback has returned (it
-//     has shed workers): the memory limit drops to mem_gb, or after
-//     lease_grace_s without a confirmation.
+//     has shed workers): the memory limit drops to mem_gb, or lease_grace_s
+//     after the node applied it without a confirmation.
+// The CPU ids a shrink frees stay held until the node reports it applied
+// it, so no peer is launched on them before.
 #include <algorithm>
 #include <cmath>
 
@@ -73,9 +75,6 @@ bool DaemonState::ResizeLease(v1::Job& job, const Assignment& planned, const std
   after.set_at_ideal(planned.at_ideal);
   after.set_resized_unix_ms(now_ms);
   leases_.AmendCurrent(before, after);
-  LeaseTable::Launch& launch = leases_.EditLaunch(job.id());
-  launch.shed_deadline_ms =
-      slice.mem_limit_gb() > mem + kMemEpsilonGb ? now_ms + static_cast<int64_t>(config_.lease_grace_s * 1000) : 0;
   *job.mutable_lease() = after;
   job.set_resizes(job.resizes() + 1);
   ++counters_.leases_resized;
@@ -87,7 +86,7 @@ bool DaemonState::ResizeLease(v1::Job& job, const Assignment& planned, const std
   return true;
 }
 
-std::vector<v1::ResizeOrder> DaemonState::ResizesFor(const v1::HeartbeatRequest& request) {
+std::vector<v1::ResizeOrder> DaemonState::ResizesFor(const v1::HeartbeatRequest& request, int64_t now_ms) {
   std::vector<v1::ResizeOrder> out;
   const std::string& node = request.name();
   for (const v1::RunningProcess& p : request.running()) {
@@ -98,10 +97,20 @@ std::vector<v1::ResizeOrder> DaemonState::ResizesFor(const v1::HeartbeatRequest&
     const v1::LeaseSlice* slice = SliceOn(lease, node);
     if (slice == nullptr || !leases_.Holds(node, {p.job_id(), p.epoch()})) continue;
     const double limit = MemLimitGb(*slice);
+    const std::vector<int> cpus(slice->cpu_ids().begin(), slice->cpu_ids().end());
+    const std::vector<int> gpus(slice->gpu_ids().begin(), slice->gpu_ids().end());
     if (p.revision() == lease.revision() && std::abs(p.mem_limit_gb() - limit) <= kMemEpsilonGb) {
       if (leases_.LaunchOf(p.job_id()).node_revision < lease.revision()) {
-        leases_.EditLaunch(p.job_id()).node_revision = lease.revision();
-        jobs_.Edit(p.job_id());  // published again once kept: its agent is told
+        LeaseTable::Launch& launch = leases_.EditLaunch(p.job_id());
+        launch.node_revision = lease.revision();
+        // Its agent is told now (published again once kept); a lowered
+        // memory limit waits from here, not from the round, for it to shed.
+        if (limit > slice->mem_gb() + kMemEpsilonGb && launch.shed_deadline_ms == 0) {
+          launch.shed_deadline_ms = now_ms + static_cast<int64_t>(config_.lease_grace_s * 1000);
+        }
+        jobs_.Edit(p.job_id());
+        // The ids it no longer has are free to launch on only now.
+        leases_.Hold(node, {p.job_id(), p.epoch()}, {gpus, cpus});
       }
       continue;
     }
@@ -119,9 +128,16 @@ std::vector<v1::ResizeOrder> DaemonState::ResizesFor(const v1::HeartbeatRequest&
     order.set_revision(lease.revision());
     *order.mutable_cpu_ids() = slice->cpu_ids();
     order.set_mem_limit_gb(limit);
-    leases_.Hold(node, {p.job_id(), p.epoch()},
-                 {std::vector<int>(slice->gpu_ids().begin(), slice->gpu_ids().end()),
-                  std::vector<int>(slice->cpu_ids().begin(), slice->cpu_ids().end())});
+    // Until the node reports it applied, the process may run on the ids it
+    // had and those it gets: no launch goes to either.
+    const auto held = leases_.HeldOn(node).find({p.job_id(), p.epoch()});
+    std::vector<int> both = cpus;
+    if (held != leases_.HeldOn(node).end()) {
+      for (int c : held->second.cpus) {
+        if (std::find(both.begin(), both.end(), c) == both.end()) both.push_back(c);
+      }
+    }
+    leases_.Hold(node, {p.job_id(), p.epoch()}, {gpus, both});
     out.push_back(std::move(order));
   }
   return out;
@@ -133,7 +149,8 @@ absl::Status DaemonState::NoteResizeReport(const v1::ProgressReport& report, int
   const v1::Lease& lease = it->second.lease();
   if (lease.epoch() != report.epoch() || lease.ending()) return absl::OkStatus();
   const bool learns_resizable = report.can_resize() && !lease.resizable();
-  const int64_t applied = std::min(report.applied_revision(), lease.revision());
+  // A revision counts as applied only once the agent can have heard of it.
+  const int64_t applied = std::min(report.applied_revision(), leases_.LaunchOf(report.job_id()).node_revision);
   const bool learns_applied = applied > lease.applied_revision();
   if (!learns_resizable && !learns_applied) return absl::OkStatus();
   Change change(*this);

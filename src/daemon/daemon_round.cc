@@ -194,6 +194,11 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
         break;
       case LeaseFate::kResize: {
         const Assignment* a = planned.at(id);
+        // Its node was drained meanwhile: left to the next round.
+        if (!NodesTakePart(*a, d.node_names)) {
+          planned.erase(id);
+          break;
+        }
         const int held_cpus = job.lease().slices_size() > 0 ? job.lease().slices(0).cpu_ids_size() : 0;
         (WholeCpus(a->slices.empty() ? 0 : a->slices.front().resources.cpus) < held_cpus ? shrinking : growing)
             .push_back(id);

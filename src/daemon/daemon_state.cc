@@ -67,15 +67,10 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
       // Running when the daemon stopped: its node has heartbeat_timeout_s to
       // report the processes, or the job is requeued.
       s->leases_.IndexCurrent(job.lease());
-      LeaseTable::Launch& launch = s->leases_.EditLaunch(job.id());
-      launch.adopt_deadline_ms = now_ms + static_cast<int64_t>(config.heartbeat_timeout_s * 1000);
-      // A lowered memory limit that was waiting for the job to shed gets
-      // the grace again.
-      for (const v1::LeaseSlice& slice : job.lease().slices()) {
-        if (slice.mem_limit_gb() > slice.mem_gb()) {
-          launch.shed_deadline_ms = now_ms + static_cast<int64_t>(config.lease_grace_s * 1000);
-        }
-      }
+      // (A lowered memory limit that was waiting for the job to shed waits
+      // again from when its node reports the revision applied.)
+      s->leases_.EditLaunch(job.id()).adopt_deadline_ms =
+          now_ms + static_cast<int64_t>(config.heartbeat_timeout_s * 1000);
       s->awaiting_adoption_ = true;
     }
     s->jobs_.Load(std::move(job));

@@ -350,11 +350,12 @@ class DaemonState {
   // applied their lease's latest revision and memory limit; a growth waits
   // while another process on the node still holds the CPU ids. Notes the
   // revisions nodes have applied (the agent is told from then on).
-  std::vector<v1::ResizeOrder> ResizesFor(const v1::HeartbeatRequest& request);
+  std::vector<v1::ResizeOrder> ResizesFor(const v1::HeartbeatRequest& request, int64_t now_ms);
   // The agent's news in a progress report: it follows resizes, or it has
   // applied a revision (then a lowered memory limit is lowered). Stored.
   absl::Status NoteResizeReport(const v1::ProgressReport& report, int64_t now_ms);
-  // Memory limits whose shedding ran past lease_grace_s are lowered.
+  // Memory limits whose shedding ran past lease_grace_s (counted from the
+  // node applying the revision) are lowered.
   void LowerOverdueMemoryLimits(Batch& batch, int64_t now_ms);
   // What a progress reply tells the job's agent of its allocation: the
   // lease's latest revision once its node has applied it.

@@ -1,15 +1,21 @@
 #include "daemon/sticky_servers.h"
 
+#include "daemon/lease_keeping.h"
 #include "daemon/round_input.h"
 #include "synergy/sticky_servers.h"
 
 namespace synergy::daemon {
 namespace {
 
-// A planned slice the lease already holds on `node`.
+// A planned slice the lease already holds on `node`: the same GPUs, CPUs
+// and memory; for a lease that follows resizes the same GPUs (the rest is
+// a resize in place there, a restart anywhere else).
 bool Holds(const v1::Lease& lease, const std::string& node, const Slice& s) {
+  const bool resizable = Resizable(lease);
   for (const v1::LeaseSlice& held : lease.slices()) {
-    if (SliceHolds(held, node, s)) return true;
+    if (resizable ? held.node() == node && held.gpu_ids_size() == s.resources.gpus : SliceHolds(held, node, s)) {
+      return true;
+    }
   }
   return false;
 }

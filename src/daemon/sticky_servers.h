@@ -2,8 +2,9 @@
 // Keeps running jobs on their nodes (synergy/sticky_servers.h, with the
 // daemon's leases): an undrained node would otherwise pull jobs back to it,
 // for one. A slice counts as held where the job's current lease has the
-// same GPUs, CPUs and memory on that node. With no current leases it
-// changes nothing.
+// same GPUs, CPUs and memory on that node (the same GPUs for a lease that
+// follows resizes: it is resized there). With no current leases it changes
+// nothing.
 #include <map>
 #include <string>
 #include <vector>

@@ -206,13 +206,19 @@ void NodeAgent::Resize(const v1::ResizeOrder& order) {
   absl::Status st = launcher_->Reconfine(order.job_id(), order.epoch(), cpus.cpu_ids, Bytes(order.mem_limit_gb()),
                                          cpus.cpu_cores, memory_grows);
   if (absl::IsNotFound(st)) return;
-  // Applied as far as this machine allows (as at launch): the daemon is
-  // told the revision either way, so that the job learns its allocation.
-  if (!st.ok()) spdlog::warn("node {}: resize of {} lease {} not fully applied: {}", offer_.name, order.job_id(),
-                             order.epoch(), std::string(st.message()));
+  if (!st.ok()) {
+    // Not reported as applied: synergyd repeats the order (its agent is not
+    // told, a lower limit is not taken for done, the old CPU ids stay held).
+    if (a->second.failed_revision != order.revision()) {
+      spdlog::warn("node {}: resize of {} lease {} to revision {} failed (retried every heartbeat): {}", offer_.name,
+                   order.job_id(), order.epoch(), order.revision(), std::string(st.message()));
+      a->second.failed_revision = order.revision();
+    }
+    return;
+  }
   spdlog::info("node {}: {} lease {} resized in place (revision {}): {} cpus, memory limit {:.2f} GB", offer_.name,
                order.job_id(), order.epoch(), order.revision(), order.cpu_ids_size(), order.mem_limit_gb());
-  a->second = Applied{order.revision(), order.mem_limit_gb()};
+  a->second = Applied{order.revision(), order.mem_limit_gb(), 0};
   ++stats_.resizes;
 }
 
@@ -298,7 +304,7 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
       continue;
     }
     ++stats_.launches;
-    applied_[{l.job_id(), l.epoch()}] = Applied{0, l.mem_gb()};
+    applied_[{l.job_id(), l.epoch()}] = Applied{0, l.mem_gb(), 0};
     spdlog::info("node {}: launched {} lease {} pid {} (gpus {}, {} cpus, {:.1f} GB)", offer_.name, l.job_id(),
                  l.epoch(), *pid, l.gpu_ids_size(), l.cpu_ids_size(), l.mem_gb());
   }

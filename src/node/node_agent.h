@@ -82,6 +82,7 @@ class NodeAgent {
   struct Applied {
     int64_t revision = 0;
     double mem_limit_gb = 0;
+    int64_t failed_revision = 0;  // the last revision that could not be applied (said once)
   };
   std::map<std::pair<std::string, int64_t>, Applied> applied_;
   // Registration and leaving live here only: the HTTP thread reads them.

@@ -344,6 +344,24 @@ std::string SetAffinity(pid_t pid, const std::vector<int>& cpu_ids) {
   return "";
 }
 
+// Pins every thread of every process in process group `pgid` to `cpu_ids`;
+// "" or the first problem. Processes that exit meanwhile are skipped.
+std::string RepinProcessGroup(pid_t pgid, const std::vector<int>& cpu_ids) {
+  std::error_code ec;
+  for (const auto& proc : std::filesystem::directory_iterator("/proc", ec)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(proc.path().filename().c_str()));
+    if (pid <= 0 || ::getpgid(pid) != pgid) continue;
+    std::error_code task_ec;
+    for (const auto& task : std::filesystem::directory_iterator(proc.path() / "task", task_ec)) {
+      const pid_t tid = static_cast<pid_t>(std::atoi(task.path().filename().c_str()));
+      if (tid <= 0) continue;
+      std::string problem = SetAffinity(tid, cpu_ids);
+      if (!problem.empty() && errno != ESRCH) return problem;
+    }
+  }
+  return "";
+}
+
 pid_t WaitBlocking(pid_t pid, int* status) {
   pid_t waited;
   do {
@@ -606,16 +624,11 @@ absl::Status ProcessLauncher::Reconfine(const std::string& job_id, int64_t epoch
     problems.emplace_back(st.message());
   }
   // Where a cpuset cgroup exists, the kernel has already moved every task
-  // of the group; without one, the first process's threads at least.
+  // of the group; without one, every thread of every process in the job's
+  // process group (its data workers included) is pinned again.
   if (!cpu_ids.empty() && !cgroups_.cpuset()) {
-    std::error_code ec;
-    for (const auto& task : std::filesystem::directory_iterator(absl::StrCat("/proc/", it->second.pid, "/task"), ec)) {
-      const pid_t tid = static_cast<pid_t>(std::atoi(task.path().filename().c_str()));
-      if (tid <= 0) continue;
-      if (std::string problem = SetAffinity(tid, cpu_ids); !problem.empty()) {
-        problems.push_back(problem);
-        break;
-      }
+    if (std::string problem = RepinProcessGroup(it->second.pid, cpu_ids); !problem.empty()) {
+      problems.push_back(problem);
     }
   }
   if (problems.empty()) return absl::OkStatus();

@@ -219,7 +219,9 @@ class Engine {
       SimJob* job = by_id_.at(a.job);
       if (!config_.reference_compatible) {
         auto p = previous.find(a.job);
-        ChargeChange(*job, ChangeOf(*job, p == previous.end() ? std::vector<Slice>() : p->second, a.slices));
+        const std::vector<Slice>& before = p == previous.end() ? std::vector<Slice>() : p->second;
+        // One server: one agent to confirm, as synergyd resizes only those.
+        ChargeChange(*job, ChangeOf(*job, before, a.slices), before.size() == 1);
         job->held = a.slices;
         job->held_speedup = a.speedup;
         job->held_at_ideal = a.at_ideal;
@@ -254,14 +256,25 @@ class Engine {
 
   // Relabels `plan` (on `cluster`, whose server i is servers_of[i] of the
   // whole cluster) so that running jobs stay on their servers.
+  // As synergyd: a slice is held where the job has the same GPUs, CPUs and
+  // memory, or the same GPUs when it is resized in place.
   void Stick(Plan& plan, const Cluster& cluster, const std::vector<int>& servers_of) const {
     StickToCurrentServers(plan, cluster, [&](JobId id, int server, const Slice& s) {
-      for (const Slice& h : by_id_.at(id)->held) {
-        if (h.server == servers_of[server] && h.resources.gpus == s.resources.gpus) return true;
+      const SimJob& job = *by_id_.at(id);
+      const bool resizable = Resizable(job);
+      for (const Slice& h : job.held) {
+        if (h.server != servers_of[server] || h.resources.gpus != s.resources.gpus) continue;
+        if (resizable || (std::abs(h.resources.cpus - s.resources.cpus) < 1e-9 &&
+                          std::abs(h.resources.mem_gb - s.resources.mem_gb) < 1e-9)) {
+          return true;
+        }
       }
       return false;
     });
   }
+
+  // As synergyd's Resizable: resizes in place, and one server (one agent).
+  bool Resizable(const SimJob& job) const { return config_.resize_in_place && job.held.size() == 1; }
 
   // synergyd's lease keeping (daemon/round_planner.h) on the simulator's
   // jobs: the jobs the plan would move or grow by too little keep what they
@@ -277,7 +290,7 @@ class Engine {
       h.slices = job.held;
       h.speedup = job.held_speedup;
       h.checkpoints = true;
-      h.resizable = config_.resize_in_place;
+      h.resizable = Resizable(job);
       return h;
     };
     for (int replan = 0; replan < kMaxReplans; ++replan) {
@@ -341,13 +354,13 @@ class Engine {
               [](const Assignment& x, const Assignment& y) { return x.job < y.job; });
   }
 
-  void ChargeChange(SimJob& job, LeaseChange change) {
+  void ChargeChange(SimJob& job, LeaseChange change, bool one_server) {
     switch (change) {
       case LeaseChange::kFirstStart:
       case LeaseChange::kSame:
         return;
       case LeaseChange::kResize:
-        if (config_.resize_in_place) {
+        if (config_.resize_in_place && one_server) {
           ++job.resizes;
           return;
         }
@@ -356,7 +369,9 @@ class Engine {
         break;
     }
     ++job.restarts;
-    job.restart_debt_s += config_.restart_cost_s;
+    // A restart cut short by a preemption is lost work; this one costs its
+    // own time, not the rest of the last one on top.
+    job.restart_debt_s = config_.restart_cost_s;
   }
 
   // Progress for one round at the allocation the job was given, less the

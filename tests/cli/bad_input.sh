@@ -71,10 +71,19 @@ expect bad_measure "--measure: '5,5'" --load 9 --measure 5,5 "${run[@]}"
 expect bad_opt_nodes "--opt-branch-nodes: '0'" --trace "$work/good.csv" --policy fifo --mechanism opt --opt-branch-nodes 0
 expect wall_clock_gone "unknown flag '--opt-time-limit-ms'" --trace "$work/good.csv" --policy fifo --mechanism opt --opt-time-limit-ms 100
 expect both_workloads "exactly one of --trace" --trace "$work/good.csv" --load 9 "${run[@]}"
+expect negative_restart_cost "--restart-cost: '-5'" --trace "$work/good.csv" --restart-cost -5 "${run[@]}"
+expect nan_restart_cost "--restart-cost: 'nan'" --trace "$work/good.csv" --restart-cost nan "${run[@]}"
+expect reference_restart_cost "--restart-cost: '30' is not charged with --reference-compatible" \
+  --trace "$work/good.csv" --restart-cost 30 --reference-compatible "${run[@]}"
+expect reference_resize "--resize-in-place and --keep-leases: not with --reference-compatible" \
+  --trace "$work/good.csv" --resize-in-place --reference-compatible "${run[@]}"
 
-# A good run still works and writes a complete report.
-if "$sim" run --trace "$work/good.csv" "${run[@]}" --out "$work/good" >/dev/null &&
-   [[ -f $work/good/summary.json && -f $work/good/jobs.csv ]]; then
+# A good run still works and writes a complete report, with the restart
+# model's settings and counts.
+if "$sim" run --trace "$work/good.csv" "${run[@]}" --restart-cost 30 --resize-in-place --out "$work/good" >/dev/null &&
+   [[ -f $work/good/summary.json && -f $work/good/jobs.csv ]] &&
+   grep -q '"restart_cost_s": 30' "$work/good/summary.json" && grep -q '"resizes": 0' "$work/good/summary.json" &&
+   [[ $(head -1 "$work/good/jobs.csv") == *,jct_s,restarts,resizes ]]; then
   echo "ok   good run"
 else
   echo "FAIL good run"

@@ -98,20 +98,27 @@ TEST_F(ResizeTest, APeerShrinksTheJobInPlaceAndTheNodeChangesItBeforeTheAgentHea
   EXPECT_EQ(before->revision(), 0);
   EXPECT_FALSE(before->lease_ending());
 
-  // The node's next heartbeat carries the resize before the peer's launch.
+  // The node's next heartbeat carries the resize; the peer is launched on
+  // the freed CPUs only once the node reports it applied it.
   v1::HeartbeatResponse beat = Beat(*s_, "n1", 60020, {Running(a_, epoch_, 0, alone_.mem_gb())});
   const v1::ResizeOrder* order = OrderFor(beat, a_);
   ASSERT_NE(order, nullptr);
   EXPECT_EQ(order->revision(), 1);
   EXPECT_EQ(order->cpu_ids_size(), shrunk.cpu_ids_size());
-  EXPECT_DOUBLE_EQ(order->mem_limit_gb(), std::max(alone_.mem_gb(), shrunk.mem_gb()))
+  const double held_limit = order->mem_limit_gb();
+  EXPECT_DOUBLE_EQ(held_limit, std::max(alone_.mem_gb(), shrunk.mem_gb()))
       << "memory is not lowered before the job sheds";
+  EXPECT_EQ(beat.launch_size(), 0) << "the job may still run on the CPUs the peer gets";
+  beat = Beat(*s_, "n1", 60025, {Running(a_, epoch_, 0, alone_.mem_gb())});
+  EXPECT_NE(OrderFor(beat, a_), nullptr) << "repeated until the node reports it applied";
+  EXPECT_EQ(beat.launch_size(), 0);
+
+  // Applied: no order again, the peer launches, and the agent hears its
+  // allocation.
+  beat = Beat(*s_, "n1", 60030, {Running(a_, epoch_, 1, held_limit)});
+  EXPECT_EQ(OrderFor(beat, a_), nullptr);
   ASSERT_EQ(beat.launch_size(), 1);
   EXPECT_EQ(beat.launch(0).job_id(), b);
-
-  // Applied: no order again, and the agent hears its allocation.
-  beat = Beat(*s_, "n1", 60030, {Running(a_, epoch_, 1, order->mem_limit_gb())});
-  EXPECT_EQ(OrderFor(beat, a_), nullptr);
   auto told = s_->ReportProgress(Report(a_, epoch_, true), 60040);
   ASSERT_TRUE(told.ok());
   EXPECT_EQ(told->revision(), 1);
@@ -130,6 +137,9 @@ TEST_F(ResizeTest, ALowerMemoryLimitWaitsForTheAgentsConfirmation) {
   if (!(shrunk.mem_gb() < alone_.mem_gb())) GTEST_SKIP() << "the plan did not lower the job's memory";
   EXPECT_DOUBLE_EQ(shrunk.mem_limit_gb(), alone_.mem_gb());
   Beat(*s_, "n1", 60010, {Running(a_, epoch_, 0, alone_.mem_gb())});
+  // An agent cannot confirm what it cannot have heard of.
+  ASSERT_TRUE(s_->ReportProgress(Report(a_, epoch_, true, 1), 60015).ok());
+  EXPECT_EQ(s_->GetJob(a_)->lease().applied_revision(), 0) << "taken before the node applied it";
   Beat(*s_, "n1", 60020, {Running(a_, epoch_, 1, alone_.mem_gb())});
   // A report that is news (applied 1) goes past the board to the daemon.
   v1::ProgressReply unused;
@@ -158,9 +168,14 @@ TEST_F(ResizeTest, AnUnconfirmedShrinkLowersTheMemoryLimitAfterTheGrace) {
   const v1::LeaseSlice shrunk = s_->GetJob(a_)->lease().slices(0);
   if (!(shrunk.mem_gb() < alone_.mem_gb())) GTEST_SKIP() << "the plan did not lower the job's memory";
   Beat(*s_, "n1", 60010, {Running(a_, epoch_, 0, alone_.mem_gb())});
-  ASSERT_TRUE(s_->Tick(60010 + 1000).ok());
+  const int64_t grace_ms = static_cast<int64_t>(config_.lease_grace_s * 1000);
+  ASSERT_TRUE(s_->Tick(60000 + grace_ms + 10).ok());
+  EXPECT_DOUBLE_EQ(s_->GetJob(a_)->lease().slices(0).mem_limit_gb(), alone_.mem_gb())
+      << "the grace counts from the node applying the revision (the agent could not shed before)";
+  Beat(*s_, "n1", 70000, {Running(a_, epoch_, 1, alone_.mem_gb())});
+  ASSERT_TRUE(s_->Tick(70000 + 1000).ok());
   EXPECT_DOUBLE_EQ(s_->GetJob(a_)->lease().slices(0).mem_limit_gb(), alone_.mem_gb()) << "within lease_grace_s";
-  ASSERT_TRUE(s_->Tick(60000 + static_cast<int64_t>(config_.lease_grace_s * 1000) + 10).ok());
+  ASSERT_TRUE(s_->Tick(70000 + grace_ms + 10).ok());
   EXPECT_DOUBLE_EQ(s_->GetJob(a_)->lease().slices(0).mem_limit_gb(), shrunk.mem_gb());
 }
 

@@ -20,6 +20,14 @@ v1::ProgressReport Report(const std::string& job, int64_t epoch, int64_t done, d
   return r;
 }
 
+// A lease open to progress: `epoch`, capped at `iterations`.
+ProgressBoard::OpenLease Open(int64_t epoch, int64_t iterations) {
+  ProgressBoard::OpenLease open;
+  open.epoch = epoch;
+  open.iterations = iterations;
+  return open;
+}
+
 // Takes a report the way the service does, dropping the reply.
 bool Take(ProgressBoard& board, const v1::ProgressReport& report) {
   v1::ProgressReply reply;
@@ -29,7 +37,7 @@ bool Take(ProgressBoard& board, const v1::ProgressReport& report) {
 TEST(ProgressBoard, TakesReportsOnlyUnderThePublishedLease) {
   ProgressBoard board;
   EXPECT_FALSE(Take(board, Report("j-000001", 3, 10))) << "nothing published";
-  board.Publish("j-000001", ProgressBoard::OpenLease{3, 0});
+  board.Publish("j-000001", Open(3, 0));
   EXPECT_FALSE(Take(board, Report("j-000001", 2, 10))) << "an older epoch";
   EXPECT_TRUE(Take(board, Report("j-000001", 3, 10)));
   board.Publish("j-000001", std::nullopt);
@@ -42,7 +50,7 @@ TEST(ProgressBoard, TakesReportsOnlyUnderThePublishedLease) {
 
 TEST(ProgressBoard, KeepsTheHighestCappedCountAndTheLatestThroughput) {
   ProgressBoard board;
-  board.Publish("j-000001", ProgressBoard::OpenLease{1, 100});
+  board.Publish("j-000001", Open(1, 100));
   ASSERT_TRUE(Take(board, Report("j-000001", 1, 60, 5)));
   ASSERT_TRUE(Take(board, Report("j-000001", 1, 40, 7)));  // late, out of order
   ASSERT_TRUE(Take(board, Report("j-000001", 1, 1000000000, 9)));
