@@ -48,8 +48,9 @@ bool Disjoint(const v1::LeaseSlice& a, const v1::LeaseSlice& b) {
 class ResizeTest : public DaemonStateTest {
  protected:
   // TUNE on one node of 2 GPUs, 8 CPUs and 32 GB: a CPU-sensitive job (res18)
-  // alone gets more than its share; its agent follows resizes.
-  void StartAlone() {
+  // alone gets more than its share; its agent says whether it follows
+  // resizes.
+  void StartAlone(bool follows_resizes = true) {
     config_.policy = "fifo";
     config_.mechanism = "tune";
     s_ = Open();
@@ -60,10 +61,10 @@ class ResizeTest : public DaemonStateTest {
     epoch_ = lease.epoch();
     alone_ = lease.slices(0);
     ASSERT_EQ(Beat(*s_, "n1", 10).launch_size(), 1);
-    auto reply = s_->ReportProgress(Report(a_, epoch_, true), 20);
+    auto reply = s_->ReportProgress(Report(a_, epoch_, follows_resizes), 20);
     ASSERT_TRUE(reply.ok()) << reply.status();
     EXPECT_EQ(reply->revision(), 0) << "nothing resized yet";
-    ASSERT_TRUE(s_->GetJob(a_)->lease().resizable()) << "stored once the agent says so";
+    ASSERT_EQ(s_->GetJob(a_)->lease().resizable(), follows_resizes) << "stored once the agent says so";
     ASSERT_GT(alone_.cpu_ids_size(), 4) << "alone, TUNE gives the sensitive job more than its share of 4";
   }
 
@@ -202,15 +203,7 @@ TEST_F(ResizeTest, ThePeerLeavingGrowsTheJobBackInTheSameLease) {
 }
 
 TEST_F(ResizeTest, AJobWhoseAgentDoesNotFollowResizesIsRestartedAsBefore) {
-  config_.policy = "fifo";
-  config_.mechanism = "tune";
-  s_ = Open();
-  AddNode(*s_, "n1", 2, 8, 32, 0);
-  a_ = *s_->Submit(Spec(1, "res18", 1000000), "alice", 0);
-  ASSERT_TRUE(s_->RunRound(0).ok());
-  epoch_ = s_->GetJob(a_)->lease().epoch();
-  Beat(*s_, "n1", 10);
-  ASSERT_TRUE(s_->ReportProgress(Report(a_, epoch_, false), 20).ok());
+  StartAlone(/*follows_resizes=*/false);
   *s_->Submit(Spec(1, "res18", 1000), "bob", 1000);
   ASSERT_TRUE(s_->RunRound(60000).ok());
   const v1::Job job = *s_->GetJob(a_);
