@@ -22,7 +22,12 @@ wait_for_nodes 1
 job_field() {  # ID PYTHON_EXPRESSION_OF_j
   ctl get job "$1" -o json | python3 -c 'import json,sys; j=json.load(sys.stdin); j=j["jobs"][0] if "jobs" in j else j; print('"$2"')'
 }
-a=$(submit main 1 res18 1200 --follow-resizes --hold-mem 0.6 --iteration-ms 20)
+# Under a sanitizer the allocator keeps freed memory in quarantine (ASan:
+# 256 MB) and adds its own: a job cannot shed, so the memory-kill check
+# means nothing there and is left out; the rest is checked as always.
+hold=0.6
+grep -q '^CMAKE_CXX_FLAGS:.*-fsanitize' "$BIN/CMakeCache.txt" 2>/dev/null && hold=0
+a=$(submit main 1 res18 1200 --follow-resizes --hold-mem "$hold" --iteration-ms 20)
 for _ in $(seq 100); do [[ $(state_of "$a") == running ]] && break; sleep 0.1; done
 [[ $(state_of "$a") == running ]] || fail "$a is $(state_of "$a")"
 for _ in $(seq 50); do [[ $(job_field "$a" 'j.get("lease", {}).get("resizable", False)') == True ]] && break; sleep 0.1; done
