@@ -32,6 +32,14 @@ constexpr double kMemEpsilonGb = 1e-6;
 // The memory limit a slice's node is to enforce now (0 stored: mem_gb).
 double MemLimitGb(const v1::LeaseSlice& s) { return s.mem_limit_gb() > 0 ? s.mem_limit_gb() : s.mem_gb(); }
 
+// Every slice's memory limit down to its memory (the job has shed, or may
+// no longer wait).
+void LowerMemoryLimits(v1::Lease& lease) {
+  for (v1::LeaseSlice& s : *lease.mutable_slices()) {
+    if (MemLimitGb(s) > s.mem_gb() + kMemEpsilonGb) s.set_mem_limit_gb(s.mem_gb());
+  }
+}
+
 const v1::LeaseSlice* SliceOn(const v1::Lease& lease, const std::string& node) {
   for (const v1::LeaseSlice& s : lease.slices()) {
     if (s.node() == node) return &s;
@@ -161,9 +169,7 @@ absl::Status DaemonState::NoteResizeReport(const v1::ProgressReport& report, int
   if (learns_applied) {
     amended.set_applied_revision(applied);
     if (applied == amended.revision()) {
-      for (v1::LeaseSlice& s : *amended.mutable_slices()) {
-        if (MemLimitGb(s) > s.mem_gb() + kMemEpsilonGb) s.set_mem_limit_gb(s.mem_gb());
-      }
+      LowerMemoryLimits(amended);
       leases_.EditLaunch(job.id()).shed_deadline_ms = 0;
     }
     Record(batch, job, absl::StrFormat("lease %d: the job applied revision %d", amended.epoch(), applied), now_ms);
@@ -182,9 +188,7 @@ void DaemonState::LowerOverdueMemoryLimits(Batch& batch, int64_t now_ms) {
     leases_.EditLaunch(id).shed_deadline_ms = 0;
     v1::Job& job = jobs_.Edit(id);
     if (!job.has_lease()) continue;
-    for (v1::LeaseSlice& s : *job.mutable_lease()->mutable_slices()) {
-      if (MemLimitGb(s) > s.mem_gb() + kMemEpsilonGb) s.set_mem_limit_gb(s.mem_gb());
-    }
+    LowerMemoryLimits(*job.mutable_lease());
     Record(batch, job,
            absl::StrFormat("lease %d: revision %d not confirmed within %g s; memory limit lowered now",
                            job.lease().epoch(), job.lease().revision(), config_.lease_grace_s),
