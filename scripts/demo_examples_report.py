@@ -6,11 +6,16 @@
                              the sample time in "t"), shows the wide table
                              every 5 s, returns when every job has ended
                              (exit 1 after 10 minutes)
-  report PROP TUNE           per job and mechanism: the CPUs of its training
+  profiles SYNERGYCTL OUT    waits until every job has a measured profile
+                             (exit 1 after 5 minutes), writes them to OUT
+                             by job name
+  points PROFILES NAME       one job's points from OUT, as a YAML (JSON)
+                             list for a job spec's profile_points
+  report PROFILES PROP TUNE  per job and mechanism: the CPUs of its training
                              leases, its throughput (median of the agent's
                              1-second reports while it trained), its training
-                             time (first training lease to the end), its JCT
-                             and its profiling cost
+                             time (first training lease to the end), its JCT;
+                             and the profile both runs were scheduled from
 """
 import json
 import statistics
@@ -42,6 +47,31 @@ def watch(ctl, path):
     return 1
 
 
+def get_jobs(ctl):
+    return json.loads(subprocess.run([ctl, "get", "jobs", "-o", "json"], check=True,
+                                     capture_output=True, text=True).stdout or "{}").get("jobs", [])
+
+
+def profiles(ctl, path):
+    start = time.time()
+    while time.time() - start < 300:
+        jobs = get_jobs(ctl)
+        if jobs and all(j.get("measured_profile", {}).get("points") for j in jobs):
+            with open(path, "w") as out:
+                json.dump({j["spec"].get("name", j["id"]): j["measured_profile"] for j in jobs}, out)
+            return 0
+        if any(j["state"] in DONE for j in jobs):
+            return 1
+        time.sleep(1)
+    return 1
+
+
+def points(path, name):
+    keys = ("cpus", "mem_gb", "throughput")
+    print(json.dumps([{k: p.get(k, 0) for k in keys} for p in json.load(open(path))[name]["points"]]))
+    return 0
+
+
 def summarise(path):
     jobs = {}
     for line in open(path):
@@ -61,7 +91,6 @@ def summarise(path):
     out = {}
     for name, s in jobs.items():
         j = s["job"]
-        profile = j.get("measured_profile", {})
         out[name] = {
             "state": j["state"].replace("JOB_STATE_", "").lower(),
             "cpus": s["cpus"],
@@ -70,7 +99,6 @@ def summarise(path):
             if int(j.get("finished_unix_ms", 0)) > 0 else float("nan"),
             "train": int(j.get("finished_unix_ms", 0)) / 1000.0 - s["train_start"]
             if int(j.get("finished_unix_ms", 0)) > 0 and "train_start" in s else float("nan"),
-            "profile": profile,
         }
     return out
 
@@ -80,11 +108,12 @@ def cpu_list(run):
     return ",".join(str(c) for c in run["cpus"]) or "-"
 
 
-def report(proportional, tune):
+def report(profiles_path, proportional, tune):
+    measured = json.load(open(profiles_path))
     runs = {"proportional": summarise(proportional), "tune": summarise(tune)}
     print()
     print(f"{'JOB':<10} {'MECHANISM':<13} {'STATE':<10} {'CPUS':>5} {'IT/S':>7} {'TRAIN S':>8} {'JCT S':>7}  "
-          "PROFILE (CPUs:it/s, seconds)")
+          "PROFILE (CPUs:it/s, measured once, seconds)")
     names = sorted(set(runs["proportional"]) | set(runs["tune"]))
     for name in names:
         for mechanism, run in runs.items():
@@ -92,11 +121,12 @@ def report(proportional, tune):
             if r is None:
                 continue
             cpus = cpu_list(r)
-            points = {}
-            for p in r["profile"].get("points", []):
-                points[p.get("cpus", 0)] = max(points.get(p.get("cpus", 0), 0), p.get("throughput", 0))
-            prof = " ".join(f"{c:g}:{t:.0f}" for c, t in sorted(points.items()))
-            prof += f" ({r['profile'].get('seconds', 0):.1f} s)" if points else "-"
+            profile = measured.get(name, {})
+            best = {}
+            for p in profile.get("points", []):
+                best[p.get("cpus", 0)] = max(best.get(p.get("cpus", 0), 0), p.get("throughput", 0))
+            prof = " ".join(f"{c:g}:{t:.0f}" for c, t in sorted(best.items()))
+            prof += f" ({profile.get('seconds', 0):.1f} s)" if best else "-"
             print(f"{name:<10} {mechanism:<13} {r['state']:<10} {cpus:>5} {r['throughput']:>7.1f} {r['train']:>8.1f} "
                   f"{r['jct']:>7.1f}  {prof}")
     print()
@@ -121,6 +151,11 @@ def report(proportional, tune):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "watch":
         sys.exit(watch(sys.argv[2], sys.argv[3]))
-    if len(sys.argv) == 4 and sys.argv[1] == "report":
-        sys.exit(report(sys.argv[2], sys.argv[3]))
-    sys.exit("usage: demo_examples_report.py watch SYNERGYCTL SAMPLES | report PROP_SAMPLES TUNE_SAMPLES")
+    if len(sys.argv) == 4 and sys.argv[1] == "profiles":
+        sys.exit(profiles(sys.argv[2], sys.argv[3]))
+    if len(sys.argv) == 4 and sys.argv[1] == "points":
+        sys.exit(points(sys.argv[2], sys.argv[3]))
+    if len(sys.argv) == 5 and sys.argv[1] == "report":
+        sys.exit(report(sys.argv[2], sys.argv[3], sys.argv[4]))
+    sys.exit("usage: demo_examples_report.py watch SYNERGYCTL SAMPLES | profiles SYNERGYCTL OUT | "
+             "points PROFILES NAME | report PROFILES PROP_SAMPLES TUNE_SAMPLES")

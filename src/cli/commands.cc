@@ -20,10 +20,11 @@ constexpr const char* kGlobalAbout =
 
 const std::vector<CommandHelp>& Commands() {
   static const std::vector<CommandHelp> kCommands = {
-      {"submit", "submit -f JOB.yaml",
+      {"submit", "submit -f JOB.yaml [--profile-of ID]",
        "Submits a job; prints its id. The spec's fields are in docs/job-spec.md; a bad spec is refused here\n"
-       "with its file, line and field, and nothing is submitted.",
-       {"-f"}},
+       "with its file, line and field, and nothing is submitted. --profile-of: the job is scheduled from the\n"
+       "profile job ID measured (its profile_points), and not profiled again whatever the spec's profile says.",
+       {"-f", "--profile-of"}},
       {"get",
        "get jobs [ID...] [--state S,S] [--user U] [--tenant T] [--sort-by KEY] [-o wide|json|yaml|name] [-w]\n"
        "get nodes [-o wide|json|yaml|name] [-w]",

@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   c.security.server_name = std::getenv("SYNERGY_TLS_SERVER_NAME") ? std::getenv("SYNERGY_TLS_SERVER_NAME") : "";
   c.security.plaintext = std::getenv("SYNERGY_PLAINTEXT") && std::string(std::getenv("SYNERGY_PLAINTEXT")) == "1";
   std::vector<std::string> args;
-  std::string output, file, states, since, reason;
+  std::string output, file, states, since, reason, profile_of;
   std::optional<int> priority;
   synergy::cli::LogsOptions logs;
   bool help = false;
@@ -124,6 +124,8 @@ int main(int argc, char** argv) {
                      std::to_string(synergy::service::kMaxPriorityClass));
       }
       priority = p;
+    } else if (a == "--profile-of") {
+      if (!value(profile_of)) return Usage("--profile-of needs a job id");
     } else if (a == "--reason") {
       if (!value(reason)) return Usage("--reason needs a text");
     } else if (a == "--follow" || (a == "-f" && !args.empty() && args[0] == "logs")) {
@@ -163,6 +165,7 @@ int main(int argc, char** argv) {
   const std::string& cmd = args[0];
   if (priority && cmd != "update") return Usage("--priority is for update only");
   if (!reason.empty() && cmd != "drain") return Usage("--reason is for drain only");
+  if (!profile_of.empty() && cmd != "submit") return Usage("--profile-of is for submit only");
   if ((logs.follow || logs.epoch != 0 || logs.rank != 0 || logs.stderr_stream) && cmd != "logs") {
     return Usage("--follow, --lease, --rank and --stderr are for logs only");
   }
@@ -207,6 +210,21 @@ int main(int argc, char** argv) {
     if (!spec.ok()) {
       std::cerr << "synergyctl: " << spec.status().message() << "\n";
       return 2;
+    }
+    if (!profile_of.empty()) {
+      if (spec->profile_points_size() > 0) return Usage(file + ": profile_points: given, and --profile-of too");
+      v1::GetJobRequest get;
+      get.set_job_id(profile_of);
+      v1::Job measured;
+      auto ctx = c.Call(false);
+      if (grpc::Status st = c.stub->GetJob(ctx.get(), get, &measured); !st.ok()) return Refused(st);
+      if (measured.measured_profile().points_size() == 0) {
+        std::cerr << "synergyctl: --profile-of: job " << synergy::service::EscapeForDisplay(profile_of)
+                  << " has no measured profile\n";
+        return 1;
+      }
+      *spec->mutable_profile_points() = measured.measured_profile().points();
+      spec->set_profile(false);
     }
     v1::SubmitJobRequest req;
     *req.mutable_spec() = *spec;

@@ -204,6 +204,8 @@ std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   if (j.has_measured_profile()) {
     line("Profile", absl::StrFormat("measured: %d points in %.1f s (lease %d)", j.measured_profile().points_size(),
                                     j.measured_profile().seconds(), j.measured_profile().epoch()));
+  } else if (j.spec().profile_points_size() > 0) {
+    line("Profile", absl::StrFormat("given in its spec: %d points", j.spec().profile_points_size()));
   } else {
     line("Profile", j.spec().model().empty() ? "none (proportional share)" : "zoo model " + j.spec().model());
   }

@@ -83,7 +83,10 @@ RoundJob RoundJobOf(const v1::Job& job, int64_t attained_service_ms, bool runnin
   r.lease_at_ideal = job.lease().at_ideal();
   r.running = running;
   if (job.spec().uses_agent()) {
-    for (const v1::ProfilePoint& p : job.measured_profile().points()) {
+    // What the job measured itself wins over what its spec brought.
+    const auto& points =
+        job.has_measured_profile() ? job.measured_profile().points() : job.spec().profile_points();
+    for (const v1::ProfilePoint& p : points) {
       r.measured.push_back(MeasuredPoint{p.cpus(), p.mem_gb(), p.throughput()});
     }
   }

@@ -71,7 +71,7 @@ struct RoundJob {
   double lease_speedup = 0;
   bool lease_at_ideal = false;
   bool running = false;  // its lease has (or may have) processes
-  std::vector<MeasuredPoint> measured;  // what its agent measured, if anything
+  std::vector<MeasuredPoint> measured;  // what its agent measured, else its spec's profile_points
 };
 RoundJob RoundJobOf(const v1::Job& job, int64_t attained_service_ms, bool running);
 

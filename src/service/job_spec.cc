@@ -36,6 +36,29 @@ absl::Status ReadCommand(const YamlValue& value, v1::JobSpec& spec) {
   return absl::OkStatus();
 }
 
+// profile_points: [{cpus: 2, mem_gb: 8, throughput: 41.5}, ...]; the
+// bounds are ValidateJobSpecFields', as for a SubmitJob that sent them.
+absl::Status ReadProfilePoints(const YamlValue& value, v1::JobSpec& spec) {
+  absl::StatusOr<std::vector<YamlValue>> items = value.List(1, kMaxProfilePoints);
+  if (!items.ok()) return items.status();
+  for (const YamlValue& item : *items) {
+    absl::StatusOr<YamlMap> m = item.Map({"cpus", "mem_gb", "throughput"});
+    if (!m.ok()) return m.status();
+    // Every key is required: an absent one fails its read.
+    absl::StatusOr<double> cpus = m->Get("cpus").Double(DoubleRange::Positive(kMaxProfileCpus));
+    if (!cpus.ok()) return cpus.status();
+    absl::StatusOr<double> mem_gb = m->Get("mem_gb").Double(DoubleRange::Positive(kMaxMemoryGb));
+    if (!mem_gb.ok()) return mem_gb.status();
+    absl::StatusOr<double> throughput = m->Get("throughput").Double(DoubleRange::NonNegative(kMaxThroughput));
+    if (!throughput.ok()) return throughput.status();
+    v1::ProfilePoint* p = spec.add_profile_points();
+    p->set_cpus(*cpus);
+    p->set_mem_gb(*mem_gb);
+    p->set_throughput(*throughput);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
   std::string name, model, tenant;
   int gpus = 0, max_retries = -1, priority = 0;
@@ -52,6 +75,7 @@ absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
   st.Update(m.Read("uses_agent", uses_agent));
   st.Update(m.Read("profile", profile));
   if (m.Has("command")) st.Update(ReadCommand(m.Get("command"), spec));
+  if (m.Has("profile_points")) st.Update(ReadProfilePoints(m.Get("profile_points"), spec));
   if (m.Has("env")) {
     absl::StatusOr<std::map<std::string, std::string>> env = m.Get("env").StringMap(kMaxEnvVars, kMaxEnvBytes);
     if (env.ok()) spec.mutable_env()->insert(env->begin(), env->end());
@@ -100,6 +124,14 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobLimits& limits) {
   }
   if (spec.profile() && !spec.uses_agent()) {
     return absl::InvalidArgumentError("spec.profile: needs uses_agent (only the agent can measure)");
+  }
+  if (spec.profile_points_size() > 0 && !spec.uses_agent()) {
+    return absl::InvalidArgumentError(
+        "spec.profile_points: needs uses_agent (a plain process keeps its proportional share)");
+  }
+  if (spec.profile_points_size() > 0 && spec.profile()) {
+    return absl::InvalidArgumentError(
+        "spec.profile_points: given with profile: true (measure it again, or use these points: not both)");
   }
   if (limits.zoo != nullptr && !spec.model().empty() && limits.zoo->Find(spec.model()) < 0) {
     std::vector<std::string> names;

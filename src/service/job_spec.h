@@ -13,10 +13,12 @@ namespace synergy::service {
 // The fields of a job spec file, each described in docs/job-spec.md.
 inline constexpr const char* kJobSpecFields[] = {"name",    "model",      "gpus",    "iterations",
                                                  "command", "env",        "tenant",  "max_retries",
-                                                 "uses_agent", "profile", "priority"};
+                                                 "uses_agent", "profile", "priority",
+                                                 "profile_points"};
 
 // Parses a job spec file (kJobSpecFields; command is a list, or a string
-// split on spaces; env a map). An unknown field is an error.
+// split on spaces; env a map; profile_points a list of {cpus, mem_gb,
+// throughput} maps). An unknown field is an error.
 absl::StatusOr<v1::JobSpec> ParseJobSpecYaml(const std::string& text, const std::string& file);
 
 // Priority classes run from 0 (the default) to this.

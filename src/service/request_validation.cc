@@ -204,6 +204,20 @@ absl::Status CheckLeaseKey(absl::string_view job_id, int64_t epoch) {
   return CheckInt("epoch", epoch, 0, INT64_MAX);
 }
 
+// A measured profile's points, from an agent or in a job spec.
+absl::Status CheckProfilePoints(absl::string_view path,
+                                const google::protobuf::RepeatedPtrField<v1::ProfilePoint>& points) {
+  if (auto st = CheckCount(path, points.size(), kMaxProfilePoints, "points"); !st.ok()) return st;
+  for (int i = 0; i < points.size(); ++i) {
+    const std::string at = absl::StrCat(path, "[", i, "]");
+    const v1::ProfilePoint& p = points[i];
+    if (auto st = CheckFinite(at + ".cpus", p.cpus(), 0, kMaxProfileCpus, true); !st.ok()) return st;
+    if (auto st = CheckFinite(at + ".mem_gb", p.mem_gb(), 0, kMaxMemoryGb, true); !st.ok()) return st;
+    if (auto st = CheckFinite(at + ".throughput", p.throughput(), 0, kMaxThroughput, false); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool IsPosixEnvName(absl::string_view name) {
@@ -239,6 +253,7 @@ absl::Status ValidateJobSpecFields(const v1::JobSpec& spec, absl::string_view pa
     return Refuse(field("priority"), absl::StrCat(spec.priority()),
                   absl::StrCat("is not a priority class (0 to ", kMaxPriorityClass, ")"));
   }
+  if (auto st = CheckProfilePoints(field("profile_points"), spec.profile_points()); !st.ok()) return st;
   return CheckEnv(field("env"), spec.env());
 }
 
@@ -357,14 +372,7 @@ absl::Status ValidateCheckpointDone(const v1::CheckpointDone& done) {
 
 absl::Status ValidateMeasuredProfile(const v1::MeasuredProfile& profile) {
   if (auto st = CheckLeaseKey(profile.job_id(), profile.epoch()); !st.ok()) return st;
-  if (auto st = CheckCount("points", profile.points_size(), kMaxProfilePoints, "points"); !st.ok()) return st;
-  for (int i = 0; i < profile.points_size(); ++i) {
-    const std::string at = absl::StrCat("points[", i, "]");
-    const v1::ProfilePoint& p = profile.points(i);
-    if (auto st = CheckFinite(at + ".cpus", p.cpus(), 0, kMaxProfileCpus, true); !st.ok()) return st;
-    if (auto st = CheckFinite(at + ".mem_gb", p.mem_gb(), 0, kMaxMemoryGb, true); !st.ok()) return st;
-    if (auto st = CheckFinite(at + ".throughput", p.throughput(), 0, kMaxThroughput, false); !st.ok()) return st;
-  }
+  if (auto st = CheckProfilePoints("points", profile.points()); !st.ok()) return st;
   return CheckFinite("seconds", profile.seconds(), 0, HUGE_VAL, false);
 }
 

@@ -149,4 +149,18 @@ wait_for_nodes 2
 [[ $(ctl history -o csv) == "$before" ]] || fail "history changed across a restart: $(ctl history -o csv)"
 ctl describe node n1 | grep -q "^Status: *ready" || fail "describe node n1: $(ctl describe node n1)"
 ctl describe node nope >/dev/null 2>&1; [[ $? == 1 ]] || fail "describe node of an unknown node"
+# The profiled job again (after the restart), scheduled from what its
+# first run measured: no profiling lease. A job with nothing measured has nothing to give.
+again=$(ctl submit -f "$work/profiled.yaml" --profile-of "$profiled") || fail "submit --profile-of $profiled"
+if ctl submit -f "$work/profiled.yaml" --profile-of "${ids[0]}" 2>"$work/no-profile.err"; then
+  fail "submit --profile-of ${ids[0]} (no measured profile) was accepted"
+fi
+grep -q "job ${ids[0]} has no measured profile" "$work/no-profile.err" || fail "$(cat "$work/no-profile.err")"
+wait_until_done 60 "$again"
+[[ $(state_of "$again") == succeeded ]] || fail "$again is $(state_of "$again")"
+[[ $(cat "$work/ckpt/$again.result") == "$(expected_state 120)" ]] || fail "$again's result differs"
+ctl describe job "$again" | grep -q "^Profile: *given in its spec: $(ctl get job "$profiled" -o json |
+  python3 -c "import json,sys; print(len(json.load(sys.stdin)['jobs'][0]['measured_profile']['points']))") points" ||
+  { ctl describe job "$again"; fail "$again does not show the profile it was given"; }
+! ctl describe job "$again" | grep -q "profiling lease" || fail "$again was profiled again"
 echo "ok run_queue"

@@ -182,6 +182,73 @@ TEST_F(DaemonStateTest, JobsAreScheduledWithTheirMeasuredProfile) {
   EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 9);
 }
 
+TEST_F(DaemonStateTest, AProfileGivenInTheSpecSchedulesTheJobUntilItMeasuresItsOwn) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 12, 250, 0);  // share: 6 cores, 125 GB per GPU
+  v1::JobSpec spec = Spec(1, "", 1000);
+  spec.set_uses_agent(true);
+  for (double cpus : {3.0, 6.0, 9.0, 12.0}) {
+    for (double mem : {62.5, 125.0, 250.0}) {
+      v1::ProfilePoint* p = spec.add_profile_points();
+      p->set_cpus(cpus);
+      p->set_mem_gb(mem);
+      p->set_throughput(std::min(cpus, 9.0) * (mem >= 125 ? 1.0 : 0.5));  // knee at 9 cores, 125 GB
+    }
+  }
+  const std::string id = *s->Submit(spec, "alice", 0);
+  // The first round already plans from it: no profiling lease, its knee.
+  ASSERT_TRUE(s->RunRound(0).ok());
+  v1::Job job = *s->GetJob(id);
+  ASSERT_TRUE(job.has_lease());
+  EXPECT_FALSE(job.lease().profiling());
+  EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 9);
+  EXPECT_FALSE(job.has_measured_profile());
+  // What the job measures later wins: here it reads flat, so the share.
+  v1::MeasuredProfile flat;
+  flat.set_job_id(id);
+  flat.set_epoch(job.lease().epoch());
+  for (double cpus : {3.0, 6.0, 9.0, 12.0}) {
+    v1::ProfilePoint* p = flat.add_points();
+    p->set_cpus(cpus);
+    p->set_mem_gb(125);
+    p->set_throughput(5);
+  }
+  ASSERT_TRUE(s->SubmitProfile(flat, 20).ok());
+  const JobView& v = s->SnapshotForRound(30).views[0];
+  EXPECT_DOUBLE_EQ(v.ideal_speedup, 1.0);
+  EXPECT_LE(v.ideal_demand.cpus, 6);
+}
+
+TEST_F(DaemonStateTest, ABadGivenProfileIsRefusedAndNothingIsStored) {
+  auto s = Open();
+  AddNode(*s, "n1", 2, 12, 250, 0);
+  v1::JobSpec spec = Spec(1, "", 1000);
+  spec.set_uses_agent(true);
+  v1::ProfilePoint* p = spec.add_profile_points();
+  p->set_cpus(2);
+  p->set_mem_gb(8);
+  p->set_throughput(-1);
+  auto refused = s->Submit(spec, "alice", 0);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("spec.profile_points[0].throughput"), std::string::npos)
+      << refused.status();
+  p->set_throughput(4);
+  spec.set_profile(true);
+  refused = s->Submit(spec, "alice", 0);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("spec.profile_points: given with profile: true"), std::string::npos)
+      << refused.status();
+  spec.set_profile(false);
+  spec.set_uses_agent(false);
+  spec.set_iterations(0);
+  refused = s->Submit(spec, "alice", 0);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("spec.profile_points: needs uses_agent"), std::string::npos)
+      << refused.status();
+  EXPECT_TRUE(s->ListJobs({}).empty());
+}
+
 // The core plans from an empty cluster each round; a job must not be moved
 // to an identical node that has just become free (here: undrained), which
 // would cost a checkpoint and a restart for nothing.

@@ -100,6 +100,45 @@ TEST(JobSpecYaml, AliasesCannotBlowUpTheCommandOrEnv) {
       << spec.status();
 }
 
+TEST(JobSpecYaml, ProfilePointsAreReadAndEachValueChecked) {
+  auto spec = ParseJobSpecYaml(
+      "gpus: 1\niterations: 10\nuses_agent: true\ncommand: [x]\n"
+      "profile_points:\n  - {cpus: 1, mem_gb: 8, throughput: 21}\n  - {cpus: 2.5, mem_gb: 8, throughput: 38.5}\n",
+      "j.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->profile_points_size(), 2);
+  EXPECT_EQ(spec->profile_points(1).cpus(), 2.5);
+  EXPECT_EQ(spec->profile_points(1).throughput(), 38.5);
+  struct Case {
+    const char* points;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"[{cpus: 0, mem_gb: 8, throughput: 1}]", "j.yaml:5: profile_points[0].cpus: '0': must be"},
+      {"[{cpus: 1, mem_gb: 8}]", "profile_points[0].throughput"},
+      {"[{cpus: 1, mem_gb: .nan, throughput: 1}]", "profile_points[0].mem_gb"},
+      {"[{cpus: 1, mem_gb: 8, throughput: 1, gpus: 2}]", "j.yaml:5: profile_points[0].gpus: unknown field (fields: cpus, mem_gb, throughput)"},
+      {"[{cpus: 1, mem_gb: 8, throughput: -3}]", "profile_points[0].throughput: '-3'"},
+      {"{cpus: 1}", "j.yaml:5: profile_points: (a map): is not a list"},
+      {"[]", "profile_points"},
+      {"[[1, 2, 3]]", "profile_points[0]: (a list): is not a map"},
+  };
+  for (const Case& c : cases) {
+    const std::string text =
+        std::string("gpus: 1\niterations: 10\nuses_agent: true\ncommand: [x]\nprofile_points: ") + c.points + "\n";
+    auto bad = ParseJobSpecYaml(text, "j.yaml");
+    ASSERT_FALSE(bad.ok()) << c.points;
+    EXPECT_NE(bad.status().message().find(c.message), std::string::npos) << bad.status();
+  }
+  std::string many = "gpus: 1\niterations: 10\nuses_agent: true\ncommand: [x]\nprofile_points: [&p {cpus: 1, mem_gb: 1, throughput: 1}";
+  for (int i = 0; i < 1100; ++i) many += ", *p";
+  many += "]\n";
+  auto too_many = ParseJobSpecYaml(many, "j.yaml");
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.status().message().find("must have at most 1024 items"), std::string::npos)
+      << too_many.status();
+}
+
 TEST(ValidateJobSpec, ChecksLimitsAndModels) {
   const ModelZoo zoo = testing::ZooOrDie();
   v1::JobSpec spec;
