@@ -28,6 +28,12 @@ class SensitivityProfile {
   // Throughput at (cpus, mem) per GPU: the value of the largest grid point
   // that does not exceed (cpus, mem); 0 below the smallest point.
   double ThroughputAt(double cpus_per_gpu, double mem_per_gpu) const;
+  // What a job runs at when it holds (cpus, mem) per GPU: ThroughputAt, and
+  // at least the ideal speedup at or above the ideal point (the zoo states
+  // its ideal beside its grid, for some models below the grid's smallest
+  // memory: gnmt's 20 GB against 20.83). Below the grid: the smallest
+  // memory point's figure, scaled by the CPUs over the smallest CPU point.
+  double SpeedupAt(double cpus_per_gpu, double mem_per_gpu) const;
   // The smallest per-GPU demand at which the job reaches its best
   // throughput, and that throughput (relative to proportional).
   const Resources& ideal_per_gpu() const { return ideal_per_gpu_; }

@@ -38,6 +38,18 @@ double SensitivityProfile::ThroughputAt(double cpus_per_gpu, double mem_per_gpu)
   return throughput_[c][m];
 }
 
+double SensitivityProfile::SpeedupAt(double cpus_per_gpu, double mem_per_gpu) const {
+  if (cpu_points_.empty() || mem_points_gb_.empty()) return 0.0;
+  // Below the grid: the smallest memory point's figure, and a data
+  // pipeline with a fraction of the smallest CPU count delivers that
+  // fraction of its throughput.
+  const double cpus = std::max(cpus_per_gpu, cpu_points_.front());
+  const double on_grid = ThroughputAt(cpus, std::max(mem_per_gpu, mem_points_gb_.front())) *
+                         std::min(1.0, std::max(0.0, cpus_per_gpu) / cpus);
+  const bool at_ideal = cpus_per_gpu >= ideal_per_gpu_.cpus - 1e-9 && mem_per_gpu >= ideal_per_gpu_.mem_gb - 1e-9;
+  return at_ideal ? std::max(on_grid, ideal_speedup_) : on_grid;
+}
+
 std::optional<Resources> SensitivityProfile::BestPointWithin(const Resources& limit,
                                                              double floor_throughput) const {
   std::optional<Resources> best;

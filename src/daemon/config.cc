@@ -26,7 +26,7 @@ constexpr double kMaxSeconds = 86400;
 
 const std::vector<absl::string_view>& Settings() {
   static const std::vector<absl::string_view> kSettings = {
-      "listen",         "metrics_listen",        "state_db",            "round_s",
+      "listen",         "metrics_listen",        "state_db",            "round_s",        "align_rounds",
       "policy",         "mechanism",             "models",              "lease_grace_s",
       "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "max_active_jobs_per_user", "profile_wait_s",
       "restart_gain",
@@ -54,6 +54,7 @@ absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
   st.Update(m.Read("metrics_listen", c.metrics_listen, service::kMaxNodeAddressBytes));
   st.Update(m.Read("state_db", c.state_db, service::kMaxPathBytes));
   st.Update(m.Read("round_s", c.round_s, DoubleRange::Positive(kMaxSeconds)));
+  st.Update(m.Read("align_rounds", c.align_rounds));
   st.Update(m.Read("policy", c.policy, 64));
   st.Update(m.Read("mechanism", c.mechanism, 64));
   st.Update(m.Read("models", c.models, service::kMaxPathBytes));

@@ -50,6 +50,10 @@ struct DaemonConfig {
   std::string metrics_listen = "127.0.0.1:9464";  // "" = no /metrics
   std::string state_db = "synergyd.db";           // not empty
   double round_s = 300;                           // (0, 86400]
+  // Rounds fall on multiples of round_s on the wall clock (UTC) instead of
+  // starting when synergyd starts: predictable round times, and what
+  // scripts/deploy-vs-sim lines its submissions up with.
+  bool align_rounds = false;
   std::string policy = "fifo";                    // a name PolicyNames() lists
   std::string mechanism = "tune";                 // a name MechanismNames() lists
   std::string models;                             // "" = embedded zoo

@@ -1,5 +1,7 @@
 #include "daemon/server.h"
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include <chrono>
@@ -103,8 +105,18 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
 
 void Daemon::RoundLoop() {
   using clock = std::chrono::steady_clock;
-  const auto round = std::chrono::duration<double>(config_.round_s);
-  auto next_round = clock::now();
+  const auto round = std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(config_.round_s));
+  // Rounds keep a fixed cadence: each is due a round after the last one
+  // was due, not after it ran, so time spent planning (and the tick's
+  // granularity) does not stretch every round. With align_rounds the
+  // cadence starts at a multiple of round_s on the wall clock (then steady
+  // time, which never jumps).
+  auto grid = clock::now();
+  if (config_.align_rounds) {
+    const int64_t round_ms = std::max<int64_t>(1, std::llround(config_.round_s * 1000));
+    grid += std::chrono::milliseconds(round_ms - service::NowUnixMs() % round_ms);
+  }
+  auto next_round = grid;
   // Planning reads only what DaemonState::Open set, so it runs without
   // the lock (DaemonState::PlanRound).
   const DaemonState* planner = nullptr;
@@ -145,10 +157,14 @@ void Daemon::RoundLoop() {
       const RoundDecisions decisions = planner->PlanRound(*world);
       absl::MutexLock lock(&guarded_.mu);
       const bool planned = state_->ApplyRound(*world, decisions, service::NowUnixMs()).ok();
-      next_round = now + (planned ? std::chrono::duration_cast<clock::duration>(round) : std::chrono::seconds(1));
+      // Rounds missed while this one ran are skipped, not run back to back.
+      while (grid <= now) grid += round;
+      next_round = planned ? grid : std::min(grid, now + std::chrono::seconds(1));
     }
+    const auto wait = std::clamp<clock::duration>(next_round - clock::now(), std::chrono::milliseconds(1),
+                                                  std::chrono::milliseconds(100));
     std::unique_lock lock(wait_mu_);
-    wait_cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_.load(); });
+    wait_cv_.wait_for(lock, wait, [this] { return stop_.load(); });
   }
 }
 

@@ -46,7 +46,8 @@ absl::StatusOr<Inputs> LoadInputs(const CommonOptions& common, const WorkloadOpt
 absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptions& common,
                                          const WorkloadOptions& workload,
                                          const std::string& mechanism_name, bool keep_generated,
-                                         const std::function<void(const SimProgress&)>& progress) {
+                                         const std::function<void(const SimProgress&)>& progress,
+                                         const std::function<void(double, const Assignment&)>& on_booked) {
   auto policy = MakePolicy(common.policy);
   if (!policy.ok()) return policy.status();
   MechanismOptions mechanism_options;
@@ -67,6 +68,7 @@ absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptio
   config.keep_leases = common.keep_leases;
   config.gpu_placement = common.gpu_placement;
   config.progress = progress;
+  config.on_booked = on_booked;
 
   Experiment out;
   absl::StatusOr<SimResult> result;

@@ -36,6 +36,7 @@ std::map<std::string, Setting> CommonSettings(const CommonOptions& common);
 absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptions& common,
                                          const WorkloadOptions& workload,
                                          const std::string& mechanism, bool keep_generated,
-                                         const std::function<void(const SimProgress&)>& progress);
+                                         const std::function<void(const SimProgress&)>& progress,
+                                         const std::function<void(double, const Assignment&)>& on_booked = {});
 
 }  // namespace synergy::sim

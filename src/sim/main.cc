@@ -67,11 +67,24 @@ int Run(const std::vector<std::string>& args) {
 
   const std::string label = absl::StrCat(options->common.policy, "/", options->mechanism);
   absl::StatusOr<Experiment> run;
+  std::ofstream decisions;
+  std::function<void(double, const synergy::Assignment&)> book;
+  if (!options->decisions_path.empty()) {
+    decisions.open(options->decisions_path, std::ios::trunc);
+    if (!decisions) return Fail("run", absl::InvalidArgumentError(absl::StrCat("--decisions: ", options->decisions_path, ": cannot write")), kBadInput);
+    decisions << "time_s,job_id,server,gpus,cpus,mem_gb,speedup\n";
+    book = [&](double t, const synergy::Assignment& a) {
+      for (const synergy::Slice& s : a.slices) {
+        decisions << t << "," << a.job << "," << s.server << "," << s.resources.gpus << "," << s.resources.cpus
+                  << "," << s.resources.mem_gb << "," << a.speedup << "\n";
+      }
+    };
+  }
   {
     ProgressLine line(label, ProgressWanted(options->common.progress));
     run = RunExperiment(*inputs, options->common, options->workload, options->mechanism,
                         !options->record_path.empty(),
-                        [&](const SimProgress& p) { line.Update(p); });
+                        [&](const SimProgress& p) { line.Update(p); }, book);
   }
   if (!run.ok()) return Fail("run", run.status(), kBadInput);
 

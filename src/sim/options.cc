@@ -181,7 +181,7 @@ absl::Status CheckTraceExclusive(std::map<std::string, std::string>& f) {
 
 absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args) {
   std::set<std::string> value_flags = kCommonValueFlags;
-  value_flags.insert({"--trace", "--load", "--mechanism", "--record"});
+  value_flags.insert({"--trace", "--load", "--mechanism", "--record", "--decisions"});
   auto flags = SplitFlags(args, value_flags, kCommonSwitches);
   if (!flags.ok()) return flags.status();
   auto& f = *flags;
@@ -191,6 +191,10 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
     return absl::InvalidArgumentError("--mechanism: required (proportional|greedy|tune|tune-graded|opt)");
   }
   o.mechanism = f["--mechanism"];
+  if (f.count("--decisions")) {
+    o.decisions_path = f["--decisions"];
+    if (o.decisions_path.empty()) return FlagError("--decisions", "", "is not a file name");
+  }
   if (auto m = MakeMechanism(o.mechanism); !m.ok()) {
     return FlagError("--mechanism", o.mechanism,
                      absl::StrCat("is not one of ", absl::StrJoin(MechanismNames(), "|")));
@@ -259,7 +263,7 @@ std::string RunUsage() {
          "         --mechanism proportional|greedy|tune|tune-graded|opt [--opt-branch-nodes 2000] [--opt-simplex-iterations 100000]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
          "         [--restart-cost S] [--resize-in-place] [--keep-leases]\n"
-         "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
+         "         [--reference-compatible] [--progress|--no-progress] [--decisions FILE] --out DIR\n"
          "Without --cluster/--models the embedded 128-GPU cluster and model zoo are used.\n"
          "--measure defaults to 4000,5000 (the reference's window); --multi-gpu mixes 1, 2,\n"
          "4 and 8-GPU jobs (always on with --reference-compatible, as in the reference).\n"
@@ -268,7 +272,9 @@ std::string RunUsage() {
          "of progress; with --resize-in-place a change of CPUs or memory on the same GPUs is\n"
          "free (else a restart). Either keeps leases as synergyd does (--keep-leases alone:\n"
          "at no cost): a running job stays where it is unless moving or growing it is worth a\n"
-         "restart. Restarts and resizes are counted per job in jobs.csv.\n";
+         "restart. Restarts and resizes are counted per job in jobs.csv.\n"
+         "--decisions FILE: every assignment each round books, one CSV line per server\n"
+         "(time_s,job_id,server,gpus,cpus,mem_gb,speedup).\n";
 }
 
 std::string SweepUsage() {

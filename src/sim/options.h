@@ -47,6 +47,7 @@ struct RunOptions {
   WorkloadOptions workload;
   std::string mechanism;
   std::string record_path;
+  std::string decisions_path;  // --decisions: every round's assignments, as CSV
 };
 
 struct SweepOptions {

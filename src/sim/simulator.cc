@@ -228,6 +228,7 @@ class Engine {
         running_before_.push_back(job);
       }
       Book(*job, a, t);
+      if (config_.on_booked) config_.on_booked(t, a);
       running_.push_back(job);
       sample.allocated += a.Total();
       sample.throughput += a.speedup;
@@ -374,6 +375,23 @@ class Engine {
     job.restart_debt_s = config_.restart_cost_s;
   }
 
+  // The speed a job runs at with what it was given. The reference books the
+  // plan's speedup (reference-compatible mode does); a job runs at what its
+  // profile gives at the CPUs and memory it holds (its slowest slice when
+  // it spans servers), which is more than the plan says when a share is
+  // taken on a server that others hold part of (its share of what is left
+  // is more than the cluster's share per GPU), and so does an emulated job
+  // under synergyd (scripts/deploy-vs-sim).
+  double RealisedSpeedup(const JobView& v, const Assignment& a) const {
+    if (config_.reference_compatible || v.profile == nullptr || a.slices.empty()) return a.speedup;
+    double speedup = HUGE_VAL;
+    for (const Slice& s : a.slices) {
+      const double gpus = std::max(1, s.resources.gpus);
+      speedup = std::min(speedup, v.profile->SpeedupAt(s.resources.cpus / gpus, s.resources.mem_gb / gpus));
+    }
+    return speedup > 0 ? speedup : a.speedup;
+  }
+
   // Progress for one round at the allocation the job was given, less the
   // restart time it still owes.
   void Book(SimJob& job, const Assignment& a, double t) {
@@ -384,7 +402,7 @@ class Engine {
     JobView& v = job.view;
     double iteration_s = v.iteration_time_s;
     if (a.num_servers() > 1) iteration_s = iteration_s / v.placement_penalty;
-    iteration_s = iteration_s / a.speedup;
+    iteration_s = iteration_s / RealisedSpeedup(v, a);
     const double remaining = v.total_iterations - job.executed;
     if (config_.reference_compatible) {
       job.executed = std::min(v.total_iterations, job.executed + std::floor(round / iteration_s));

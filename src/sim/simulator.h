@@ -63,6 +63,8 @@ struct SimConfig {
   // Called with every round's input and result when set (tests compare the
   // simulator's plans with the daemon's).
   std::function<void(const RoundInput&, const RoundResult&)> on_round;
+  // Each assignment a round books (after kept leases), with the round's time.
+  std::function<void(double time_s, const Assignment&)> on_booked;
 };
 
 struct JobRecord {

@@ -247,9 +247,15 @@ TEST(DaemonConfig, UnknownDuplicateAndNonScalarKeysAreRefused) {
 TEST(DaemonConfig, FileOverlaysTheDefaultFieldByField) {
   auto base = daemon::ParseDaemonConfig(kDefaultDaemonYaml, "<embedded>", daemon::DaemonConfig{});
   ASSERT_TRUE(base.ok()) << base.status();
-  auto c = daemon::ParseDaemonConfig("round_s: 2.5\ntls: {plaintext: true}\n", "d.yaml", *base);
+  EXPECT_FALSE(base->align_rounds);
+  auto c = daemon::ParseDaemonConfig("round_s: 2.5\nalign_rounds: yes\ntls: {plaintext: true}\n", "d.yaml", *base);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->round_s, 2.5);
+  EXPECT_TRUE(c->align_rounds);
+  auto bad = daemon::ParseDaemonConfig("align_rounds: 5\n", "d.yaml", *base);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("d.yaml:1: align_rounds: '5': is not true or false"), std::string::npos)
+      << bad.status();
   EXPECT_TRUE(c->tls.plaintext);
   EXPECT_EQ(c->policy, "fifo");               // from the default
   EXPECT_FALSE(c->tls.require_node_certificates);

@@ -21,6 +21,20 @@ TEST_F(ModelZooTest, ThroughputReadsTheGridFloor) {
   EXPECT_EQ(p.ThroughputAt(0.5, 62.5), 0.0);  // below the grid
 }
 
+TEST_F(ModelZooTest, SpeedupAtReachesTheIdealAndScalesBelowTheGrid) {
+  const SensitivityProfile& alexnet = Model("alexnet").profile;
+  EXPECT_EQ(alexnet.SpeedupAt(3, 62.5), 1.0);
+  EXPECT_EQ(alexnet.SpeedupAt(5, 105), 1.53);  // between points: the one below
+  EXPECT_DOUBLE_EQ(alexnet.SpeedupAt(0.5, 62.5), 0.3 * 0.5);  // half the smallest CPU point (1 CPU: 0.3)
+  EXPECT_EQ(alexnet.SpeedupAt(1, 10), alexnet.ThroughputAt(1, 20.83));  // the smallest memory point's
+  // gnmt's ideal (1 CPU, 20 GB) is below the grid's smallest memory
+  // (20.83 GB), where ThroughputAt reads nothing.
+  const SensitivityProfile& gnmt = Model("gnmt").profile;
+  EXPECT_EQ(gnmt.ThroughputAt(1, 20), 0.0);
+  EXPECT_EQ(gnmt.SpeedupAt(1, 20), 1.0);
+  EXPECT_EQ(gnmt.SpeedupAt(0, 20), 0.0);
+}
+
 TEST_F(ModelZooTest, BestPointWithinRespectsLimitAndFloor) {
   const SensitivityProfile& p = Model("alexnet").profile;
   auto best = p.BestPointWithin(Resources{1, 6, 62.5, 0}, 1.0);
