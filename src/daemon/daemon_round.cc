@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "absl/strings/str_format.h"
 #include "daemon/lease_keeping.h"
@@ -69,9 +70,12 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
     if (WantsProfiling(job) && !ProfileWaitOver(job, now_ms)) continue;
     const JobRuntime& rt = jobs_.RuntimeOf(id);
     if (rt.finished) continue;  // its last checkpoint is confirmed: it is exiting
-    // Service is stored every progress flush; the round counts it to now.
+    // Service is stored every progress flush; the round counts it to now,
+    // in tenths of a round.
     const LeaseTable::Launch& launch = leases_.LaunchOf(id);
-    world.queue.push_back(RoundJobOf(job, ServiceNowMs(job, launch, now_ms), launch.launched()));
+    const int64_t round_ms = std::llround(config_.round_s * 1000);
+    world.queue.push_back(
+        RoundJobOf(job, ServiceInTenthsOfARound(ServiceNowMs(job, launch, now_ms), round_ms), launch.launched()));
   }
   return world;
 }

@@ -64,6 +64,12 @@ bool LeaseHolds(const v1::Lease& lease, const Assignment& planned, const std::ve
   return true;
 }
 
+int64_t ServiceInTenthsOfARound(int64_t service_ms, int64_t round_ms) {
+  const int64_t tenth = round_ms / 10;
+  if (tenth <= 0 || service_ms <= 0) return std::max<int64_t>(0, service_ms);
+  return (service_ms + tenth / 2) / tenth * tenth;
+}
+
 RoundJob RoundJobOf(const v1::Job& job, int64_t attained_service_ms, bool running) {
   RoundJob r;
   r.id = job.id();

@@ -80,6 +80,16 @@ RoundJob RoundJobOf(const v1::Job& job, int64_t attained_service_ms, bool runnin
 // measured a profile that covers the share is scheduled on it, else on its
 // zoo model, else at its proportional share. `measured` keeps the models
 // built from measurements (the view points into it).
+// The service a round orders by: the time held, to the nearest tenth of a
+// round. It is wall time from launch to the lease's end, so two jobs that
+// held the same rounds differ by their launch and exit latencies
+// (milliseconds), and LAS, whose ties go to the earlier arrival, would
+// order them by that noise where the paper's rounds (and the simulator's)
+// tie: scripts/deploy-vs-sim found a job preempted for a peer that had
+// started 20 ms later. A tenth of a round absorbs latencies up to a
+// twentieth of one (15 s in rounds of 300 s).
+int64_t ServiceInTenthsOfARound(int64_t service_ms, int64_t round_ms);
+
 JobView ViewOf(const RoundJob& job, const ModelZoo& zoo, const Cluster& cluster, std::deque<ModelSpec>& measured);
 
 }  // namespace synergy::daemon

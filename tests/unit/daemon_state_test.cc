@@ -182,6 +182,19 @@ TEST_F(DaemonStateTest, JobsAreScheduledWithTheirMeasuredProfile) {
   EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), 9);
 }
 
+// Two jobs that held the same rounds tie, whatever their launch latencies
+// (LAS then puts the earlier arrival first, as the simulator does).
+TEST(ServiceInTenthsOfARound, LaunchLatenciesDoNotBreakTies) {
+  constexpr int64_t kRound = 3000;
+  EXPECT_EQ(ServiceInTenthsOfARound(4 * kRound - 23, kRound), ServiceInTenthsOfARound(4 * kRound + 41, kRound));
+  EXPECT_EQ(ServiceInTenthsOfARound(4 * kRound - 23, kRound), 4 * kRound);
+  EXPECT_EQ(ServiceInTenthsOfARound(4 * kRound + 140, kRound), 4 * kRound);
+  EXPECT_EQ(ServiceInTenthsOfARound(4 * kRound + 160, kRound), 4 * kRound + 300);  // a tenth is a tenth
+  EXPECT_EQ(ServiceInTenthsOfARound(60'000, 300'000), 60'000);  // a round cut short counts
+  EXPECT_EQ(ServiceInTenthsOfARound(0, kRound), 0);
+  EXPECT_EQ(ServiceInTenthsOfARound(1234, 0), 1234);  // no rounds to count in
+}
+
 TEST_F(DaemonStateTest, AProfileGivenInTheSpecSchedulesTheJobUntilItMeasuresItsOwn) {
   auto s = Open();
   AddNode(*s, "n1", 2, 12, 250, 0);  // share: 6 cores, 125 GB per GPU
@@ -895,6 +908,7 @@ TEST_F(DaemonStateTest, ALeaseThatEndedWhileTheRoundPlannedIsLeftAlone) {
 // its grant) to its lease's end, stored with progress every flush and
 // counted to now by each round in between.
 TEST_F(DaemonStateTest, ServiceCountsTheTimeHeldFromLaunchToTheEnd) {
+  config_.round_s = 1;  // the round's view counts service in tenths of a round
   auto s = Open();
   AddNode(*s, "n1", 1, 3, 24, 0);
   const std::string id = *s->Submit(Spec(1), "alice", 0);
