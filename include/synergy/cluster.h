@@ -25,6 +25,13 @@ enum class ShareRule {
 struct ServerSpec {
   std::string name;
   Resources capacity;  // gpus >= 1, cpus > 0, mem_gb > 0
+  // The share of one GPU here, when `capacity` is what is left of a larger
+  // server (a replan around kept leases, ids that ending leases still
+  // hold): that server's share, so that a job given its share on the
+  // remainder gets what it would get on the whole server, never the
+  // remainder's CPUs per GPU (which can be less). gpus == 0 (the default):
+  // capacity per GPU.
+  Resources share_per_gpu;
 };
 
 class Cluster {

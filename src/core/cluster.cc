@@ -30,14 +30,23 @@ Cluster::Cluster(std::vector<ServerSpec> servers, ShareRule rule)
   // Each server's own share per GPU; where they all agree, the cluster's
   // (the same value, and the reference's arithmetic).
   share_on_.reserve(servers_.size());
+  bool remainders = false;
   for (const ServerSpec& s : servers_) {
     const double g = s.capacity.gpus;
+    if (s.share_per_gpu.gpus > 0) {
+      remainders = true;
+      share_on_.push_back(s.share_per_gpu);
+      continue;
+    }
     share_on_.push_back(g > 0 ? Resources{1, s.capacity.cpus / g, s.capacity.mem_gb / g, s.capacity.storage_mbps / g}
                               : Resources{});
   }
-  share_is_uniform_ = rule_ == ShareRule::kClusterWide ||
-                      std::all_of(share_on_.begin(), share_on_.end(),
-                                  [&](const Resources& r) { return r == share_on_.front(); });
+  const bool all_equal = std::all_of(share_on_.begin(), share_on_.end(),
+                                     [&](const Resources& r) { return r == share_on_.front(); });
+  // Remainders of servers that share one share per GPU: that share, not
+  // the remainders' totals per GPU.
+  if (remainders && all_equal && !share_on_.empty()) share_per_gpu_ = share_on_.front();
+  share_is_uniform_ = rule_ == ShareRule::kClusterWide || all_equal;
   if (share_is_uniform_) {
     std::fill(share_on_.begin(), share_on_.end(), share_per_gpu_);
     smallest_share_ = share_per_gpu_;

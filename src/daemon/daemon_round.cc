@@ -52,6 +52,7 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
     RoundNode node;
     node.name = name;
     const v1::Node& info = n.info;
+    node.whole = info.capacity();
     node.usable = nodes_.TakesPart(name) && !profiling_nodes.count(name);
     node.withdrawn = info.alive() && (info.drained() || info.leaving());
     auto ended = ended_ids.find(name);

@@ -19,7 +19,8 @@ JobId NumericJobId(const std::string& id) {
 
 std::string JobIdString(JobId id) { return absl::StrFormat("j-%06d", id); }
 
-RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes) {
+RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes,
+                       const std::map<std::string, const v1::NodeResources*>& whole) {
   std::vector<const v1::Node*> sorted = nodes;
   std::sort(sorted.begin(), sorted.end(),
             [](const v1::Node* a, const v1::Node* b) { return a->name() < b->name(); });
@@ -29,6 +30,11 @@ RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes) {
     servers.push_back(ServerSpec{n->name(), Resources{n->capacity().gpu_ids_size(),
                                                       static_cast<double>(n->capacity().cpu_ids_size()),
                                                       n->capacity().mem_gb(), 0}});
+    auto w = whole.find(n->name());
+    if (w != whole.end() && w->second->gpu_ids_size() > 0) {
+      const double g = w->second->gpu_ids_size();
+      servers.back().share_per_gpu = Resources{1, w->second->cpu_ids_size() / g, w->second->mem_gb() / g, 0};
+    }
     out.node_names.push_back(n->name());
   }
   out.cluster = Cluster(std::move(servers));

@@ -7,6 +7,7 @@
 // share.
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -31,7 +32,10 @@ struct RoundCluster {
   Cluster cluster;
   std::vector<std::string> node_names;  // index = server index
 };
-RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes);
+// `whole`, by node name where given: the node's whole resources, when
+// `nodes` hold what is left of them (ServerSpec::share_per_gpu).
+RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes,
+                       const std::map<std::string, const v1::NodeResources*>& whole = {});
 
 // `capacity`'s GPU and CPU ids less `gpus` and `cpus` (ids leases hold);
 // its memory as it is.

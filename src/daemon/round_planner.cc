@@ -46,7 +46,11 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
   }
   std::vector<const v1::Node*> pointers;
   for (const v1::Node& n : usable) pointers.push_back(&n);
-  RoundCluster rc = ClusterOf(pointers);
+  std::map<std::string, const v1::NodeResources*> whole;
+  for (const RoundNode& n : world.nodes) {
+    if (n.whole.gpu_ids_size() > 0) whole[n.name] = &n.whole;
+  }
+  RoundCluster rc = ClusterOf(pointers, whole);
   snap.cluster = std::move(rc.cluster);
   snap.node_names = std::move(rc.node_names);
   for (const RoundJob& job : world.queue) {

@@ -35,6 +35,7 @@ namespace synergy::daemon {
 struct RoundNode {
   std::string name;
   v1::NodeResources capacity;  // ids less those ended leases hold; all its memory
+  v1::NodeResources whole;     // all its ids and memory: its share per GPU is of these
   bool usable = false;  // alive, not drained, not leaving, not lent for profiling
   // Alive but drained or leaving: its leases are to end (a lost node's, or
   // one not re-registered since a restart, are not ended by a round).

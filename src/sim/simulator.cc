@@ -328,6 +328,7 @@ class Engine {
       for (int i = 0; i < whole.num_servers(); ++i) {
         if (left[i].gpus <= 0 || left[i].cpus <= 1e-9 || left[i].mem_gb <= 1e-9) continue;
         ServerSpec spec = whole.servers()[i];
+        spec.share_per_gpu = whole.share_per_gpu_on(i);
         spec.capacity.gpus = left[i].gpus;
         spec.capacity.cpus = left[i].cpus;
         spec.capacity.mem_gb = left[i].mem_gb;
@@ -340,8 +341,15 @@ class Engine {
       RoundInput again = input;
       again.cluster = &around;
       again.queue.clear();
+      // As synergyd's replan (daemon/round_planner.cc): each job's demand is
+      // taken again on the servers left (an ideal capped at what a server
+      // has left, and its speedup scaled with it).
+      std::deque<JobView> views;
       for (const JobView* v : input.queue) {
-        if (!pinned.count(v->id) && v->gpus <= around.total().gpus) again.queue.push_back(v);
+        if (pinned.count(v->id) || v->gpus > around.total().gpus) continue;
+        JobView& again_view = views.emplace_back(*v);
+        SetModelFields(again_view, &config_.zoo->model(FromView(v)->spec.model), around);
+        again.queue.push_back(&again_view);
       }
       plan = ScheduleRound(again, *config_.policy, *config_.mechanism).plan;
       Stick(plan, around, servers_of);

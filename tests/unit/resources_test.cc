@@ -48,6 +48,23 @@ TEST(Cluster, EachServerGivesItsOwnSharePerGpu) {
   EXPECT_EQ(big_alone.share_per_gpu_on(0), mixed.share_per_gpu_on(0));
 }
 
+// What is left of two 4-GPU servers (12 CPUs, 250 GB) once kept leases
+// are taken off: 2 GPUs and 2 CPUs on one, 3 GPUs and 9 CPUs on the other.
+// Their share per GPU stays the whole servers' 3 CPUs and 62.5 GB: a job
+// planned at its share there gets what the whole server would give it, or
+// does not fit, never 1 CPU a GPU.
+TEST(Cluster, ARemainderOfAServerKeepsItsShare) {
+  const Resources whole_share{1, 3, 62.5, 0};
+  const Cluster left({ServerSpec{"n1", Resources{2, 2, 100, 0}, whole_share},
+                      ServerSpec{"n2", Resources{3, 9, 200, 0}, whole_share}});
+  EXPECT_TRUE(left.share_is_uniform());
+  EXPECT_EQ(left.share_per_gpu(), whole_share);
+  EXPECT_EQ(left.ShareOn(0, 2), (Resources{2, 6, 125, 0}));  // more than n1 has left: it does not fit there
+  EXPECT_EQ(left.ShareOn(1, 3), (Resources{3, 9, 187.5, 0}));
+  const Cluster as_before({ServerSpec{"n1", Resources{2, 2, 100, 0}}, ServerSpec{"n2", Resources{3, 9, 200, 0}}});
+  EXPECT_EQ(as_before.share_per_gpu_on(0).cpus, 1);  // what a remainder's own figures would say
+}
+
 TEST(Cluster, TheClusterWideRuleGivesEveryServerTheAverage) {
   const Cluster mixed({ServerSpec{"big", Resources{8, 24, 400, 0}}, ServerSpec{"small", Resources{2, 2, 8, 0}}},
                       ShareRule::kClusterWide);
