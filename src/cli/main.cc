@@ -223,6 +223,13 @@ int main(int argc, char** argv) {
                   << " has no measured profile\n";
         return 1;
       }
+      // A profile's points are the whole job's, on its GPUs.
+      if (measured.spec().gpus() != spec->gpus()) {
+        std::cerr << "synergyctl: --profile-of: job " << synergy::service::EscapeForDisplay(profile_of)
+                  << " was measured on " << measured.spec().gpus() << " GPUs, " << file << " asks for "
+                  << spec->gpus() << "\n";
+        return 2;
+      }
       *spec->mutable_profile_points() = measured.measured_profile().points();
       spec->set_profile(false);
     }

@@ -40,6 +40,7 @@ double SensitivityProfile::ThroughputAt(double cpus_per_gpu, double mem_per_gpu)
 
 double SensitivityProfile::SpeedupAt(double cpus_per_gpu, double mem_per_gpu) const {
   if (cpu_points_.empty() || mem_points_gb_.empty()) return 0.0;
+  if (!(cpus_per_gpu >= 0) || !(mem_per_gpu >= 0)) return 0.0;  // NaN too
   // Below the grid: the smallest memory point's figure, and a data
   // pipeline with a fraction of the smallest CPU count delivers that
   // fraction of its throughput.
@@ -124,6 +125,19 @@ JobDemand IdealDemandFor(const ModelSpec& model, int gpus, const Cluster& cluste
     }
     // cpu_diff == 0 (memory capped, CPU at proportional): the reference
     // raises; we keep the speedup, as the CPU demand did not change.
+  }
+  // Capped below the share: only on the remainders of servers that a
+  // replan sees (ServerSpec::share_per_gpu), where the largest remainder
+  // cannot give the job its share. Its ideal is its share (which fits no
+  // remainder, so it is not placed there), never a speedup below 1 read
+  // off the line. Whole servers always hold their GPUs' share.
+  // (An ideal below the share that is not capped is a job that needs less,
+  // a language model's 1 CPU a GPU: left alone.)
+  if (scale_speedup && (d.ideal.cpus < std::min(gpus * share.cpus, gpus * per_gpu.cpus) ||
+                        d.ideal.mem_gb < std::min(gpus * share.mem_gb, gpus * per_gpu.mem_gb))) {
+    d.ideal.cpus = std::max(d.ideal.cpus, std::min(gpus * share.cpus, gpus * per_gpu.cpus));
+    d.ideal.mem_gb = std::max(d.ideal.mem_gb, std::min(gpus * share.mem_gb, gpus * per_gpu.mem_gb));
+    d.speedup = std::max(1.0, d.speedup);
   }
   return d;
 }

@@ -105,7 +105,10 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
 
 void Daemon::RoundLoop() {
   using clock = std::chrono::steady_clock;
-  const auto round = std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(config_.round_s));
+  // At least a millisecond: a round of nothing would never move the grid.
+  const auto round = std::max<clock::duration>(
+      std::chrono::milliseconds(1),
+      std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(config_.round_s)));
   // Rounds keep a fixed cadence: each is due a round after the last one
   // was due, not after it ran, so time spent planning (and the tick's
   // granularity) does not stretch every round. With align_rounds the
@@ -157,8 +160,10 @@ void Daemon::RoundLoop() {
       const RoundDecisions decisions = planner->PlanRound(*world);
       absl::MutexLock lock(&guarded_.mu);
       const bool planned = state_->ApplyRound(*world, decisions, service::NowUnixMs()).ok();
-      // Rounds missed while this one ran are skipped, not run back to back.
-      while (grid <= now) grid += round;
+      // Rounds missed while this one ran (planning included) are skipped,
+      // not run back to back.
+      const auto after = clock::now();
+      while (grid <= after) grid += round;
       next_round = planned ? grid : std::min(grid, now + std::chrono::seconds(1));
     }
     const auto wait = std::clamp<clock::duration>(next_round - clock::now(), std::chrono::milliseconds(1),

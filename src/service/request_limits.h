@@ -69,8 +69,16 @@ inline constexpr std::size_t kMaxPathBytes = 4096;  // PATH_MAX
 // A job's ranks (one per node it runs on).
 inline constexpr int kMaxRank = 65535;
 inline constexpr int kMaxProfilePoints = 1024;
+// Distinct CPU counts, and distinct memory sizes, in one profile: every
+// round builds the job's grid over them (measured_model.h), so 1024 points
+// that all differ would be a 1024 x 1024 grid per job per plan.
+inline constexpr int kMaxProfileAxisValues = 64;
 // Iterations per second (a progress report, a profile point).
 inline constexpr double kMaxThroughput = 1e9;
+// A profile point's throughput is 0 or at least this (one iteration in
+// about 12 days): a profile is normalised by its value at the share, and
+// a denormal there would make every speedup infinite.
+inline constexpr double kMinProfileThroughput = 1e-6;
 // Memory in GB (a node's, a profile point's): positive, at most this.
 inline constexpr double kMaxMemoryGb = 1e6;
 // CPUs of a profile point: positive, at most a node's CPU ids.

@@ -1,6 +1,7 @@
 #include "service/request_validation.h"
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -208,14 +209,25 @@ absl::Status CheckLeaseKey(absl::string_view job_id, int64_t epoch) {
 absl::Status CheckProfilePoints(absl::string_view path,
                                 const google::protobuf::RepeatedPtrField<v1::ProfilePoint>& points) {
   if (auto st = CheckCount(path, points.size(), kMaxProfilePoints, "points"); !st.ok()) return st;
+  std::set<double> cpus, mems;
   for (int i = 0; i < points.size(); ++i) {
     const std::string at = absl::StrCat(path, "[", i, "]");
     const v1::ProfilePoint& p = points[i];
     if (auto st = CheckFinite(at + ".cpus", p.cpus(), 0, kMaxProfileCpus, true); !st.ok()) return st;
     if (auto st = CheckFinite(at + ".mem_gb", p.mem_gb(), 0, kMaxMemoryGb, true); !st.ok()) return st;
     if (auto st = CheckFinite(at + ".throughput", p.throughput(), 0, kMaxThroughput, false); !st.ok()) return st;
+    if (p.throughput() > 0 && p.throughput() < kMinProfileThroughput) {
+      return Refuse(at + ".throughput", absl::StrCat(p.throughput()),
+                    absl::StrCat("is neither 0 nor at least ", kMinProfileThroughput));
+    }
+    cpus.insert(p.cpus());
+    mems.insert(p.mem_gb());
   }
-  return absl::OkStatus();
+  if (auto st = CheckCount(path, static_cast<int>(cpus.size()), kMaxProfileAxisValues, "distinct cpus values");
+      !st.ok()) {
+    return st;
+  }
+  return CheckCount(path, static_cast<int>(mems.size()), kMaxProfileAxisValues, "distinct mem_gb values");
 }
 
 }  // namespace

@@ -122,6 +122,7 @@ TEST(JobSpecYaml, ProfilePointsAreReadAndEachValueChecked) {
       {"{cpus: 1}", "j.yaml:5: profile_points: (a map): is not a list"},
       {"[]", "profile_points"},
       {"[[1, 2, 3]]", "profile_points[0]: (a list): is not a map"},
+      {"[{cpus: 1, mem_gb: 8, throughput: 1e-300}]", "spec.profile_points[0].throughput: 1e-300 is neither 0 nor at least 1e-06"},
   };
   for (const Case& c : cases) {
     const std::string text =
@@ -133,6 +134,15 @@ TEST(JobSpecYaml, ProfilePointsAreReadAndEachValueChecked) {
   std::string many = "gpus: 1\niterations: 10\nuses_agent: true\ncommand: [x]\nprofile_points: [&p {cpus: 1, mem_gb: 1, throughput: 1}";
   for (int i = 0; i < 1100; ++i) many += ", *p";
   many += "]\n";
+  // Distinct values on an axis are bounded too: each round builds a grid
+  // over them.
+  std::string wide = "gpus: 1\niterations: 10\nuses_agent: true\ncommand: [x]\nprofile_points:\n";
+  for (int i = 1; i <= 65; ++i) wide += "  - {cpus: " + std::to_string(i) + ", mem_gb: 8, throughput: 1}\n";
+  auto too_wide = ParseJobSpecYaml(wide, "j.yaml");
+  ASSERT_FALSE(too_wide.ok());
+  EXPECT_NE(too_wide.status().message().find("spec.profile_points: 65 distinct cpus values are more than 64"),
+            std::string::npos)
+      << too_wide.status();
   auto too_many = ParseJobSpecYaml(many, "j.yaml");
   ASSERT_FALSE(too_many.ok());
   EXPECT_NE(too_many.status().message().find("must have at most 1024 items"), std::string::npos)

@@ -1,5 +1,7 @@
 #include "synergy/model_zoo.h"
 
+#include <cmath>
+
 #include "gtest/gtest.h"
 #include "test_support.h"
 
@@ -33,6 +35,19 @@ TEST_F(ModelZooTest, SpeedupAtReachesTheIdealAndScalesBelowTheGrid) {
   EXPECT_EQ(gnmt.ThroughputAt(1, 20), 0.0);
   EXPECT_EQ(gnmt.SpeedupAt(1, 20), 1.0);
   EXPECT_EQ(gnmt.SpeedupAt(0, 20), 0.0);
+  EXPECT_EQ(alexnet.SpeedupAt(std::nan(""), 62.5), 0.0);
+}
+
+// A replan's remainders keep their servers' share (3 CPUs, 62.5 GB a GPU):
+// a 4-GPU job whose largest remainder has 2 CPUs cannot have its share
+// there. Its ideal is its share, at speedup 1, not a point below the share
+// read off the line (a speedup below 1, or below 0).
+TEST_F(ModelZooTest, AnIdealCappedBelowTheShareIsTheShare) {
+  const Resources share{1, 3, 62.5, 0};
+  const Cluster left({ServerSpec{"n1", Resources{4, 2, 250, 0}, share}});
+  const JobDemand d = IdealDemandFor(Model("res50"), 4, left);  // ideal 4 CPUs a GPU
+  EXPECT_EQ(d.ideal.cpus, 12);
+  EXPECT_GE(d.speedup, 1.0);
 }
 
 TEST_F(ModelZooTest, BestPointWithinRespectsLimitAndFloor) {
