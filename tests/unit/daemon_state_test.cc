@@ -227,7 +227,8 @@ TEST_F(DaemonStateTest, AProfileGivenInTheSpecSchedulesTheJobUntilItMeasuresItsO
     p->set_throughput(5);
   }
   ASSERT_TRUE(s->SubmitProfile(flat, 20).ok());
-  const JobView& v = s->SnapshotForRound(30).views[0];
+  const RoundSnapshot snap = s->SnapshotForRound(30);  // the views live in it
+  const JobView& v = snap.views[0];
   EXPECT_DOUBLE_EQ(v.ideal_speedup, 1.0);
   EXPECT_LE(v.ideal_demand.cpus, 6);
 }
