@@ -386,10 +386,9 @@ class Engine {
   // The speed a job runs at with what it was given. The reference books the
   // plan's speedup (reference-compatible mode does); a job runs at what its
   // profile gives at the CPUs and memory it holds (its slowest slice when
-  // it spans servers), which is more than the plan says when a share is
-  // taken on a server that others hold part of (its share of what is left
-  // is more than the cluster's share per GPU), and so does an emulated job
-  // under synergyd (scripts/deploy-vs-sim).
+  // it spans servers), as an emulated job under synergyd does
+  // (scripts/deploy-vs-sim): the two differ where a plan's speedup is not
+  // its allocation's, e.g. an ideal capped at a server and scaled on a line.
   double RealisedSpeedup(const JobView& v, const Assignment& a) const {
     if (config_.reference_compatible || v.profile == nullptr || a.slices.empty()) return a.speedup;
     double speedup = HUGE_VAL;
