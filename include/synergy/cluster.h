@@ -32,6 +32,9 @@ struct ServerSpec {
   // remainder's CPUs per GPU (which can be less). gpus == 0 (the default):
   // capacity per GPU.
   Resources share_per_gpu;
+  // The servers' GPU type (configs/models/zoo.yaml gpu_speed names them);
+  // "" is the zoo's base type. A job runs on servers of one type.
+  std::string gpu_type;
 };
 
 class Cluster {
@@ -65,6 +68,12 @@ class Cluster {
   // The largest amount a single server can give (caps a job's ideal demand).
   const Resources& largest_server() const { return largest_server_; }
 
+  // The servers' GPU types, in the order the servers first name them ("" is
+  // the zoo's base type), and the index there of a server's type.
+  const std::vector<std::string>& gpu_types() const { return gpu_types_; }
+  int gpu_type_of(int server) const { return type_of_[server]; }
+  bool heterogeneous() const { return gpu_types_.size() > 1; }
+
  private:
   std::vector<ServerSpec> servers_;
   Resources total_;
@@ -72,8 +81,18 @@ class Cluster {
   Resources largest_server_;
   ShareRule rule_ = ShareRule::kPerServer;
   std::vector<Resources> share_on_;
+  std::vector<std::string> gpu_types_;
+  std::vector<int> type_of_;
   bool share_is_uniform_ = true;
   Resources smallest_share_;
 };
+
+// The servers of one GPU type as a cluster of their own (each keeping its
+// share per GPU, and the rule), and which server of `whole` each one is.
+struct ServersOfType {
+  Cluster cluster;
+  std::vector<int> servers_of;  // index in `cluster` -> index in `whole`
+};
+ServersOfType ServersOfGpuType(const Cluster& whole, int type);
 
 }  // namespace synergy

@@ -37,19 +37,27 @@ inline constexpr size_t kMaxModelNameBytes = 128;  // service/request_limits.h k
 inline constexpr double kMaxRelativeThroughput = 1000;
 inline constexpr double kMaxIterationTimeS = 1e6;
 inline constexpr int kMaxBatch = 1000000;
+// GPU types: a name's bytes, and the types a model's gpu_speed names.
+inline constexpr size_t kMaxGpuTypeBytes = 64;
+inline constexpr size_t kMaxGpuTypes = 64;
 
 // Cluster file:
 //   servers:
 //     - {name: rack0-, count: 16, gpus: 8, cpus: 24, memory_gb: 500, storage_mbps: 500}
 // `count` (default 1) repeats a server; names get the index appended when
-// count > 1.
+// count > 1. `gpu_type` (optional; e.g. v100, p100, k80) names the servers'
+// GPU type, a key of the zoo's gpu_speed; without it a server has the zoo's
+// base type.
 absl::StatusOr<Cluster> LoadClusterFile(const std::string& path);
 absl::StatusOr<Cluster> ParseCluster(const std::string& yaml_text,
                                      const std::string& source_name);
 
 // Model zoo file: the format of ../shared/reference/model-zoo.yaml
 // (cpu_points, memory_points_gb, models[] with name, task, ideal, speedup,
-// iteration_time_s, batch, throughput, optional placement_penalty).
+// iteration_time_s, batch, throughput, optional placement_penalty), and
+// optionally `gpu_type` (the type the profiles were measured on) and per
+// model `gpu_speed: {type: speed}` (GPU-side speed relative to that type;
+// synergy/gpu_type_model.h).
 absl::StatusOr<ModelZoo> LoadModelZooFile(const std::string& path);
 absl::StatusOr<ModelZoo> ParseModelZoo(const std::string& yaml_text,
                                        const std::string& source_name);

@@ -1,6 +1,7 @@
 #pragma once
 // Measured resource-sensitivity profiles (the paper's W_j[c][m]) and the model
 // zoo that names them.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,7 @@ class SensitivityProfile {
 
   const std::vector<double>& cpu_points() const { return cpu_points_; }
   const std::vector<double>& mem_points_gb() const { return mem_points_gb_; }
+  const std::vector<std::vector<double>>& throughput() const { return throughput_; }
 
  private:
   std::vector<double> cpu_points_;
@@ -61,6 +63,9 @@ struct ModelSpec {
   int batch = 0;
   double placement_penalty = 1.0;  // throughput factor when split across servers
   SensitivityProfile profile;
+  // GPU-side speed on other GPU types, relative to the zoo's base type (the
+  // one the profile was measured on), by type name (gpu_type_model.h).
+  std::map<std::string, double> gpu_speed;
 };
 
 // A job's demand and speedup once its GPU count is known: g times the
@@ -76,7 +81,15 @@ JobDemand IdealDemandFor(const ModelSpec& model, int gpus, const Cluster& cluste
 class ModelZoo {
  public:
   ModelZoo() = default;
-  explicit ModelZoo(std::vector<ModelSpec> models);
+  explicit ModelZoo(std::vector<ModelSpec> models, std::string base_gpu_type = "");
+
+  // The GPU type the profiles were measured on ("" when the zoo does not
+  // say): a server of this type, or of no stated type, runs them as they are.
+  const std::string& base_gpu_type() const { return base_gpu_type_; }
+  // `model`'s GPU-side speed on `gpu_type` relative to the base type: 1 on
+  // the base type (or ""), its gpu_speed entry otherwise; nullopt when the
+  // zoo does not know it.
+  std::optional<double> GpuSpeed(int model, const std::string& gpu_type) const;
 
   const std::vector<ModelSpec>& models() const { return models_; }
   // Index of the model named `name`, or -1.
@@ -87,6 +100,7 @@ class ModelZoo {
 
  private:
   std::vector<ModelSpec> models_;
+  std::string base_gpu_type_;
 };
 
 }  // namespace synergy

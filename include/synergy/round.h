@@ -44,4 +44,15 @@ struct RoundResult {
 RoundResult ScheduleRound(const RoundInput& input, const Policy& policy,
                           const Mechanism& mechanism);
 
+// Phases 1-3 alone, for a round that places in its own way
+// (typed_round.h): the ordered queue, the jobs bumped, and the runnable
+// set taken with `free_gpus` GPUs free.
+struct RoundSelection {
+  std::vector<const JobView*> order;
+  std::vector<const JobView*> bumped;
+  std::vector<const JobView*> runnable;
+};
+RoundSelection SelectForRound(const RoundInput& input, const Policy& policy, const Mechanism& mechanism,
+                              int free_gpus);
+
 }  // namespace synergy

@@ -137,6 +137,12 @@ class YamlValue {
                                                                size_t max_total_bytes) const;
   // A map whose keys must all be among `known_keys` (each at most once).
   absl::StatusOr<YamlMap> Map(std::vector<absl::string_view> known_keys) const;
+  // A map keyed by names the file chooses (plain strings, each at most
+  // once, at most `max_entries`), in document order; a value's errors name
+  // its key as the field's last part.
+  absl::StatusOr<std::vector<std::pair<std::string, YamlValue>>> OpenMap(size_t max_entries) const {
+    return Entries(nullptr, max_entries);
+  }
 
  private:
   friend class YamlMap;

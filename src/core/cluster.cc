@@ -14,6 +14,9 @@ std::string Resources::ToString() const {
 Cluster::Cluster(std::vector<ServerSpec> servers, ShareRule rule)
     : servers_(std::move(servers)), rule_(rule) {
   for (const ServerSpec& s : servers_) {
+    auto type = std::find(gpu_types_.begin(), gpu_types_.end(), s.gpu_type);
+    type_of_.push_back(static_cast<int>(type - gpu_types_.begin()));
+    if (type == gpu_types_.end()) gpu_types_.push_back(s.gpu_type);
     total_ += s.capacity;
     largest_server_.gpus = std::max(largest_server_.gpus, s.capacity.gpus);
     largest_server_.cpus = std::max(largest_server_.cpus, s.capacity.cpus);
@@ -70,6 +73,20 @@ Resources Cluster::ProportionalShare(int gpus) const {
 Resources Cluster::ShareOn(int server, int gpus) const {
   const Resources& per_gpu = share_on_[server];
   return Resources{gpus, per_gpu.cpus * gpus, per_gpu.mem_gb * gpus, per_gpu.storage_mbps * gpus};
+}
+
+ServersOfType ServersOfGpuType(const Cluster& whole, int type) {
+  std::vector<ServerSpec> servers;
+  ServersOfType out;
+  for (int i = 0; i < whole.num_servers(); ++i) {
+    if (whole.gpu_type_of(i) != type) continue;
+    ServerSpec spec = whole.servers()[i];
+    spec.share_per_gpu = whole.share_per_gpu_on(i);
+    servers.push_back(std::move(spec));
+    out.servers_of.push_back(i);
+  }
+  out.cluster = Cluster(std::move(servers), whole.share_rule());
+  return out;
 }
 
 }  // namespace synergy

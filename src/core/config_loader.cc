@@ -25,10 +25,28 @@ absl::StatusOr<std::vector<double>> IncreasingPoints(const YamlMap& root, absl::
   return out;
 }
 
+// A GPU type's name: a short word of lower-case letters, digits, '-',
+// '_' or '.', as vendors and operators name them (v100, a100-80gb).
+bool IsGpuTypeName(const std::string& type) {
+  if (type.empty() || type.size() > kMaxGpuTypeBytes) return false;
+  for (char c : type) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.')) return false;
+  }
+  return true;
+}
+constexpr char kGpuTypeRule[] = "a GPU type is 1 to 64 lower-case letters, digits, '-', '_' or '.'";
+
+absl::StatusOr<std::string> ReadGpuType(const YamlValue& v) {
+  absl::StatusOr<std::string> type = v.NonEmptyString(kMaxGpuTypeBytes);
+  if (!type.ok()) return type.status();
+  if (!IsGpuTypeName(*type)) return v.Error(kGpuTypeRule);
+  return type;
+}
+
 // One `servers` entry, expanded by its count and appended to `servers`.
 absl::Status AddServers(const YamlValue& entry, std::vector<ServerSpec>& servers) {
   absl::StatusOr<YamlMap> m =
-      entry.Map({"name", "count", "gpus", "cpus", "memory_gb", "storage_mbps"});
+      entry.Map({"name", "count", "gpus", "cpus", "memory_gb", "storage_mbps", "gpu_type"});
   if (!m.ok()) return m.status();
   int count = 1;
   std::string name = "server";
@@ -45,6 +63,12 @@ absl::Status AddServers(const YamlValue& entry, std::vector<ServerSpec>& servers
   if (!memory_gb.ok()) return memory_gb.status();
   st = m->Read("storage_mbps", storage_mbps, DoubleRange::NonNegative(kMaxStorageMbpsPerServer));
   if (!st.ok()) return st;
+  std::string gpu_type;
+  if (m->Has("gpu_type")) {
+    absl::StatusOr<std::string> type = ReadGpuType(m->Get("gpu_type"));
+    if (!type.ok()) return type.status();
+    gpu_type = *std::move(type);
+  }
   if (servers.size() + count > static_cast<size_t>(kMaxServers)) {
     return m->Get("count").Error(
         absl::StrCat("brings the cluster past ", kMaxServers, " servers"));
@@ -54,6 +78,7 @@ absl::Status AddServers(const YamlValue& entry, std::vector<ServerSpec>& servers
     ServerSpec spec;
     spec.name = numbered ? absl::StrCat(name, servers.size()) : name;
     spec.capacity = Resources{static_cast<int>(*gpus), *cpus, *memory_gb, storage_mbps};
+    spec.gpu_type = gpu_type;
     servers.push_back(std::move(spec));
   }
   return absl::OkStatus();
@@ -94,7 +119,7 @@ absl::StatusOr<ModelSpec> ReadModel(const YamlValue& entry, const std::vector<do
                                     const std::vector<double>& mem_points,
                                     std::set<std::string>& names) {
   absl::StatusOr<YamlMap> m = entry.Map({"name", "task", "ideal", "speedup", "iteration_time_s",
-                                         "batch", "throughput", "placement_penalty"});
+                                         "batch", "throughput", "placement_penalty", "gpu_speed"});
   if (!m.ok()) return m.status();
   ModelSpec spec;
   absl::StatusOr<std::string> name = m->Get("name").NonEmptyString(kMaxModelNameBytes);
@@ -124,6 +149,16 @@ absl::StatusOr<ModelSpec> ReadModel(const YamlValue& entry, const std::vector<do
   if (!matrix.ok()) return matrix.status();
   spec.profile = SensitivityProfile(cpu_points, mem_points, *std::move(matrix),
                                     Resources{1, *ideal_cpus, *ideal_mem, 0}, *speedup);
+  if (m->Has("gpu_speed")) {
+    auto speeds = m->Get("gpu_speed").OpenMap(kMaxGpuTypes);
+    if (!speeds.ok()) return speeds.status();
+    for (const auto& [type, value] : *speeds) {
+      if (!IsGpuTypeName(type)) return value.Error(absl::StrCat("is not a GPU type name (", kGpuTypeRule, ")"));
+      absl::StatusOr<double> speed = value.Double(DoubleRange::Positive(kMaxRelativeThroughput));
+      if (!speed.ok()) return speed.status();
+      spec.gpu_speed[type] = *speed;
+    }
+  }
   return spec;
 }
 
@@ -152,7 +187,7 @@ absl::StatusOr<Cluster> LoadClusterFile(const std::string& path) {
 absl::StatusOr<ModelZoo> ParseModelZoo(const std::string& text, const std::string& source) {
   absl::StatusOr<YamlValue> doc = ParseYaml(text, source);
   if (!doc.ok()) return doc.status();
-  absl::StatusOr<YamlMap> root = doc->Map({"cpu_points", "memory_points_gb", "models"});
+  absl::StatusOr<YamlMap> root = doc->Map({"cpu_points", "memory_points_gb", "models", "gpu_type"});
   if (!root.ok()) return root.status();
   auto cpu_points = IncreasingPoints(*root, "cpu_points", kMaxCpusPerServer);
   if (!cpu_points.ok()) return cpu_points.status();
@@ -167,7 +202,13 @@ absl::StatusOr<ModelZoo> ParseModelZoo(const std::string& text, const std::strin
     if (!model.ok()) return model.status();
     models.push_back(*std::move(model));
   }
-  return ModelZoo(std::move(models));
+  std::string base_gpu_type;
+  if (root->Has("gpu_type")) {
+    absl::StatusOr<std::string> type = ReadGpuType(root->Get("gpu_type"));
+    if (!type.ok()) return type.status();
+    base_gpu_type = *std::move(type);
+  }
+  return ModelZoo(std::move(models), std::move(base_gpu_type));
 }
 
 absl::StatusOr<ModelZoo> LoadModelZooFile(const std::string& path) {

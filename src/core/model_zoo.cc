@@ -142,7 +142,16 @@ JobDemand IdealDemandFor(const ModelSpec& model, int gpus, const Cluster& cluste
   return d;
 }
 
-ModelZoo::ModelZoo(std::vector<ModelSpec> models) : models_(std::move(models)) {}
+ModelZoo::ModelZoo(std::vector<ModelSpec> models, std::string base_gpu_type)
+    : models_(std::move(models)), base_gpu_type_(std::move(base_gpu_type)) {}
+
+std::optional<double> ModelZoo::GpuSpeed(int model, const std::string& gpu_type) const {
+  if (gpu_type.empty() || gpu_type == base_gpu_type_) return 1.0;
+  const auto& speeds = models_[model].gpu_speed;
+  auto it = speeds.find(gpu_type);
+  if (it == speeds.end()) return std::nullopt;
+  return it->second;
+}
 
 int ModelZoo::Find(const std::string& name) const {
   for (size_t i = 0; i < models_.size(); ++i) {

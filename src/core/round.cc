@@ -38,9 +38,9 @@ std::vector<const JobView*> SelectRunnable(const std::vector<const JobView*>& or
 
 }  // namespace
 
-RoundResult ScheduleRound(const RoundInput& input, const Policy& policy,
-                          const Mechanism& mechanism) {
-  RoundResult result;
+RoundSelection SelectForRound(const RoundInput& input, const Policy& policy, const Mechanism& mechanism,
+                              int free_gpus) {
+  RoundSelection out;
   std::vector<const JobView*> queue = input.queue;
 
   PolicyContext context;
@@ -52,15 +52,22 @@ RoundResult ScheduleRound(const RoundInput& input, const Policy& policy,
                    [](const JobView* a, const JobView* b) { return a->priority_class > b->priority_class; });
 
   for (const JobView* job : queue) {
-    if (job->priority != 1 && Starved(*job, input.now_s)) result.bumped.push_back(job);
+    if (job->priority != 1 && Starved(*job, input.now_s)) out.bumped.push_back(job);
   }
+  out.runnable = SelectRunnable(queue, policy.selection(), mechanism, free_gpus);
+  out.order = std::move(queue);
+  return out;
+}
 
+RoundResult ScheduleRound(const RoundInput& input, const Policy& policy,
+                          const Mechanism& mechanism) {
   PlacementState state(*input.cluster, input.gpu_placement);
-  std::vector<const JobView*> runnable =
-      SelectRunnable(queue, policy.selection(), mechanism, state.free_gpus());
-  mechanism.Place(runnable, state);
+  RoundSelection selected = SelectForRound(input, policy, mechanism, state.free_gpus());
+  mechanism.Place(selected.runnable, state);
+  RoundResult result;
   result.plan = state.TakePlan();
-  result.order = std::move(queue);
+  result.order = std::move(selected.order);
+  result.bumped = std::move(selected.bumped);
   return result;
 }
 
