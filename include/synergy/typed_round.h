@@ -42,14 +42,30 @@ struct TypedRoundInput {
   TypeChoice choice = TypeChoice::kFirstFit;
 };
 
+// What a type has for a round's choice: its GPUs free and its share of
+// one GPU (its CPUs and memory are share x GPUs: a round starts empty).
+struct TypeRoom {
+  int gpus = 0;
+  Resources share_per_gpu;
+};
+
 // The chosen type of each runnable job (index into gpu_types()), or -1
-// where no type has its GPUs free. `free_gpus[t]`: GPUs free on type t.
-// Choices by value take the jobs that gain most from their best type over
-// their worst first (runnable order on ties), each its best type with its
-// GPUs free, then fill what is left in runnable order, first fit.
+// where no type has its GPUs free.
+//   kFirstFit: in runnable order, the first type with the job's GPUs free.
+//   kGpuThroughput, kBestAllocation: greedy by regret. A job's value on a
+//     type is its throughput there relative to its best at the share on
+//     any type (so that jobs of any size and speed compare); the job whose
+//     best type beats its second best by most is placed first (runnable
+//     order on ties), on its best type, until none is left. By GPU
+//     throughput the value is the one at the share. By best allocation it
+//     is the one at the job's ideal CPUs and memory there where the type
+//     can fund them, as TUNE would: from what jobs placed there before it
+//     leave of their share (a language model's idle CPUs), else at the
+//     share. So CPU-hungry jobs go to a fast type as far as its
+//     insensitive jobs feed them, and no further.
 std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
                                 const std::unordered_map<JobId, std::vector<const JobView*>>& on_type,
-                                std::vector<int> free_gpus, TypeChoice choice);
+                                const std::vector<TypeRoom>& rooms, TypeChoice choice);
 
 // The round: RoundResult::plan's slices index round.cluster's servers.
 RoundResult ScheduleTypedRound(const TypedRoundInput& input, const Policy& policy, const Mechanism& mechanism);

@@ -1,7 +1,7 @@
 #include "synergy/typed_round.h"
 
 #include <algorithm>
-#include <numeric>
+#include <cmath>
 
 #include "synergy/placement_state.h"
 
@@ -18,54 +18,114 @@ const char* TypeChoiceName(TypeChoice choice) {
 
 namespace {
 
-// Iterations a second of `view` on its type: at the proportional share, or
-// at its ideal demand.
-double RateOf(const JobView& view, TypeChoice choice) {
-  const double at_share = 1.0 / view.iteration_time_s;
-  return choice == TypeChoice::kBestAllocation ? at_share * view.ideal_speedup : at_share;
-}
-
-int FirstFit(int gpus, const std::vector<int>& free_gpus) {
-  for (size_t t = 0; t < free_gpus.size(); ++t) {
+int FirstFit(int gpus, const std::vector<TypeRoom>& rooms, const std::vector<int>& free_gpus) {
+  for (size_t t = 0; t < rooms.size(); ++t) {
     if (free_gpus[t] >= gpus) return static_cast<int>(t);
   }
   return -1;
 }
 
+// What a job's ideal demand on a type asks beyond its share there (below 0:
+// what it leaves of the share).
+struct Extra {
+  double cpus = 0;
+  double mem_gb = 0;
+};
+
 }  // namespace
 
 std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
                                 const std::unordered_map<JobId, std::vector<const JobView*>>& on_type,
-                                std::vector<int> free_gpus, TypeChoice choice) {
-  std::vector<int> chosen(runnable.size(), -1);
-  std::vector<size_t> by_gain(runnable.size());
-  std::iota(by_gain.begin(), by_gain.end(), 0);
-  if (choice != TypeChoice::kFirstFit) {
-    // rates[i][t]: job i's iterations a second on type t.
-    std::vector<std::vector<double>> rates(runnable.size());
-    std::vector<double> gain(runnable.size(), 1.0);
-    for (size_t i = 0; i < runnable.size(); ++i) {
-      for (const JobView* v : on_type.at(runnable[i]->id)) rates[i].push_back(RateOf(*v, choice));
-      const auto [lo, hi] = std::minmax_element(rates[i].begin(), rates[i].end());
-      gain[i] = *hi / *lo;
+                                const std::vector<TypeRoom>& rooms, TypeChoice choice) {
+  const size_t n = runnable.size();
+  const size_t types = rooms.size();
+  std::vector<int> chosen(n, -1);
+  std::vector<int> free_gpus;
+  for (const TypeRoom& r : rooms) free_gpus.push_back(r.gpus);
+  if (choice == TypeChoice::kFirstFit) {
+    for (size_t i = 0; i < n; ++i) {
+      chosen[i] = FirstFit(runnable[i]->gpus, rooms, free_gpus);
+      if (chosen[i] >= 0) free_gpus[chosen[i]] -= runnable[i]->gpus;
     }
-    std::stable_sort(by_gain.begin(), by_gain.end(), [&](size_t a, size_t b) { return gain[a] > gain[b]; });
-    for (size_t i : by_gain) {
-      int best = -1;
-      for (size_t t = 0; t < free_gpus.size(); ++t) {
-        if (free_gpus[t] < runnable[i]->gpus) continue;
-        if (best < 0 || rates[i][t] > rates[i][best]) best = static_cast<int>(t);
-      }
-      if (best < 0) continue;
-      chosen[i] = best;
-      free_gpus[best] -= runnable[i]->gpus;
+    return chosen;
+  }
+  // at_share[i][t], at_ideal[i][t]: job i's throughput on type t relative to
+  // its best at the share on any type; extra[i][t]: its ideal beyond the share.
+  std::vector<std::vector<double>> at_share(n, std::vector<double>(types));
+  std::vector<std::vector<double>> at_ideal(n, std::vector<double>(types));
+  std::vector<std::vector<Extra>> extra(n, std::vector<Extra>(types));
+  for (size_t i = 0; i < n; ++i) {
+    const std::vector<const JobView*>& views = on_type.at(runnable[i]->id);
+    double fastest = HUGE_VAL;
+    for (const JobView* v : views) fastest = std::min(fastest, v->iteration_time_s);
+    for (size_t t = 0; t < types; ++t) {
+      const JobView& v = *views[t];
+      at_share[i][t] = fastest / v.iteration_time_s;
+      at_ideal[i][t] = at_share[i][t] * std::max(1.0, v.ideal_speedup);
+      const Resources& share = rooms[t].share_per_gpu;
+      extra[i][t] = Extra{v.ideal_demand.cpus - share.cpus * v.gpus, v.ideal_demand.mem_gb - share.mem_gb * v.gpus};
     }
   }
-  // First fit, in runnable order, for what is left.
-  for (size_t i = 0; i < runnable.size(); ++i) {
-    if (chosen[i] >= 0) continue;
-    chosen[i] = FirstFit(runnable[i]->gpus, free_gpus);
-    if (chosen[i] >= 0) free_gpus[chosen[i]] -= runnable[i]->gpus;
+  // What jobs placed on a type leave of their shares, for others' ideals.
+  std::vector<Extra> surplus(types);
+  auto funded = [&](size_t i, size_t t) {
+    const Extra& e = extra[i][t];
+    return e.cpus <= surplus[t].cpus + 1e-9 && e.mem_gb <= surplus[t].mem_gb + 1e-9;
+  };
+  auto value = [&](size_t i, size_t t) {
+    if (choice == TypeChoice::kGpuThroughput) return at_share[i][t];
+    return funded(i, t) ? at_ideal[i][t] : at_share[i][t];
+  };
+  // Greedy by regret at the share: of the jobs left, the one whose best
+  // type with room beats its second best by most (at the share: the GPU
+  // side) goes next; runnable order on ties. It takes the type with room
+  // where its value is highest (by best allocation: funded there or not).
+  std::vector<bool> open(n, true);
+  for (size_t left = n; left > 0;) {
+    size_t pick = n;
+    double pick_regret = -1;
+    for (size_t i = 0; i < n; ++i) {
+      if (!open[i]) continue;
+      double best = -1, second = 0;
+      for (size_t t = 0; t < types; ++t) {
+        if (free_gpus[t] < runnable[i]->gpus) continue;
+        const double v = at_share[i][t];
+        if (v > best) {
+          second = std::max(second, best);
+          best = v;
+        } else {
+          second = std::max(second, v);
+        }
+      }
+      if (best < 0) {  // no type has its GPUs free: it waits
+        open[i] = false;
+        --left;
+        continue;
+      }
+      if (best - second > pick_regret) {
+        pick = i;
+        pick_regret = best - second;
+      }
+    }
+    if (pick == n) break;
+    int type = -1;
+    double type_value = -1;
+    for (size_t t = 0; t < types; ++t) {
+      if (free_gpus[t] < runnable[pick]->gpus) continue;
+      const double v = value(pick, t);
+      if (v > type_value) {
+        type_value = v;
+        type = static_cast<int>(t);
+      }
+    }
+    if (choice == TypeChoice::kBestAllocation && funded(pick, type)) {
+      surplus[type].cpus -= extra[pick][type].cpus;
+      surplus[type].mem_gb -= extra[pick][type].mem_gb;
+    }
+    chosen[pick] = type;
+    free_gpus[type] -= runnable[pick]->gpus;
+    open[pick] = false;
+    --left;
   }
   return chosen;
 }
@@ -87,12 +147,12 @@ RoundResult ScheduleTypedRound(const TypedRoundInput& input, const Policy& polic
     selected.runnable = std::move(fitting);
   }
   std::vector<ServersOfType> parts;
-  std::vector<int> free_gpus;
+  std::vector<TypeRoom> rooms;
   for (int t = 0; t < types; ++t) {
     parts.push_back(ServersOfGpuType(whole, t));
-    free_gpus.push_back(parts.back().cluster.total().gpus);
+    rooms.push_back(TypeRoom{parts.back().cluster.total().gpus, parts.back().cluster.share_per_gpu()});
   }
-  const std::vector<int> chosen = ChooseGpuTypes(selected.runnable, input.on_type, free_gpus, input.choice);
+  const std::vector<int> chosen = ChooseGpuTypes(selected.runnable, input.on_type, rooms, input.choice);
 
   RoundResult result;
   for (int t = 0; t < types; ++t) {

@@ -1,5 +1,7 @@
 #include "sim/experiment.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "sim/trace.h"
 #include "synergy/config_loader.h"
@@ -35,10 +37,15 @@ absl::StatusOr<Inputs> LoadInputs(const CommonOptions& common, const WorkloadOpt
     }
   }
   const int largest_job = workload.multi_gpu || common.reference_compatible ? 8 : 1;
-  if (in.cluster.total().gpus < largest_job) {
+  // A job runs on servers of one GPU type: the largest type must hold it.
+  int largest_type = 0;
+  for (int t = 0; t < static_cast<int>(in.cluster.gpu_types().size()); ++t) {
+    largest_type = std::max(largest_type, ServersOfGpuType(in.cluster, t).cluster.total().gpus);
+  }
+  if (largest_type < largest_job) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "cluster: ", in.cluster.total().gpus, " GPUs cannot run the generator's ", largest_job,
-        "-GPU jobs"));
+        "cluster: ", largest_type, " GPUs", in.cluster.heterogeneous() ? " of one type" : "",
+        " cannot run the generator's ", largest_job, "-GPU jobs"));
   }
   return in;
 }
@@ -67,6 +74,7 @@ absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptio
   config.resize_in_place = common.resize_in_place;
   config.keep_leases = common.keep_leases;
   config.gpu_placement = common.gpu_placement;
+  config.type_choice = common.type_choice;
   config.progress = progress;
   config.on_booked = on_booked;
 
@@ -99,6 +107,7 @@ std::map<std::string, Setting> CommonSettings(const CommonOptions& common) {
           {"placement", common.gpu_placement == GpuPlacement::kConsolidate ? "consolidate" : "first-fit"},
           {"restart_cost_s", common.reference_compatible ? 0.0 : common.restart_cost_s},
           {"resize_in_place", common.resize_in_place},
+          {"type_choice", std::string(TypeChoiceName(common.type_choice))},
           {"keep_leases", common.keep_leases || common.resize_in_place ||
                               (!common.reference_compatible && common.restart_cost_s > 0)}};
 }

@@ -68,7 +68,7 @@ const std::set<std::string> kCommonValueFlags = {"--cluster", "--models", "--pol
                                                  "--round-s", "--out",    "--seed",
                                                  "--split",   "--measure", "--placement",
                                                  "--opt-branch-nodes", "--opt-simplex-iterations",
-                                                 "--restart-cost"};
+                                                 "--restart-cost", "--type-choice"};
 const std::set<std::string> kCommonSwitches = {"--multi-gpu", "--reference-compatible",
                                                "--progress", "--no-progress", "--resize-in-place",
                                                "--keep-leases"};
@@ -126,6 +126,17 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
     } else {
       return FlagError("--placement", p, "is not one of consolidate|first-fit");
     }
+  }
+  if (f.count("--type-choice")) {
+    const std::string& choice = f["--type-choice"];
+    bool known = false;
+    for (TypeChoice c2 : {TypeChoice::kFirstFit, TypeChoice::kGpuThroughput, TypeChoice::kBestAllocation}) {
+      if (choice == TypeChoiceName(c2)) {
+        c.type_choice = c2;
+        known = true;
+      }
+    }
+    if (!known) return FlagError("--type-choice", choice, "is not one of first-fit|gpu-throughput|best-allocation");
   }
   if (f.count("--progress") && f.count("--no-progress")) {
     return absl::InvalidArgumentError("--progress and --no-progress: pick one");
@@ -263,6 +274,7 @@ std::string RunUsage() {
          "         --mechanism proportional|greedy|tune|tune-graded|opt [--opt-branch-nodes 2000] [--opt-simplex-iterations 100000]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
          "         [--restart-cost S] [--resize-in-place] [--keep-leases]\n"
+         "         [--type-choice first-fit|gpu-throughput|best-allocation]\n"
          "         [--reference-compatible] [--progress|--no-progress] [--decisions FILE] --out DIR\n"
          "Without --cluster/--models the embedded 128-GPU cluster and model zoo are used.\n"
          "--measure defaults to 4000,5000 (the reference's window); --multi-gpu mixes 1, 2,\n"
@@ -274,7 +286,11 @@ std::string RunUsage() {
          "at no cost): a running job stays where it is unless moving or growing it is worth a\n"
          "restart. Restarts and resizes are counted per job in jobs.csv.\n"
          "--decisions FILE: every assignment each round books, one CSV line per server\n"
-         "(time_s,job_id,server,gpus,cpus,mem_gb,speedup).\n";
+         "(time_s,job_id,server,gpus,cpus,mem_gb,speedup).\n"
+         "On a cluster whose servers name several gpu_type values, each job runs on one type,\n"
+         "chosen by --type-choice: first-fit (heterogeneity-unaware, the default), gpu-throughput\n"
+         "(the type where the job is fastest at the proportional share, as Gavel) or\n"
+         "best-allocation (where it is fastest at its best CPUs and memory there: Synergy's).\n";
 }
 
 std::string SweepUsage() {
@@ -283,6 +299,7 @@ std::string SweepUsage() {
          "         [--seed S | --seeds S1,S2,...] [--split I,L,S] [--multi-gpu] [--measure FROM,TO]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
          "         [--restart-cost S] [--resize-in-place] [--keep-leases]\n"
+         "         [--type-choice first-fit|gpu-throughput|best-allocation]\n"
          "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
          "Runs every load x mechanism (x seed), writes DIR/sweep.csv (a row per run),\n"
          "DIR/load-MECH.csv (per load: mean and spread over seeds), one run directory each,\n"

@@ -11,6 +11,7 @@
 #include "synergy/job.h"
 #include "synergy/mechanism.h"
 #include "synergy/placement_state.h"
+#include "synergy/typed_round.h"
 
 namespace synergy::sim {
 
@@ -35,6 +36,8 @@ struct CommonOptions {
   double restart_cost_s = 0;     // --restart-cost (default mode only)
   bool resize_in_place = false;  // --resize-in-place
   bool keep_leases = false;      // --keep-leases (implied by the two above)
+  // --type-choice: how a job's GPU type is chosen on a cluster of several.
+  TypeChoice type_choice = TypeChoice::kFirstFit;
   int opt_branch_nodes = MechanismOptions{}.opt_branch_nodes;              // --opt-branch-nodes
   int opt_simplex_iterations = MechanismOptions{}.opt_simplex_iterations;  // --opt-simplex-iterations
   std::string out_dir;

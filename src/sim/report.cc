@@ -102,6 +102,27 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
   }
   s.restarts = result.restarts;
   s.resizes = result.resizes;
+  if (cluster.heterogeneous()) {
+    for (int t = 0; t < static_cast<int>(cluster.gpu_types().size()); ++t) {
+      Summary::ByGpuType& type = s.by_gpu_type.emplace_back();
+      type.gpu_type = cluster.gpu_types()[t];
+      for (int server = 0; server < cluster.num_servers(); ++server) {
+        if (cluster.gpu_type_of(server) == t) type.gpus += cluster.servers()[server].capacity.gpus;
+      }
+      double gpu_s = 0;
+      for (const RoundSample& r : result.rounds) {
+        if (t < static_cast<int>(r.gpus_by_type.size())) gpu_s += r.gpus_by_type[t] * round_s;
+      }
+      if (span > 0 && type.gpus > 0) type.mean_gpu_util = gpu_s / (type.gpus * span);
+      double sum = 0;
+      for (const JobRecord& job : result.jobs) {
+        if (job.finish_s < 0 || job.gpu_type != t) continue;
+        ++type.jobs;
+        sum += job.jct_s() / 3600.0;
+      }
+      if (type.jobs > 0) type.mean_jct_h = sum / static_cast<double>(type.jobs);
+    }
+  }
   s.solver_rounds = result.solver_rounds;
   s.solver_fallbacks = result.solver_fallbacks;
   s.solver_budget_rounds = result.solver_budget_rounds;
@@ -124,12 +145,17 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
   fs::remove(fs::path(dir) / "summary.json", ec);
 
   // restarts and resizes last: the columns before them are the reference's.
-  std::string jobs = "job_id,model,gpus,arrival_s,start_s,finish_s,jct_s,restarts,resizes\n";
+  // gpu_type after them, on a cluster of several types only.
+  const bool typed = cluster.heterogeneous();
+  std::string jobs = absl::StrCat("job_id,model,gpus,arrival_s,start_s,finish_s,jct_s,restarts,resizes",
+                                  typed ? ",gpu_type" : "", "\n");
   for (const JobRecord& job : result.jobs) {
     if (job.finish_s < 0) continue;
     absl::StrAppend(&jobs, job.spec.id, ",", zoo.model(job.spec.model).name, ",", job.spec.gpus,
                     ",", Number(job.spec.arrival_s), ",", Number(job.start_s), ",",
-                    Number(job.finish_s), ",", Number(job.jct_s()), ",", job.restarts, ",", job.resizes, "\n");
+                    Number(job.finish_s), ",", Number(job.jct_s()), ",", job.restarts, ",", job.resizes);
+    if (typed) absl::StrAppend(&jobs, ",", job.gpu_type >= 0 ? cluster.gpu_types()[job.gpu_type] : "");
+    absl::StrAppend(&jobs, "\n");
   }
   const Resources& total = cluster.total();
   // lp_bound, stepped_down and fell_back are OPT's, empty for the others.
@@ -168,7 +194,7 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
                         "  \"solver_fallbacks\": %d,\n  \"solver_budget_rounds\": %d,\n"
                         "  \"solver_stepped_down_rounds\": %d,\n"
                         "  \"mean_lp_bound\": %.6f,\n  \"mean_realised\": %.6f,\n"
-                        "  \"restarts\": %d,\n  \"resizes\": %d\n}\n",
+                        "  \"restarts\": %d,\n  \"resizes\": %d",
                         summary.jobs, summary.unfinished, summary.mean_jct_h,
                         summary.p50_jct_h, summary.p99_jct_h, summary.makespan_h,
                         summary.mean_gpu_util, summary.mean_cpu_util, summary.mean_mem_util,
@@ -177,6 +203,19 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
                         summary.solver_budget_rounds, summary.solver_stepped_down_rounds,
                         summary.mean_lp_bound,
                         summary.mean_realised, summary.restarts, summary.resizes);
+  if (!summary.by_gpu_type.empty()) {
+    absl::StrAppend(&json, ",\n  \"by_gpu_type\": [");
+    for (size_t t = 0; t < summary.by_gpu_type.size(); ++t) {
+      const Summary::ByGpuType& type = summary.by_gpu_type[t];
+      absl::StrAppendFormat(&json,
+                            "%s\n    {\"gpu_type\": %s, \"gpus\": %d, \"mean_gpu_util\": %.6f, \"jobs\": %d, "
+                            "\"mean_jct_h\": %.6f}",
+                            t > 0 ? "," : "", JsonString(type.gpu_type), type.gpus, type.mean_gpu_util, type.jobs,
+                            type.mean_jct_h);
+    }
+    absl::StrAppend(&json, "\n  ]");
+  }
+  absl::StrAppend(&json, "\n}\n");
 
   const fs::path base(dir);
   if (auto st = WriteAtomically(base / "jobs.csv", jobs); !st.ok()) return st;

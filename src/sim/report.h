@@ -1,6 +1,7 @@
 #pragma once
 // What a run reports: the summary numbers and the files in --out DIR
 //   jobs.csv         job_id,model,gpus,arrival_s,start_s,finish_s,jct_s,restarts,resizes
+//                    (and gpu_type, the type of its last round, on a cluster of several)
 //   summary.json     the Summary below, with the run's settings
 //   utilisation.csv  time_s,gpu_util,cpu_util,mem_util,running,queued
 // Files are written under temporary names and renamed into place, and
@@ -8,6 +9,7 @@
 #include <map>
 #include <variant>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "sim/simulator.h"
@@ -39,6 +41,15 @@ struct Summary {
   // Restarts charged and resizes in place, over the measured jobs.
   int64_t restarts = 0;
   int64_t resizes = 0;
+  // Clusters of several GPU types: per type, in Cluster::gpu_types order.
+  struct ByGpuType {
+    std::string gpu_type;
+    int gpus = 0;
+    double mean_gpu_util = 0;
+    int64_t jobs = 0;  // measured jobs that finished on it
+    double mean_jct_h = 0;  // theirs
+  };
+  std::vector<ByGpuType> by_gpu_type;
 };
 
 Summary Summarize(const SimResult& result, const Cluster& cluster, double round_s);

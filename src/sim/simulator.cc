@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "synergy/gpu_type_model.h"
 #include "synergy/job_view_rules.h"
 #include "synergy/round.h"
 #include "synergy/lease_fate.h"
@@ -39,6 +40,13 @@ struct SimJob {
   double restart_debt_s = 0;
   int restarts = 0;
   int resizes = 0;
+  // Heterogeneous clusters: its view on each GPU type (`view` is the one
+  // policies order: the type it last ran on, at first the reference type),
+  // the type of its last round, and its iteration time at the share on the
+  // reference type (what a second of service is worth).
+  std::vector<JobView> typed;
+  int held_type = -1;
+  double reference_iteration_s = 1;
 };
 
 // How a job's assignment this round follows what it held last round.
@@ -85,6 +93,7 @@ class Engine {
   }
 
   absl::StatusOr<SimResult> Run() {
+    if (absl::Status st = PrepareGpuTypes(); !st.ok()) return st;
     const double round = config_.round_s;
     double t = 0;
     if (replay_ && lookahead_) t = std::ceil(lookahead_->arrival_s / round) * round;
@@ -122,7 +131,7 @@ class Engine {
     result_.end_s = t;
     for (const SimJob& job : jobs_) {
       if (!job.measured) continue;
-      JobRecord record{job.spec, job.start_s, job.finish_s, job.restarts, job.resizes};
+      JobRecord record{job.spec, job.start_s, job.finish_s, job.restarts, job.resizes, job.held_type};
       result_.restarts += job.restarts;
       result_.resizes += job.resizes;
       if (job.finish_s < 0) ++result_.unfinished;
@@ -138,6 +147,46 @@ class Engine {
  private:
   bool Measured(JobId id) const { return id >= measure_from_ && id < measure_to_; }
 
+  // A cluster of several GPU types: each type's servers, and every model on
+  // each type. Every model must have a speed for every type.
+  absl::Status PrepareGpuTypes() {
+    const Cluster& cluster = *config_.cluster;
+    typed_ = cluster.heterogeneous();
+    if (!typed_) return absl::OkStatus();
+    if (config_.reference_compatible) {
+      return absl::InvalidArgumentError(
+          "cluster: several GPU types, not with --reference-compatible (the reference assumes one)");
+    }
+    if (KeepsLeases()) {
+      return absl::InvalidArgumentError(
+          "cluster: several GPU types: --keep-leases, --restart-cost and --resize-in-place are not "
+          "supported there yet");
+    }
+    const ModelZoo& zoo = *config_.zoo;
+    const std::vector<std::string>& types = cluster.gpu_types();
+    reference_type_ = 0;
+    for (size_t t = 0; t < types.size(); ++t) {
+      if (types[t].empty() || types[t] == zoo.base_gpu_type()) reference_type_ = static_cast<int>(t);
+    }
+    for (size_t t = 0; t < types.size(); ++t) {
+      parts_.push_back(ServersOfGpuType(cluster, static_cast<int>(t)));
+      std::vector<ModelSpec>& models = typed_models_.emplace_back();
+      for (int m = 0; m < static_cast<int>(zoo.models().size()); ++m) {
+        const std::optional<double> speed = zoo.GpuSpeed(m, types[t]);
+        if (!speed) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "cluster: GPU type '", types[t], "': model '", zoo.model(m).name,
+              "' has no gpu_speed for it in the model zoo (base type '", zoo.base_gpu_type(), "')"));
+        }
+        models.push_back(ModelOnGpuType(zoo.model(m), *speed, parts_.back().cluster.share_per_gpu()));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The GPU type of the servers an assignment is on (one type a job).
+  int TypeOf(const Assignment& a) const { return config_.cluster->gpu_type_of(a.slices.front().server); }
+
   // Arrivals come before lease ends and the schedule at the same instant.
   void Admit(double t) {
     while (lookahead_ && lookahead_->arrival_s <= t) {
@@ -152,9 +201,20 @@ class Engine {
       v.gpus = spec.gpus;
       v.arrival_s = spec.arrival_s;
       SetModelFields(v, &model, *config_.cluster);
-      v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, 1.0, /*held_ideal=*/true);
       v.total_iterations = spec.iterations;
       v.remaining_iterations = spec.iterations;
+      if (typed_) {
+        for (size_t t = 0; t < parts_.size(); ++t) {
+          JobView& on = job.typed.emplace_back(v);
+          // A type with too few GPUs for the job is never chosen for it.
+          const Cluster& where = spec.gpus <= parts_[t].cluster.total().gpus ? parts_[t].cluster : *config_.cluster;
+          SetModelFields(on, &typed_models_[t][spec.model], where);
+          on.last_round_speedup = CarriedSpeedup(on.ideal_speedup, 1.0, /*held_ideal=*/true);
+        }
+        job.reference_iteration_s = job.typed[reference_type_].iteration_time_s;
+        TakeModelFields(v, job.typed[reference_type_]);
+      }
+      v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, 1.0, /*held_ideal=*/true);
       by_id_[spec.id] = &job;
       queue_.push_back(&job);
       lookahead_ = next_();
@@ -190,7 +250,7 @@ class Engine {
     input.gpu_placement = config_.gpu_placement;
     input.queue.reserve(queue_.size());
     for (const SimJob* job : queue_) input.queue.push_back(&job->view);
-    RoundResult round = ScheduleRound(input, *config_.policy, *config_.mechanism);
+    RoundResult round = typed_ ? ScheduleByType(input) : ScheduleRound(input, *config_.policy, *config_.mechanism);
     if (config_.on_round) config_.on_round(input, round);
     if (KeepsLeases()) KeepLeases(input, round.plan);
 
@@ -231,6 +291,10 @@ class Engine {
       if (config_.on_booked) config_.on_booked(t, a);
       running_.push_back(job);
       sample.allocated += a.Total();
+      if (typed_) {
+        sample.gpus_by_type.resize(parts_.size());
+        sample.gpus_by_type[job->held_type] += a.Total().gpus;
+      }
       sample.throughput += a.speedup;
     }
     const SolverStats& solver = round.plan.solver;
@@ -248,6 +312,36 @@ class Engine {
     result_.rounds.push_back(sample);
     result_.unplaced_after_revert +=
         static_cast<int64_t>(round.plan.unplaced_after_revert.size());
+  }
+
+  // A round on a cluster of several GPU types: each job's views on the
+  // types carry what the ordering view has learnt (progress, service,
+  // priority, last end).
+  RoundResult ScheduleByType(const RoundInput& input) {
+    TypedRoundInput typed;
+    typed.round = input;
+    typed.choice = config_.type_choice;
+    for (SimJob* job : queue_) {
+      std::vector<const JobView*>& views = typed.on_type[job->spec.id];
+      for (JobView& on : job->typed) {
+        on.remaining_iterations = job->view.remaining_iterations;
+        on.attained_service_s = job->view.attained_service_s;
+        on.priority = job->view.priority;
+        on.last_execution_end_s = job->view.last_execution_end_s;
+        views.push_back(&on);
+      }
+    }
+    return ScheduleTypedRound(typed, *config_.policy, *config_.mechanism);
+  }
+
+  // The model fields of a job's view on a type, into its ordering view.
+  static void TakeModelFields(JobView& to, const JobView& from) {
+    to.ideal_demand = from.ideal_demand;
+    to.ideal_speedup = from.ideal_speedup;
+    to.asks_for_share = from.asks_for_share;
+    to.iteration_time_s = from.iteration_time_s;
+    to.placement_penalty = from.placement_penalty;
+    to.profile = from.profile;
   }
 
   bool KeepsLeases() const {
@@ -407,6 +501,15 @@ class Engine {
     t += lost;
     const double round = config_.round_s - lost;
     JobView& v = job.view;
+    // On a cluster of several types, the job runs as its view on the type
+    // it holds says; policies then see that type's figures.
+    double service_weight = 1;
+    if (typed_) {
+      job.held_type = TypeOf(a);
+      const JobView& on = job.typed[job.held_type];
+      TakeModelFields(v, on);
+      service_weight = job.reference_iteration_s / on.iteration_time_s;
+    }
     double iteration_s = v.iteration_time_s;
     if (a.num_servers() > 1) iteration_s = iteration_s / v.placement_penalty;
     iteration_s = iteration_s / RealisedSpeedup(v, a);
@@ -418,9 +521,17 @@ class Engine {
       job.executed = v.total_iterations;
     } else {
       job.executed += round / iteration_s;
+      // Rounding can carry the sum to the total although the round's work
+      // was below what remained: the job ends with the round (else it
+      // would end with no finish time and stay queued).
+      if (job.executed >= v.total_iterations) {
+        job.executed = v.total_iterations;
+        job.finishes_at_s = t + round;
+      }
     }
     v.remaining_iterations = v.total_iterations - job.executed;
-    v.attained_service_s += config_.round_s;  // it held its GPUs all round, restarting or not
+    // It held its GPUs all round, restarting or not.
+    v.attained_service_s += typed_ ? config_.round_s * service_weight : config_.round_s;
     v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, a.speedup, a.at_ideal);
     if (job.start_s < 0) job.start_s = t - lost;
   }
@@ -440,6 +551,11 @@ class Engine {
   // Default mode: the jobs placed last round, whose holdings the next round
   // compares with (running_ is emptied before it plans).
   std::vector<SimJob*> running_before_;
+  // Heterogeneous clusters (PrepareGpuTypes).
+  bool typed_ = false;
+  int reference_type_ = 0;
+  std::vector<ServersOfType> parts_;
+  std::vector<std::vector<ModelSpec>> typed_models_;  // [type][model]
   int64_t finished_measured_ = 0;
   double last_measured_arrival_s_ = -1;
   SimResult result_;

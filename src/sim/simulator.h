@@ -21,6 +21,7 @@
 #include "synergy/placement_state.h"
 #include "synergy/policy.h"
 #include "synergy/round.h"
+#include "synergy/typed_round.h"
 
 namespace synergy::sim {
 
@@ -65,6 +66,13 @@ struct SimConfig {
   std::function<void(const RoundInput&, const RoundResult&)> on_round;
   // Each assignment a round books (after kept leases), with the round's time.
   std::function<void(double time_s, const Assignment&)> on_booked;
+  // A cluster of several GPU types (Cluster::heterogeneous; default mode
+  // only): each job has a view per type (synergy/gpu_type_model.h), rounds
+  // are ScheduleTypedRound's with this choice of type, a job runs at its
+  // profile on the type it holds, and its attained service counts in
+  // seconds of its rate at the share on the zoo's base type (or the
+  // cluster's first type), so that LAS compares progress across types.
+  TypeChoice type_choice = TypeChoice::kFirstFit;
 };
 
 struct JobRecord {
@@ -73,6 +81,7 @@ struct JobRecord {
   double finish_s = -1;  // -1 when it never finished
   int restarts = 0;      // leases that ended and started again (see restart_cost_s)
   int resizes = 0;       // CPU or memory changes on the same GPUs, in place
+  int gpu_type = -1;     // heterogeneous clusters: the type of its last round (Cluster::gpu_types)
   double jct_s() const { return finish_s - spec.arrival_s; }
 };
 
@@ -83,6 +92,7 @@ struct RoundSample {
   int queued = 0;
   Resources allocated;
   double throughput = 0;  // sum of the running jobs' speedups
+  std::vector<int> gpus_by_type;  // heterogeneous clusters: GPUs allocated per type
   // OPT only (solver.solved): its pooled LP bound, jobs stepped down from
   // the pooled choice, and whether TUNE's plan was used.
   SolverStats solver;

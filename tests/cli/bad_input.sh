@@ -5,6 +5,7 @@
 set -uo pipefail
 sim=$1
 src=$2
+SRC_CLUSTERS=$src/configs/clusters
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0
@@ -24,6 +25,9 @@ printf 'servers:\n  - {name: {a: 1}, gpus: 8, cpus: 24, memory_gb: 500}\n' >"$wo
 printf 'servers:\n  - {gpus: 8, cpus: 1e308, memory_gb: 500}\n' >"$work/huge_cpus.yaml"
 printf 'servers:\n  - {gpus: 1000000000, cpus: 24, memory_gb: 500}\n' >"$work/huge_gpus.yaml"
 printf '0,alexnet,1e308,8176,1\n' >"$work/huge_arrival.csv"
+printf 'servers:\n  - {gpus: 8, cpus: 24, memory_gb: 500, gpu_type: a100}\n  - {gpus: 8, cpus: 24, memory_gb: 500}\n' \
+  >"$work/unknown_type.yaml"
+printf 'servers:\n  - {gpus: 8, cpus: 24, memory_gb: 500, gpu_type: "V 100"}\n' >"$work/bad_type.yaml"
 
 # expect NAME "expected message fragment" ARGS...
 expect() {
@@ -77,6 +81,13 @@ expect reference_restart_cost "--restart-cost: '30' is not charged with --refere
   --trace "$work/good.csv" --restart-cost 30 --reference-compatible "${run[@]}"
 expect reference_resize "--resize-in-place and --keep-leases: not with --reference-compatible" \
   --trace "$work/good.csv" --resize-in-place --reference-compatible "${run[@]}"
+expect unknown_type_choice "--type-choice: 'best' is not one of" --trace "$work/good.csv" --type-choice best "${run[@]}"
+expect type_without_speed "GPU type 'a100': model 'alexnet' has no gpu_speed" \
+  --cluster "$work/unknown_type.yaml" --trace "$work/good.csv" "${run[@]}"
+expect bad_type_name "bad_type.yaml:2: servers[0].gpu_type: 'V 100'" --cluster "$work/bad_type.yaml" \
+  --trace "$work/good.csv" "${run[@]}"
+expect reference_types "several GPU types, not with --reference-compatible" \
+  --cluster "$SRC_CLUSTERS/hetero-120.yaml" --trace "$work/good.csv" --reference-compatible "${run[@]}"
 
 # A good run still works and writes a complete report, with the restart
 # model's settings and counts.

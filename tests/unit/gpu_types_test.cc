@@ -268,41 +268,91 @@ TEST(TypedRound, EveryJobRunsOnOneTypeNoServerIsOvercommittedAndNoneBelowItsShar
   }
 }
 
-TEST(TypedRound, ChoosingByBestAllocationGivesTheFastTypeToTheJobThatGainsMost) {
-  const ModelZoo zoo = testing::ZooOrDie();
-  // One V100 server and one K80 server, one GPU each: alexnet gains 2.94x
-  // from CPUs on a V100 (and nothing on a K80); lstm gains nothing from CPUs.
-  std::vector<ServerSpec> servers = {ServerSpec{"v", Resources{1, 12, 125, 62.5}, {}, "v100"},
-                                     ServerSpec{"k", Resources{1, 12, 125, 62.5}, {}, "k80"}};
-  const Cluster cluster(std::move(servers));
+// Views of `models` (zoo names, one GPU each) on each type of `cluster`.
+struct Jobs {
   std::vector<ModelSpec> typed;
   std::deque<JobView> views;
   std::unordered_map<JobId, std::vector<const JobView*>> on_type;
   std::vector<const JobView*> runnable;
-  typed.reserve(4);
-  JobId id = 0;
-  for (const std::string name : {"lstm", "alexnet"}) {  // lstm first in runnable order
-    const int m = zoo.Find(name);
-    for (int t = 0; t < 2; ++t) {
-      const ServersOfType part = ServersOfGpuType(cluster, t);
-      typed.push_back(ModelOnGpuType(zoo.model(m), *zoo.GpuSpeed(m, cluster.gpu_types()[t]),
-                                     part.cluster.share_per_gpu()));
-      JobView& v = views.emplace_back();
-      v.id = id;
-      v.gpus = 1;
-      SetModelFields(v, &typed.back(), part.cluster);
-      on_type[id].push_back(&v);
-    }
-    runnable.push_back(on_type[id][0]);
-    ++id;
+  std::vector<TypeRoom> rooms;
+};
+void AddJobs(Jobs& jobs, const ModelZoo& zoo, const Cluster& cluster, const std::vector<std::string>& models,
+             const std::vector<int>& gpus = {}) {
+  jobs.typed.reserve(64);
+  const int types = static_cast<int>(cluster.gpu_types().size());
+  jobs.rooms.clear();
+  for (int t = 0; t < types; ++t) {
+    const ServersOfType part = ServersOfGpuType(cluster, t);
+    jobs.rooms.push_back(TypeRoom{part.cluster.total().gpus, part.cluster.share_per_gpu()});
   }
-  EXPECT_EQ(ChooseGpuTypes(runnable, on_type, {1, 1}, TypeChoice::kFirstFit), (std::vector<int>{0, 1}));
-  // By GPU speed alone alexnet still gains more (0.086 against 0.265 of a V100).
-  EXPECT_EQ(ChooseGpuTypes(runnable, on_type, {1, 1}, TypeChoice::kGpuThroughput), (std::vector<int>{1, 0}));
-  EXPECT_EQ(ChooseGpuTypes(runnable, on_type, {1, 1}, TypeChoice::kBestAllocation), (std::vector<int>{1, 0}));
-  // Where the best type is full, the next best with GPUs free.
-  EXPECT_EQ(ChooseGpuTypes(runnable, on_type, {0, 2}, TypeChoice::kBestAllocation), (std::vector<int>{1, 1}));
-  EXPECT_EQ(ChooseGpuTypes(runnable, on_type, {1, 0}, TypeChoice::kBestAllocation), (std::vector<int>{-1, 0}));
+  for (const std::string& name : models) {
+    const JobId id = static_cast<JobId>(jobs.runnable.size());
+    const int m = zoo.Find(name);
+    for (int t = 0; t < types; ++t) {
+      const ServersOfType part = ServersOfGpuType(cluster, t);
+      jobs.typed.push_back(ModelOnGpuType(zoo.model(m), *zoo.GpuSpeed(m, cluster.gpu_types()[t]),
+                                          part.cluster.share_per_gpu()));
+      JobView& v = jobs.views.emplace_back();
+      v.id = id;
+      v.gpus = gpus.empty() ? 1 : gpus[id];
+      SetModelFields(v, &jobs.typed.back(), part.cluster);
+      jobs.on_type[id].push_back(&v);
+    }
+    jobs.runnable.push_back(jobs.on_type[id][0]);
+  }
+}
+
+TEST(TypedRound, ByThroughputTheJobThatLosesMostOnASlowTypeGetsTheFastOne) {
+  const ModelZoo zoo = testing::ZooOrDie();
+  // One GPU of each type with 12 CPUs and 125 GB: alexnet's ideal is the
+  // share, so only the GPUs differ; a K80 keeps 0.086 of alexnet's V100
+  // throughput and 0.265 of lstm's.
+  const Cluster cluster({ServerSpec{"v", Resources{1, 12, 125, 62.5}, {}, "v100"},
+                         ServerSpec{"k", Resources{1, 12, 125, 62.5}, {}, "k80"}});
+  Jobs jobs;
+  AddJobs(jobs, zoo, cluster, {"lstm", "alexnet"});
+  const auto choose = [&](std::vector<int> free, TypeChoice c) {
+    std::vector<TypeRoom> rooms = jobs.rooms;
+    for (size_t t = 0; t < rooms.size(); ++t) rooms[t].gpus = free[t];
+    return ChooseGpuTypes(jobs.runnable, jobs.on_type, rooms, c);
+  };
+  EXPECT_EQ(choose({1, 1}, TypeChoice::kFirstFit), (std::vector<int>{0, 1}));
+  EXPECT_EQ(choose({1, 1}, TypeChoice::kGpuThroughput), (std::vector<int>{1, 0}));
+  EXPECT_EQ(choose({1, 1}, TypeChoice::kBestAllocation), (std::vector<int>{1, 0}));
+  // Where only one type has room, both want it; ties go in runnable order.
+  EXPECT_EQ(choose({0, 2}, TypeChoice::kBestAllocation), (std::vector<int>{1, 1}));
+  EXPECT_EQ(choose({1, 0}, TypeChoice::kBestAllocation), (std::vector<int>{0, -1}));
+}
+
+TEST(TypedRound, ByBestAllocationACpuHungryJobGoesWhereInsensitiveJobsFeedIt) {
+  const ModelZoo zoo = testing::ZooOrDie();
+  // A V100 server of 4 GPUs, 12 CPUs, 250 GB and a P100 server of 8 GPUs,
+  // 24 CPUs, 500 GB (both 3 CPUs and 62.5 GB a GPU). A 6-GPU lstm fits only
+  // the P100 and leaves 12 CPUs and 255 GB of its share there; three
+  // transformers take the V100s and leave 6 CPUs there. Alexnet, last
+  // (it runs at 1.0 at the share on either), needs 9 CPUs beyond its share
+  // for its 12: only the P100 can fund them, where it runs at 2.2 (0.75 of
+  // its V100 ideal) against 1.0 at the share on the V100.
+  const Cluster cluster({ServerSpec{"v", Resources{4, 12, 250, 250}, {}, "v100"},
+                         ServerSpec{"p", Resources{8, 24, 500, 500}, {}, "p100"}});
+  Jobs jobs;
+  AddJobs(jobs, zoo, cluster, {"lstm", "transformer", "transformer", "transformer", "alexnet"}, {6, 1, 1, 1, 1});
+  const std::vector<int> by_gpu = ChooseGpuTypes(jobs.runnable, jobs.on_type, jobs.rooms, TypeChoice::kGpuThroughput);
+  const std::vector<int> by_best = ChooseGpuTypes(jobs.runnable, jobs.on_type, jobs.rooms, TypeChoice::kBestAllocation);
+  EXPECT_EQ(by_gpu, (std::vector<int>{1, 0, 0, 0, 0}));
+  EXPECT_EQ(by_best, (std::vector<int>{1, 0, 0, 0, 1}));
+  // And TUNE gives it its ideal there.
+  TypedRoundInput in;
+  in.round.cluster = &cluster;
+  in.round.queue = jobs.runnable;
+  in.on_type = jobs.on_type;
+  in.choice = TypeChoice::kBestAllocation;
+  const RoundResult r = ScheduleTypedRound(in, **MakePolicy("fifo"), **MakeMechanism("tune"));
+  const Assignment* alexnet = r.plan.Find(4);
+  ASSERT_NE(alexnet, nullptr);
+  EXPECT_EQ(alexnet->slices[0].server, 1);
+  EXPECT_TRUE(alexnet->at_ideal);
+  EXPECT_EQ(alexnet->Total().cpus, 12);
 }
 
 }  // namespace
