@@ -29,6 +29,9 @@ enum class TypeChoice {
   // Synergy's: by the job's throughput at its best allocation on each type
   // (its ideal CPUs and memory there, which move with the type's speed).
   kBestAllocation,
+  // By the three-dimensional program (type_program.h): types and
+  // allocations chosen together over each type's pooled resources.
+  kProgram,
 };
 const char* TypeChoiceName(TypeChoice choice);
 
@@ -41,6 +44,11 @@ struct TypedRoundInput {
   std::unordered_map<JobId, std::vector<const JobView*>> on_type;
   TypeChoice choice = TypeChoice::kFirstFit;
 };
+
+// A job's throughput at the share on each type (its views, one per type),
+// relative to its best at the share on any type (1 on its fastest): the
+// unit in which type choices compare jobs across types.
+std::vector<double> RelativeThroughputAtShare(const std::vector<const JobView*>& views);
 
 // What a type has for a round's choice: its GPUs free and its share of
 // one GPU (its CPUs and memory are share x GPUs: a round starts empty).
@@ -68,6 +76,8 @@ std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
                                 const std::vector<TypeRoom>& rooms, TypeChoice choice);
 
 // The round: RoundResult::plan's slices index round.cluster's servers.
+// With kProgram, plan.solver carries the program's bound and optimum and,
+// as `realised`, the plan's throughput in the same unit.
 RoundResult ScheduleTypedRound(const TypedRoundInput& input, const Policy& policy, const Mechanism& mechanism);
 
 }  // namespace synergy

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "synergy/placement_state.h"
+#include "synergy/type_program.h"
 
 namespace synergy {
 
@@ -12,6 +13,7 @@ const char* TypeChoiceName(TypeChoice choice) {
     case TypeChoice::kFirstFit: return "first-fit";
     case TypeChoice::kGpuThroughput: return "gpu-throughput";
     case TypeChoice::kBestAllocation: return "best-allocation";
+    case TypeChoice::kProgram: return "program";
   }
   return "unknown";
 }
@@ -33,6 +35,14 @@ struct Extra {
 };
 
 }  // namespace
+
+std::vector<double> RelativeThroughputAtShare(const std::vector<const JobView*>& views) {
+  double fastest = HUGE_VAL;
+  for (const JobView* v : views) fastest = std::min(fastest, v->iteration_time_s);
+  std::vector<double> out;
+  for (const JobView* v : views) out.push_back(fastest / v->iteration_time_s);
+  return out;
+}
 
 std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
                                 const std::unordered_map<JobId, std::vector<const JobView*>>& on_type,
@@ -56,11 +66,10 @@ std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
   std::vector<std::vector<Extra>> extra(n, std::vector<Extra>(types));
   for (size_t i = 0; i < n; ++i) {
     const std::vector<const JobView*>& views = on_type.at(runnable[i]->id);
-    double fastest = HUGE_VAL;
-    for (const JobView* v : views) fastest = std::min(fastest, v->iteration_time_s);
+    const std::vector<double> relative = RelativeThroughputAtShare(views);
     for (size_t t = 0; t < types; ++t) {
       const JobView& v = *views[t];
-      at_share[i][t] = fastest / v.iteration_time_s;
+      at_share[i][t] = relative[t];
       at_ideal[i][t] = at_share[i][t] * std::max(1.0, v.ideal_speedup);
       const Resources& share = rooms[t].share_per_gpu;
       extra[i][t] = Extra{v.ideal_demand.cpus - share.cpus * v.gpus, v.ideal_demand.mem_gb - share.mem_gb * v.gpus};
@@ -152,7 +161,18 @@ RoundResult ScheduleTypedRound(const TypedRoundInput& input, const Policy& polic
     parts.push_back(ServersOfGpuType(whole, t));
     rooms.push_back(TypeRoom{parts.back().cluster.total().gpus, parts.back().cluster.share_per_gpu()});
   }
-  const std::vector<int> chosen = ChooseGpuTypes(selected.runnable, input.on_type, rooms, input.choice);
+  std::vector<int> chosen;
+  TypeProgramChoice program;
+  if (input.choice == TypeChoice::kProgram) {
+    std::vector<const Cluster*> clusters;
+    for (const ServersOfType& part : parts) clusters.push_back(&part.cluster);
+    program = ChooseGpuTypesByProgram(selected.runnable, input.on_type, clusters);
+    // No solution within the budget: the best-allocation greedy's choice.
+    chosen = program.solved ? program.type
+                            : ChooseGpuTypes(selected.runnable, input.on_type, rooms, TypeChoice::kBestAllocation);
+  } else {
+    chosen = ChooseGpuTypes(selected.runnable, input.on_type, rooms, input.choice);
+  }
 
   RoundResult result;
   for (int t = 0; t < types; ++t) {
@@ -179,6 +199,19 @@ RoundResult ScheduleTypedRound(const TypedRoundInput& input, const Policy& polic
     s.fell_back |= plan.solver.fell_back;
     s.split_jobs += plan.solver.split_jobs;
     s.stepped_down += plan.solver.stepped_down;
+  }
+  if (input.choice == TypeChoice::kProgram) {
+    SolverStats& s = result.plan.solver;
+    s.solved = true;
+    s.hit_budget |= program.hit_budget;
+    s.fell_back |= !program.solved;
+    s.lp_bound = program.lp_bound;
+    s.pooled_optimum = program.optimum;
+    s.realised = 0;
+    for (const Assignment& a : result.plan.assignments) {
+      const std::vector<const JobView*>& views = input.on_type.at(a.job);
+      s.realised += a.speedup * RelativeThroughputAtShare(views)[whole.gpu_type_of(a.slices.front().server)];
+    }
   }
   result.order = std::move(selected.order);
   result.bumped = std::move(selected.bumped);

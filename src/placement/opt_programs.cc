@@ -199,6 +199,101 @@ PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& 
   return out;
 }
 
+TypedPooledSolution SolvePooledByType(const std::vector<TypedPooledJob>& jobs, const std::vector<Resources>& capacity,
+                                      const SolveBudget& budget) {
+  TypedPooledSolution out;
+  const size_t types = capacity.size();
+  // Interchangeable jobs (same GPUs, options and weights on every type)
+  // share one integer variable per (type, option), as in SolvePooled.
+  auto same = [&](const TypedPooledJob& a, const TypedPooledJob& b) {
+    if (a.gpus != b.gpus || a.weight != b.weight) return false;
+    for (size_t t = 0; t < types; ++t) {
+      if (a.options[t].size() != b.options[t].size()) return false;
+      for (size_t o = 0; o < a.options[t].size(); ++o) {
+        if (!(a.options[t][o].per_gpu == b.options[t][o].per_gpu) || a.options[t][o].speedup != b.options[t][o].speedup) {
+          return false;
+        }
+      }
+    }
+    return true;
+  };
+  std::vector<int> group_of(jobs.size());
+  std::vector<size_t> group_rep;
+  std::vector<int> group_size;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    int g = -1;
+    for (size_t k = 0; k < group_rep.size() && g < 0; ++k) {
+      if (same(jobs[group_rep[k]], jobs[j])) g = static_cast<int>(k);
+    }
+    if (g < 0) {
+      g = static_cast<int>(group_rep.size());
+      group_rep.push_back(j);
+      group_size.push_back(0);
+    }
+    group_of[j] = g;
+    ++group_size[g];
+  }
+
+  Program prog;
+  glp_prob* p = prog.get();
+  glp_set_obj_dir(p, GLP_MAX);
+  const int groups = static_cast<int>(group_rep.size());
+  const int first_row = prog.AddRows(groups + 3 * static_cast<int>(types));
+  const int type_rows = first_row + groups;  // per type: GPUs, CPUs, memory
+  for (int g = 0; g < groups; ++g) glp_set_row_bnds(p, first_row + g, GLP_UP, 0, group_size[g]);
+  for (size_t t = 0; t < types; ++t) {
+    glp_set_row_bnds(p, type_rows + 3 * t, GLP_UP, 0, capacity[t].gpus);
+    glp_set_row_bnds(p, type_rows + 3 * t + 1, GLP_UP, 0, capacity[t].cpus);
+    glp_set_row_bnds(p, type_rows + 3 * t + 2, GLP_UP, 0, capacity[t].mem_gb);
+  }
+  struct Column {
+    int group, type, option;
+  };
+  std::vector<Column> cols;
+  for (int g = 0; g < groups; ++g) {
+    const TypedPooledJob& job = jobs[group_rep[g]];
+    for (size_t t = 0; t < types; ++t) {
+      for (size_t o = 0; o < job.options[t].size(); ++o) cols.push_back({g, static_cast<int>(t), static_cast<int>(o)});
+    }
+  }
+  if (cols.empty()) return out;
+  const int first_col = prog.AddCols(static_cast<int>(cols.size()));
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const int col = first_col + static_cast<int>(c);
+    const TypedPooledJob& job = jobs[group_rep[cols[c].group]];
+    const Option& o = job.options[cols[c].type][cols[c].option];
+    glp_set_col_kind(p, col, GLP_IV);
+    glp_set_col_bnds(p, col, GLP_DB, 0, group_size[cols[c].group]);
+    glp_set_obj_coef(p, col, o.speedup * job.weight[cols[c].type]);
+    prog.Set(first_row + cols[c].group, col, 1);
+    prog.Set(type_rows + 3 * cols[c].type, col, job.gpus);
+    prog.Set(type_rows + 3 * cols[c].type + 1, col, o.per_gpu.cpus * job.gpus);
+    prog.Set(type_rows + 3 * cols[c].type + 2, col, o.per_gpu.mem_gb * job.gpus);
+  }
+  prog.Load();
+  if (!prog.Solve(budget, out.hit_budget, &out.lp_bound)) return out;
+  out.optimum = glp_mip_obj_val(p);
+  // Each group's counts to its jobs in queue order, in column order.
+  std::vector<std::vector<std::pair<size_t, int>>> taken(groups);  // (column, count)
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const int n = static_cast<int>(std::lround(glp_mip_col_val(p, first_col + static_cast<int>(c))));
+    if (n > 0) taken[cols[c].group].emplace_back(c, n);
+  }
+  out.type.assign(jobs.size(), -1);
+  out.option.assign(jobs.size(), -1);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    for (auto& [c, n] : taken[group_of[j]]) {
+      if (n == 0) continue;
+      --n;
+      out.type[j] = cols[c].type;
+      out.option[j] = cols[c].option;
+      break;
+    }
+  }
+  out.ok = true;
+  return out;
+}
+
 Packing SolvePacking(const std::vector<PackedJob>& jobs, const std::vector<FreeServer>& servers,
                      const std::vector<std::vector<std::pair<int, int>>>& incumbent,
                      const SolveBudget& budget) {

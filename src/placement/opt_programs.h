@@ -34,6 +34,29 @@ struct PooledSolution {
 PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& capacity,
                            const SolveBudget& budget, bool group_jobs = true);
 
+// Program 1 across GPU types (the paper's third dimension): every job
+// picks a type and an option there, or nothing (when the types cannot hold
+// every job), so that each type's pooled GPUs, CPUs and memory fit,
+// maximising the sum over jobs of the option's speedup (relative to that
+// type's share) times the job's weight on the type (its throughput at that
+// share relative to its best at the share on any type): throughput in one
+// unit across types.
+struct TypedPooledJob {
+  int gpus = 1;
+  std::vector<std::vector<Option>> options;  // per type; empty: not on that type
+  std::vector<double> weight;                // per type
+};
+struct TypedPooledSolution {
+  bool ok = false;
+  bool hit_budget = false;
+  double lp_bound = 0;
+  double optimum = 0;
+  std::vector<int> type;    // per job; -1: not placed
+  std::vector<int> option;  // per job: index into options[type]
+};
+TypedPooledSolution SolvePooledByType(const std::vector<TypedPooledJob>& jobs, const std::vector<Resources>& capacity,
+                                      const SolveBudget& budget);
+
 // Program 2, the mapping: integral GPUs of each job on real servers, each
 // server's free GPUs, cores, memory and storage respected, minimising the
 // number of (job, server) pairs, i.e. the jobs split across servers.

@@ -130,13 +130,14 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
   if (f.count("--type-choice")) {
     const std::string& choice = f["--type-choice"];
     bool known = false;
-    for (TypeChoice c2 : {TypeChoice::kFirstFit, TypeChoice::kGpuThroughput, TypeChoice::kBestAllocation}) {
+    for (TypeChoice c2 :
+         {TypeChoice::kFirstFit, TypeChoice::kGpuThroughput, TypeChoice::kBestAllocation, TypeChoice::kProgram}) {
       if (choice == TypeChoiceName(c2)) {
         c.type_choice = c2;
         known = true;
       }
     }
-    if (!known) return FlagError("--type-choice", choice, "is not one of first-fit|gpu-throughput|best-allocation");
+    if (!known) return FlagError("--type-choice", choice, "is not one of first-fit|gpu-throughput|best-allocation|program");
   }
   if (f.count("--progress") && f.count("--no-progress")) {
     return absl::InvalidArgumentError("--progress and --no-progress: pick one");
@@ -274,7 +275,7 @@ std::string RunUsage() {
          "         --mechanism proportional|greedy|tune|tune-graded|opt [--opt-branch-nodes 2000] [--opt-simplex-iterations 100000]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
          "         [--restart-cost S] [--resize-in-place] [--keep-leases]\n"
-         "         [--type-choice first-fit|gpu-throughput|best-allocation]\n"
+         "         [--type-choice first-fit|gpu-throughput|best-allocation|program]\n"
          "         [--reference-compatible] [--progress|--no-progress] [--decisions FILE] --out DIR\n"
          "Without --cluster/--models the embedded 128-GPU cluster and model zoo are used.\n"
          "--measure defaults to 4000,5000 (the reference's window); --multi-gpu mixes 1, 2,\n"
@@ -290,7 +291,8 @@ std::string RunUsage() {
          "On a cluster whose servers name several gpu_type values, each job runs on one type,\n"
          "chosen by --type-choice: first-fit (heterogeneity-unaware, the default), gpu-throughput\n"
          "(the type where the job is fastest at the proportional share, as Gavel) or\n"
-         "best-allocation (where it is fastest at its best CPUs and memory there: Synergy's).\n";
+         "best-allocation (where it is fastest at its best CPUs and memory there: Synergy's)\n"
+         "or program (types and allocations together, over each type's pooled resources).\n";
 }
 
 std::string SweepUsage() {
@@ -299,7 +301,7 @@ std::string SweepUsage() {
          "         [--seed S | --seeds S1,S2,...] [--split I,L,S] [--multi-gpu] [--measure FROM,TO]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
          "         [--restart-cost S] [--resize-in-place] [--keep-leases]\n"
-         "         [--type-choice first-fit|gpu-throughput|best-allocation]\n"
+         "         [--type-choice first-fit|gpu-throughput|best-allocation|program]\n"
          "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
          "Runs every load x mechanism (x seed), writes DIR/sweep.csv (a row per run),\n"
          "DIR/load-MECH.csv (per load: mean and spread over seeds), one run directory each,\n"

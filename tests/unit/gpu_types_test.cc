@@ -217,7 +217,9 @@ TEST(TypedRound, EveryJobRunsOnOneTypeNoServerIsOvercommittedAndNoneBelowItsShar
     auto policy = *MakePolicy(policy_name);
     for (const std::string& m : MechanismNames()) {
       if (m == "opt" && iteration % 3 != 0) continue;  // keeps the test fast
-      for (TypeChoice choice : {TypeChoice::kFirstFit, TypeChoice::kGpuThroughput, TypeChoice::kBestAllocation}) {
+      for (TypeChoice choice : {TypeChoice::kFirstFit, TypeChoice::kGpuThroughput, TypeChoice::kBestAllocation,
+                                TypeChoice::kProgram}) {
+        if (choice == TypeChoice::kProgram && iteration % 3 != 0) continue;  // keeps the test fast
         const std::string label = "case " + std::to_string(iteration) + " " + policy_name + "/" + m + "/" +
                                   TypeChoiceName(choice);
         TypedRoundInput in;
@@ -353,6 +355,41 @@ TEST(TypedRound, ByBestAllocationACpuHungryJobGoesWhereInsensitiveJobsFeedIt) {
   EXPECT_EQ(alexnet->slices[0].server, 1);
   EXPECT_TRUE(alexnet->at_ideal);
   EXPECT_EQ(alexnet->Total().cpus, 12);
+}
+
+TEST(TypedRound, TheThreeDimensionalProgramBoundsEveryMechanismUnderEveryChoice) {
+  const ModelZoo zoo = testing::ZooOrDie();
+  std::mt19937 rng(3);
+  int compared = 0;
+  for (int iteration = 0; iteration < 60; ++iteration) {
+    TypedCase c = RandomTypedCase(rng, zoo);
+    auto policy = *MakePolicy(PolicyNames()[iteration % 4]);
+    TypedRoundInput in;
+    in.round.now_s = 3600;
+    in.round.cluster = &c.cluster;
+    in.round.queue = c.queue;
+    in.on_type = c.on_type;
+    in.choice = TypeChoice::kProgram;
+    const RoundResult bound = ScheduleTypedRound(in, *policy, **MakeMechanism("tune"));
+    ASSERT_TRUE(bound.plan.solver.solved);
+    EXPECT_GE(bound.plan.solver.lp_bound, bound.plan.solver.pooled_optimum - 1e-6);
+    for (const std::string& m : {"proportional", "tune", "tune-graded", "opt"}) {
+      for (TypeChoice choice : {TypeChoice::kFirstFit, TypeChoice::kGpuThroughput, TypeChoice::kBestAllocation,
+                                TypeChoice::kProgram}) {
+        in.choice = choice;
+        const RoundResult r = ScheduleTypedRound(in, *policy, **MakeMechanism(m));
+        double value = 0;
+        for (const Assignment& a : r.plan.assignments) {
+          const std::vector<const JobView*>& views = c.on_type.at(a.job);
+          value += a.speedup * RelativeThroughputAtShare(views)[c.cluster.gpu_type_of(a.slices.front().server)];
+        }
+        EXPECT_LE(value, bound.plan.solver.lp_bound + 1e-6)
+            << "case " << iteration << " " << m << "/" << TypeChoiceName(choice);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 60 * 16);
 }
 
 }  // namespace
