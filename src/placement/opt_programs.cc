@@ -101,6 +101,43 @@ class Program {
   std::vector<double> ar_;
 };
 
+// Interchangeable jobs, grouped: one integer variable per (group, option)
+// counts how many of the group take it. This keeps a program small (models
+// x GPU counts x options) however long the queue, and removes the symmetry
+// that stalls branch and bound. `same(a, b)`: jobs a and b are alike.
+struct Groups {
+  std::vector<int> of;       // per job
+  std::vector<size_t> rep;   // first job of each group
+  std::vector<int> size;     // jobs in each group
+};
+template <typename Same>
+Groups GroupAlike(size_t jobs, Same same) {
+  Groups groups;
+  groups.of.resize(jobs);
+  for (size_t j = 0; j < jobs; ++j) {
+    int g = -1;
+    for (size_t k = 0; k < groups.rep.size() && g < 0; ++k) {
+      if (same(groups.rep[k], j)) g = static_cast<int>(k);
+    }
+    if (g < 0) {
+      g = static_cast<int>(groups.rep.size());
+      groups.rep.push_back(j);
+      groups.size.push_back(0);
+    }
+    groups.of[j] = g;
+    ++groups.size[g];
+  }
+  return groups;
+}
+
+bool SameOptions(const std::vector<Option>& a, const std::vector<Option>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t o = 0; o < a.size(); ++o) {
+    if (!(a[o].per_gpu == b[o].per_gpu) || a[o].speedup != b[o].speedup) return false;
+  }
+  return true;
+}
+
 // Program 2 stops within 10% of its bound on split jobs: proving the last
 // split optimal over many identical servers is where branch and bound
 // spends its time.
@@ -111,36 +148,12 @@ constexpr double kPackingGap = 0.10;
 PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& capacity,
                            const SolveBudget& budget, bool group_jobs) {
   PooledSolution out;
-  // Jobs with the same GPUs and options are interchangeable: one integer
-  // variable per (group, option) counts how many of the group take it. This
-  // keeps the program small (models x GPU counts x options) however long
-  // the queue, and removes the symmetry that stalls branch and bound.
-  std::vector<int> group_of(jobs.size());
-  std::vector<size_t> group_rep;  // first job of each group
-  std::vector<int> group_size;
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    int g = -1;
-    for (size_t k = 0; group_jobs && k < group_rep.size(); ++k) {
-      const PooledJob& r = jobs[group_rep[k]];
-      if (r.gpus != jobs[j].gpus || r.options.size() != jobs[j].options.size()) continue;
-      bool same = true;
-      for (size_t o = 0; same && o < r.options.size(); ++o) {
-        same = r.options[o].per_gpu == jobs[j].options[o].per_gpu &&
-               r.options[o].speedup == jobs[j].options[o].speedup;
-      }
-      if (same) {
-        g = static_cast<int>(k);
-        break;
-      }
-    }
-    if (g < 0) {
-      g = static_cast<int>(group_rep.size());
-      group_rep.push_back(j);
-      group_size.push_back(0);
-    }
-    group_of[j] = g;
-    ++group_size[g];
-  }
+  const Groups grouped = GroupAlike(jobs.size(), [&](size_t a, size_t b) {
+    return group_jobs && jobs[a].gpus == jobs[b].gpus && SameOptions(jobs[a].options, jobs[b].options);
+  });
+  const std::vector<int>& group_of = grouped.of;
+  const std::vector<size_t>& group_rep = grouped.rep;
+  const std::vector<int>& group_size = grouped.size;
 
   Program prog;
   glp_prob* p = prog.get();
@@ -203,36 +216,17 @@ TypedPooledSolution SolvePooledByType(const std::vector<TypedPooledJob>& jobs, c
                                       const SolveBudget& budget) {
   TypedPooledSolution out;
   const size_t types = capacity.size();
-  // Interchangeable jobs (same GPUs, options and weights on every type)
-  // share one integer variable per (type, option), as in SolvePooled.
-  auto same = [&](const TypedPooledJob& a, const TypedPooledJob& b) {
-    if (a.gpus != b.gpus || a.weight != b.weight) return false;
+  // Interchangeable jobs: the same GPUs, options and weights on every type.
+  const Groups grouped = GroupAlike(jobs.size(), [&](size_t a, size_t b) {
+    if (jobs[a].gpus != jobs[b].gpus || jobs[a].weight != jobs[b].weight) return false;
     for (size_t t = 0; t < types; ++t) {
-      if (a.options[t].size() != b.options[t].size()) return false;
-      for (size_t o = 0; o < a.options[t].size(); ++o) {
-        if (!(a.options[t][o].per_gpu == b.options[t][o].per_gpu) || a.options[t][o].speedup != b.options[t][o].speedup) {
-          return false;
-        }
-      }
+      if (!SameOptions(jobs[a].options[t], jobs[b].options[t])) return false;
     }
     return true;
-  };
-  std::vector<int> group_of(jobs.size());
-  std::vector<size_t> group_rep;
-  std::vector<int> group_size;
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    int g = -1;
-    for (size_t k = 0; k < group_rep.size() && g < 0; ++k) {
-      if (same(jobs[group_rep[k]], jobs[j])) g = static_cast<int>(k);
-    }
-    if (g < 0) {
-      g = static_cast<int>(group_rep.size());
-      group_rep.push_back(j);
-      group_size.push_back(0);
-    }
-    group_of[j] = g;
-    ++group_size[g];
-  }
+  });
+  const std::vector<int>& group_of = grouped.of;
+  const std::vector<size_t>& group_rep = grouped.rep;
+  const std::vector<int>& group_size = grouped.size;
 
   Program prog;
   glp_prob* p = prog.get();
