@@ -94,5 +94,10 @@ struct ServersOfType {
   std::vector<int> servers_of;  // index in `cluster` -> index in `whole`
 };
 ServersOfType ServersOfGpuType(const Cluster& whole, int type);
+// The GPUs of the type that has most (all the cluster's on one type).
+int LargestGpuType(const Cluster& cluster);
+// `cluster` with the servers of no stated type given `base` (the zoo's
+// base type): a server that states it and one that does not are alike.
+Cluster WithBaseGpuType(const Cluster& cluster, const std::string& base);
 
 }  // namespace synergy

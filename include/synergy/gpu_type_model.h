@@ -19,6 +19,7 @@
 // past G where the pipeline allows, and its knee moves up.
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "synergy/model_zoo.h"
 #include "synergy/resources.h"
 
@@ -36,7 +37,9 @@ std::vector<std::vector<double>> RatesOnGpuType(const SensitivityProfile& base, 
 // smallest grid point reaching its plateau, and its iteration time the
 // base's divided by rate_t at the share (the type's speed at proportional,
 // in base units). `gpu_speed` 1 gives the base model unchanged where the
-// share is the point at which the base profile reads 1.
-ModelSpec ModelOnGpuType(const ModelSpec& base, double gpu_speed, const Resources& share_per_gpu);
+// share is the point at which the base profile reads 1. An error, naming
+// the model, where the job would not run at all at the share there (the
+// profile reads 0 at it).
+absl::StatusOr<ModelSpec> ModelOnGpuType(const ModelSpec& base, double gpu_speed, const Resources& share_per_gpu);
 
 }  // namespace synergy

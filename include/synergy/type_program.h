@@ -24,11 +24,13 @@ struct TypeProgramChoice {
   bool hit_budget = false;  // a solve stopped at its work budget
   double lp_bound = 0;      // the LP relaxation's optimum
   double optimum = 0;       // the integral solution's
-  std::vector<int> type;    // per runnable job; -1: not placed
+  std::vector<int> type;    // per runnable job (all -1 when not solved)
 };
 
 // `types[t]`: the servers of type t as a cluster (ServersOfGpuType), all
-// free; `on_type`: each runnable job's views, one per type.
+// free; `on_type`: each runnable job's views, one per type. Every job is
+// given a type: the runnable set must fit the types' GPUs (a typed round's
+// does, taken first fit).
 TypeProgramChoice ChooseGpuTypesByProgram(const std::vector<const JobView*>& runnable,
                                           const std::unordered_map<JobId, std::vector<const JobView*>>& on_type,
                                           const std::vector<const Cluster*>& types, int simplex_iterations = 100000,

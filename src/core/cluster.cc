@@ -89,4 +89,18 @@ ServersOfType ServersOfGpuType(const Cluster& whole, int type) {
   return out;
 }
 
+int LargestGpuType(const Cluster& cluster) {
+  std::vector<int> gpus(cluster.gpu_types().size(), 0);
+  for (int i = 0; i < cluster.num_servers(); ++i) gpus[cluster.gpu_type_of(i)] += cluster.servers()[i].capacity.gpus;
+  return gpus.empty() ? 0 : *std::max_element(gpus.begin(), gpus.end());
+}
+
+Cluster WithBaseGpuType(const Cluster& cluster, const std::string& base) {
+  std::vector<ServerSpec> servers = cluster.servers();
+  for (ServerSpec& s : servers) {
+    if (s.gpu_type.empty()) s.gpu_type = base;
+  }
+  return Cluster(std::move(servers), cluster.share_rule());
+}
+
 }  // namespace synergy

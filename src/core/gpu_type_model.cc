@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
+
 namespace synergy {
 namespace {
 
@@ -55,13 +57,18 @@ std::vector<std::vector<double>> RatesOnGpuType(const SensitivityProfile& base, 
   return rates;
 }
 
-ModelSpec ModelOnGpuType(const ModelSpec& base, double gpu_speed, const Resources& share_per_gpu) {
+absl::StatusOr<ModelSpec> ModelOnGpuType(const ModelSpec& base, double gpu_speed, const Resources& share_per_gpu) {
   const SensitivityProfile& p = base.profile;
   if (gpu_speed == 1.0 && p.SpeedupAt(share_per_gpu.cpus, share_per_gpu.mem_gb) == 1.0) return base;
   std::vector<std::vector<double>> rates = RatesOnGpuType(p, gpu_speed);
   // The rate at the share, read as SpeedupAt reads a grid (no ideal point).
   const SensitivityProfile raw(p.cpu_points(), p.mem_points_gb(), rates, Resources{1, HUGE_VAL, HUGE_VAL, 0}, 0);
-  const double at_share = std::max(raw.SpeedupAt(share_per_gpu.cpus, share_per_gpu.mem_gb), 1e-9);
+  const double at_share = raw.SpeedupAt(share_per_gpu.cpus, share_per_gpu.mem_gb);
+  if (!(at_share > 0) || !(gpu_speed > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("model '", base.name, "': its profile gives no throughput at the share (",
+                                                   share_per_gpu.cpus, " CPUs, ", share_per_gpu.mem_gb,
+                                                   " GB a GPU) at GPU speed ", gpu_speed));
+  }
   double plateau = 0;
   for (auto& row : rates) {
     for (double& t : row) {

@@ -117,24 +117,39 @@ std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
       }
     }
     if (pick == n) break;
+    open[pick] = false;
+    --left;
+    // Its best type where the jobs still open all fit after it, taken first
+    // fit in runnable order (so a choice never leaves a job of the set out);
+    // first fit itself keeps that.
     int type = -1;
     double type_value = -1;
     for (size_t t = 0; t < types; ++t) {
       if (free_gpus[t] < runnable[pick]->gpus) continue;
       const double v = value(pick, t);
-      if (v > type_value) {
-        type_value = v;
-        type = static_cast<int>(t);
+      if (v <= type_value) continue;
+      free_gpus[t] -= runnable[pick]->gpus;
+      std::vector<int> room = free_gpus;
+      free_gpus[t] += runnable[pick]->gpus;
+      bool rest_fit = true;
+      for (size_t i = 0; i < n && rest_fit; ++i) {
+        if (!open[i]) continue;
+        const int ff = FirstFit(runnable[i]->gpus, rooms, room);
+        if (ff < 0) rest_fit = false;
+        else room[ff] -= runnable[i]->gpus;
       }
+      if (!rest_fit) continue;
+      type_value = v;
+      type = static_cast<int>(t);
     }
+    if (type < 0) type = FirstFit(runnable[pick]->gpus, rooms, free_gpus);
+    if (type < 0) continue;
     if (choice == TypeChoice::kBestAllocation && funded(pick, type)) {
       surplus[type].cpus -= extra[pick][type].cpus;
       surplus[type].mem_gb -= extra[pick][type].mem_gb;
     }
     chosen[pick] = type;
     free_gpus[type] -= runnable[pick]->gpus;
-    open[pick] = false;
-    --left;
   }
   return chosen;
 }
@@ -143,24 +158,37 @@ RoundResult ScheduleTypedRound(const TypedRoundInput& input, const Policy& polic
   const Cluster& whole = *input.round.cluster;
   const int types = static_cast<int>(whole.gpu_types().size());
   RoundSelection selected = SelectForRound(input.round, policy, mechanism, whole.total().gpus);
-  if (policy.selection() == Selection::kWalkQueue) {
-    // The walk's jobs whose GPUs fit, in order: a type is then chosen among
-    // jobs that would run, and a later job never takes an earlier one's.
+  std::vector<ServersOfType> parts;
+  std::vector<int> type_gpus;
+  for (int t = 0; t < types; ++t) {
+    parts.push_back(ServersOfGpuType(whole, t));
+    type_gpus.push_back(parts.back().cluster.total().gpus);
+  }
+  // The runnable set: in the policy's order, the jobs that types taken
+  // first fit can hold (a job no type can hold waits, and leaves the GPUs
+  // to later jobs, as a walk of the queue does), so every job of the set
+  // gets a type and an earlier job is never left out for a later one.
+  {
     std::vector<const JobView*> fitting;
-    int free = whole.total().gpus;
-    for (const JobView* job : selected.runnable) {
-      if (job->gpus > free) continue;
-      fitting.push_back(job);
-      free -= job->gpus;
+    std::vector<int> room = type_gpus;
+    for (const JobView* job : selected.order) {
+      for (int t = 0; t < types; ++t) {
+        if (room[t] < job->gpus) continue;
+        room[t] -= job->gpus;
+        fitting.push_back(job);
+        break;
+      }
+    }
+    if (policy.selection() == Selection::kCountFitFirst && mechanism.prefers_large_jobs_first()) {
+      std::stable_sort(fitting.begin(), fitting.end(), [](const JobView* a, const JobView* b) {
+        if (a->priority_class != b->priority_class) return a->priority_class > b->priority_class;
+        return a->gpus > b->gpus;
+      });
     }
     selected.runnable = std::move(fitting);
   }
-  std::vector<ServersOfType> parts;
   std::vector<TypeRoom> rooms;
-  for (int t = 0; t < types; ++t) {
-    parts.push_back(ServersOfGpuType(whole, t));
-    rooms.push_back(TypeRoom{parts.back().cluster.total().gpus, parts.back().cluster.share_per_gpu()});
-  }
+  for (int t = 0; t < types; ++t) rooms.push_back(TypeRoom{type_gpus[t], parts[t].cluster.share_per_gpu()});
   std::vector<int> chosen;
   TypeProgramChoice program;
   if (input.choice == TypeChoice::kProgram) {
@@ -202,7 +230,7 @@ RoundResult ScheduleTypedRound(const TypedRoundInput& input, const Policy& polic
   }
   if (input.choice == TypeChoice::kProgram) {
     SolverStats& s = result.plan.solver;
-    s.solved = true;
+    s.solved = program.solved;
     s.hit_budget |= program.hit_budget;
     s.fell_back |= !program.solved;
     s.lp_bound = program.lp_bound;

@@ -234,7 +234,7 @@ TypedPooledSolution SolvePooledByType(const std::vector<TypedPooledJob>& jobs, c
   const int groups = static_cast<int>(group_rep.size());
   const int first_row = prog.AddRows(groups + 3 * static_cast<int>(types));
   const int type_rows = first_row + groups;  // per type: GPUs, CPUs, memory
-  for (int g = 0; g < groups; ++g) glp_set_row_bnds(p, first_row + g, GLP_UP, 0, group_size[g]);
+  for (int g = 0; g < groups; ++g) glp_set_row_bnds(p, first_row + g, GLP_FX, group_size[g], group_size[g]);
   for (size_t t = 0; t < types; ++t) {
     glp_set_row_bnds(p, type_rows + 3 * t, GLP_UP, 0, capacity[t].gpus);
     glp_set_row_bnds(p, type_rows + 3 * t + 1, GLP_UP, 0, capacity[t].cpus);
@@ -249,6 +249,10 @@ TypedPooledSolution SolvePooledByType(const std::vector<TypedPooledJob>& jobs, c
     for (size_t t = 0; t < types; ++t) {
       for (size_t o = 0; o < job.options[t].size(); ++o) cols.push_back({g, static_cast<int>(t), static_cast<int>(o)});
     }
+  }
+  if (jobs.empty()) {
+    out.ok = true;  // nothing to place: value 0
+    return out;
   }
   if (cols.empty()) return out;
   const int first_col = prog.AddCols(static_cast<int>(cols.size()));

@@ -35,8 +35,8 @@ PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& 
                            const SolveBudget& budget, bool group_jobs = true);
 
 // Program 1 across GPU types (the paper's third dimension): every job
-// picks a type and an option there, or nothing (when the types cannot hold
-// every job), so that each type's pooled GPUs, CPUs and memory fit,
+// picks a type and an option there so that each type's pooled GPUs, CPUs
+// and memory fit (no solution when they cannot hold every job),
 // maximising the sum over jobs of the option's speedup (relative to that
 // type's share) times the job's weight on the type (its throughput at that
 // share relative to its best at the share on any type): throughput in one

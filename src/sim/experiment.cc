@@ -20,6 +20,25 @@ absl::StatusOr<Inputs> LoadInputs(const CommonOptions& common, const WorkloadOpt
   auto zoo = common.models_path.empty() ? DefaultModelZoo() : LoadModelZooFile(common.models_path);
   if (!zoo.ok()) return zoo.status();
   in.zoo = *std::move(zoo);
+  // Servers of no stated type are of the zoo's base type; every other type
+  // needs every model's speed on it.
+  in.cluster = WithBaseGpuType(in.cluster, in.zoo.base_gpu_type());
+  const std::string cluster_name = common.cluster_path.empty() ? "<embedded default-128.yaml>" : common.cluster_path;
+  const std::string zoo_name = common.models_path.empty() ? "<embedded zoo.yaml>" : common.models_path;
+  for (const std::string& type : in.cluster.gpu_types()) {
+    for (int m = 0; m < static_cast<int>(in.zoo.models().size()); ++m) {
+      if (in.zoo.GpuSpeed(m, type)) continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          cluster_name, ": gpu_type '", type, "': model '", in.zoo.model(m).name, "' has no gpu_speed for it in ",
+          zoo_name, " (its profiles are of type '", in.zoo.base_gpu_type(), "')"));
+    }
+  }
+  if (common.reference_compatible && in.cluster.gpu_types().size() == 1 &&
+      in.cluster.gpu_types()[0] != in.zoo.base_gpu_type()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        cluster_name, ": gpu_type '", in.cluster.gpu_types()[0],
+        "': not with --reference-compatible (the reference's profiles are of type '", in.zoo.base_gpu_type(), "')"));
+  }
   if (!workload.trace_path.empty()) {
     auto trace = LoadTrace(workload.trace_path, in.zoo, in.cluster);
     if (!trace.ok()) return trace.status();

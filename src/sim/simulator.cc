@@ -151,7 +151,11 @@ class Engine {
   // each type. Every model must have a speed for every type.
   absl::Status PrepareGpuTypes() {
     const Cluster& cluster = *config_.cluster;
-    typed_ = cluster.heterogeneous();
+    const ModelZoo& zoo = *config_.zoo;
+    // One type that is not the zoo's base type runs typed too: its jobs run
+    // at their profile on it.
+    const std::string only = cluster.gpu_types().empty() ? "" : cluster.gpu_types().front();
+    typed_ = cluster.heterogeneous() || (!only.empty() && only != zoo.base_gpu_type());
     if (!typed_) return absl::OkStatus();
     if (config_.reference_compatible) {
       return absl::InvalidArgumentError(
@@ -162,7 +166,6 @@ class Engine {
           "cluster: several GPU types: --keep-leases, --restart-cost and --resize-in-place are not "
           "supported there yet");
     }
-    const ModelZoo& zoo = *config_.zoo;
     const std::vector<std::string>& types = cluster.gpu_types();
     reference_type_ = 0;
     for (size_t t = 0; t < types.size(); ++t) {
@@ -178,7 +181,11 @@ class Engine {
               "cluster: GPU type '", types[t], "': model '", zoo.model(m).name,
               "' has no gpu_speed for it in the model zoo (base type '", zoo.base_gpu_type(), "')"));
         }
-        models.push_back(ModelOnGpuType(zoo.model(m), *speed, parts_.back().cluster.share_per_gpu()));
+        absl::StatusOr<ModelSpec> typed = ModelOnGpuType(zoo.model(m), *speed, parts_.back().cluster.share_per_gpu());
+        if (!typed.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat("cluster: GPU type '", types[t], "': ", typed.status().message()));
+        }
+        models.push_back(*std::move(typed));
       }
     }
     return absl::OkStatus();
@@ -502,17 +509,19 @@ class Engine {
     const double round = config_.round_s - lost;
     JobView& v = job.view;
     // On a cluster of several types, the job runs as its view on the type
-    // it holds says; policies then see that type's figures.
-    double service_weight = 1;
+    // it holds says (`speed`); policies keep seeing it in the reference
+    // type's units (its iteration time there, its service and speedup
+    // scaled by the held type's rate at the share over the reference's).
+    const JobView* speed = &v;
+    double type_weight = 1;
     if (typed_) {
       job.held_type = TypeOf(a);
-      const JobView& on = job.typed[job.held_type];
-      TakeModelFields(v, on);
-      service_weight = job.reference_iteration_s / on.iteration_time_s;
+      speed = &job.typed[job.held_type];
+      type_weight = job.reference_iteration_s / speed->iteration_time_s;
     }
-    double iteration_s = v.iteration_time_s;
-    if (a.num_servers() > 1) iteration_s = iteration_s / v.placement_penalty;
-    iteration_s = iteration_s / RealisedSpeedup(v, a);
+    double iteration_s = speed->iteration_time_s;
+    if (a.num_servers() > 1) iteration_s = iteration_s / speed->placement_penalty;
+    iteration_s = iteration_s / RealisedSpeedup(*speed, a);
     const double remaining = v.total_iterations - job.executed;
     if (config_.reference_compatible) {
       job.executed = std::min(v.total_iterations, job.executed + std::floor(round / iteration_s));
@@ -531,8 +540,13 @@ class Engine {
     }
     v.remaining_iterations = v.total_iterations - job.executed;
     // It held its GPUs all round, restarting or not.
-    v.attained_service_s += typed_ ? config_.round_s * service_weight : config_.round_s;
-    v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, a.speedup, a.at_ideal);
+    if (typed_) {
+      v.attained_service_s += config_.round_s * type_weight;
+      v.last_round_speedup = CarriedSpeedup(speed->ideal_speedup, a.speedup, a.at_ideal) * type_weight;
+    } else {
+      v.attained_service_s += config_.round_s;
+      v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, a.speedup, a.at_ideal);
+    }
     if (job.start_s < 0) job.start_s = t - lost;
   }
 

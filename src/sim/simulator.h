@@ -66,12 +66,15 @@ struct SimConfig {
   std::function<void(const RoundInput&, const RoundResult&)> on_round;
   // Each assignment a round books (after kept leases), with the round's time.
   std::function<void(double time_s, const Assignment&)> on_booked;
-  // A cluster of several GPU types (Cluster::heterogeneous; default mode
-  // only): each job has a view per type (synergy/gpu_type_model.h), rounds
-  // are ScheduleTypedRound's with this choice of type, a job runs at its
-  // profile on the type it holds, and its attained service counts in
-  // seconds of its rate at the share on the zoo's base type (or the
-  // cluster's first type), so that LAS compares progress across types.
+  // A cluster of several GPU types, or of one that is not the zoo's base
+  // type (default mode only): each job has a view per type
+  // (synergy/gpu_type_model.h), rounds are ScheduleTypedRound's with this
+  // choice of type, and a job runs at its profile on the type it holds.
+  // Policies see each job in the reference type's units (the zoo's base
+  // type, else the cluster's first): its iteration time there, and its
+  // attained service and last speedup scaled by the held type's rate at
+  // the share over the reference's, so that LAS, SRTF and FTF compare
+  // progress across types.
   TypeChoice type_choice = TypeChoice::kFirstFit;
 };
 

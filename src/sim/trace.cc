@@ -80,6 +80,11 @@ absl::StatusOr<JobSpec> ParseJob(const std::vector<absl::string_view>& fields,
     return LineError(source, line_no, "gpus", fields[4],
                      absl::StrCat("is more than the cluster's ", cluster.total().gpus, " GPUs"));
   }
+  // A job runs on servers of one GPU type.
+  if (cluster.heterogeneous() && gpus > LargestGpuType(cluster)) {
+    return LineError(source, line_no, "gpus", fields[4],
+                     absl::StrCat("is more than any one GPU type's ", LargestGpuType(cluster), " GPUs"));
+  }
   job.gpus = static_cast<int>(gpus);
   return job;
 }

@@ -28,6 +28,7 @@ printf '0,alexnet,1e308,8176,1\n' >"$work/huge_arrival.csv"
 printf 'servers:\n  - {gpus: 8, cpus: 24, memory_gb: 500, gpu_type: a100}\n  - {gpus: 8, cpus: 24, memory_gb: 500}\n' \
   >"$work/unknown_type.yaml"
 printf 'servers:\n  - {gpus: 8, cpus: 24, memory_gb: 500, gpu_type: "V 100"}\n' >"$work/bad_type.yaml"
+printf '0,alexnet,0,100,48\n' >"$work/big.csv"
 
 # expect NAME "expected message fragment" ARGS...
 expect() {
@@ -82,10 +83,12 @@ expect reference_restart_cost "--restart-cost: '30' is not charged with --refere
 expect reference_resize "--resize-in-place and --keep-leases: not with --reference-compatible" \
   --trace "$work/good.csv" --resize-in-place --reference-compatible "${run[@]}"
 expect unknown_type_choice "--type-choice: 'best' is not one of" --trace "$work/good.csv" --type-choice best "${run[@]}"
-expect type_without_speed "GPU type 'a100': model 'alexnet' has no gpu_speed" \
+expect type_without_speed "unknown_type.yaml: gpu_type 'a100': model 'alexnet' has no gpu_speed" \
   --cluster "$work/unknown_type.yaml" --trace "$work/good.csv" "${run[@]}"
 expect bad_type_name "bad_type.yaml:2: servers[0].gpu_type: 'V 100'" --cluster "$work/bad_type.yaml" \
   --trace "$work/good.csv" "${run[@]}"
+expect job_above_every_type "big.csv:1: gpus: '48': is more than any one GPU type's 40 GPUs" \
+  --cluster "$SRC_CLUSTERS/hetero-120.yaml" --trace "$work/big.csv" "${run[@]}"
 expect reference_types "several GPU types, not with --reference-compatible" \
   --cluster "$SRC_CLUSTERS/hetero-120.yaml" --trace "$work/good.csv" --reference-compatible "${run[@]}"
 

@@ -30,17 +30,32 @@ ModelSpec SmallModel() {
 
 TEST(GpuTypeModel, TheBaseTypeAtItsShareIsTheProfileUnchanged) {
   const ModelSpec base = SmallModel();
-  const ModelSpec same = ModelOnGpuType(base, 1.0, Resources{1, 2, 10, 0});
+  const ModelSpec same = *ModelOnGpuType(base, 1.0, Resources{1, 2, 10, 0});
   EXPECT_EQ(same.profile.throughput(), base.profile.throughput());
   EXPECT_EQ(same.profile.ideal_per_gpu(), base.profile.ideal_per_gpu());
   EXPECT_EQ(same.iteration_time_s, base.iteration_time_s);
+  // The model itself at speed 1 is the profile, whatever the share.
+  EXPECT_EQ(RatesOnGpuType(base.profile, 1.0), base.profile.throughput());
+  // At a share where the profile reads 1.5 (4 CPUs), speed 1 normalises to it.
+  const ModelSpec richer = *ModelOnGpuType(base, 1.0, Resources{1, 4, 10, 0});
+  EXPECT_DOUBLE_EQ(richer.profile.ThroughputAt(4, 10), 1.0);
+  EXPECT_DOUBLE_EQ(richer.profile.ThroughputAt(2, 10), 1.0 / 1.5);
+  EXPECT_DOUBLE_EQ(richer.iteration_time_s, 2.0 / 1.5);
+}
+
+TEST(GpuTypeModel, AProfileThatGivesNothingAtTheShareIsRefusedNamingTheModel) {
+  ModelSpec m = SmallModel();
+  m.profile = SensitivityProfile({1, 2}, {10}, {{0}, {0}}, Resources{1, 1, 10, 0}, 0);
+  const absl::StatusOr<ModelSpec> typed = ModelOnGpuType(m, 0.5, Resources{1, 2, 10, 0});
+  ASSERT_FALSE(typed.ok());
+  EXPECT_NE(typed.status().message().find("model 'small'"), std::string::npos) << typed.status();
 }
 
 TEST(GpuTypeModel, ASlowerTypeCapsThePipelineAndItsKneeMovesDown) {
   const ModelSpec base = SmallModel();
   // Half as fast: the GPU gives 0.75, which the pipeline reaches at 2 CPUs
   // (1.0 there, capped).
-  const ModelSpec slow = ModelOnGpuType(base, 0.5, Resources{1, 2, 10, 0});
+  const ModelSpec slow = *ModelOnGpuType(base, 0.5, Resources{1, 2, 10, 0});
   const std::vector<std::vector<double>> rates = RatesOnGpuType(base.profile, 0.5);
   EXPECT_DOUBLE_EQ(rates[0][0], 0.5);
   EXPECT_DOUBLE_EQ(rates[1][0], 0.75);
@@ -61,7 +76,7 @@ TEST(GpuTypeModel, AFasterTypeNeedsMoreCpusToBeFed) {
   const std::vector<std::vector<double>> rates = RatesOnGpuType(base.profile, 2.0);
   EXPECT_DOUBLE_EQ(rates[2][0], 2.0);
   EXPECT_DOUBLE_EQ(rates[3][0], 3.0);
-  const ModelSpec fast = ModelOnGpuType(base, 2.0, Resources{1, 2, 10, 0});
+  const ModelSpec fast = *ModelOnGpuType(base, 2.0, Resources{1, 2, 10, 0});
   EXPECT_EQ(fast.profile.ideal_per_gpu(), (Resources{1, 8, 10, 0}));
   EXPECT_DOUBLE_EQ(fast.profile.ideal_speedup(), 3.0);  // over 1.0 at its share
   EXPECT_DOUBLE_EQ(fast.iteration_time_s, 2.0);
@@ -82,7 +97,7 @@ TEST(GpuTypeModel, OnEveryZooModelASlowerTypeNeverBeatsTheBaseAndKeepsItsOrder) 
           if (i > 0) EXPECT_GE(rates[i][k], rates[i - 1][k]) << m.name << ": more CPUs, no slower";
         }
       }
-      const ModelSpec typed = ModelOnGpuType(m, speed, Resources{1, 3, 62.5, 0});
+      const ModelSpec typed = *ModelOnGpuType(m, speed, Resources{1, 3, 62.5, 0});
       EXPECT_GE(typed.profile.ideal_speedup(), 1.0) << m.name;
       EXPECT_LE(typed.profile.ideal_per_gpu().cpus, m.profile.ideal_per_gpu().cpus) << m.name;
       // Slower or as fast at the share (alexnet at 3 CPUs is fed at 1.0 on
@@ -177,7 +192,7 @@ TypedCase RandomTypedCase(std::mt19937& rng, const ModelZoo& zoo) {
   for (int m = 0; m < static_cast<int>(zoo.models().size()); ++m) {
     for (int t = 0; t < types; ++t) {
       const double speed = *zoo.GpuSpeed(m, c.cluster.gpu_types()[t]);
-      c.typed.push_back(ModelOnGpuType(zoo.model(m), speed, parts[t].cluster.share_per_gpu()));
+      c.typed.push_back(*ModelOnGpuType(zoo.model(m), speed, parts[t].cluster.share_per_gpu()));
     }
   }
   int largest = 0;
@@ -292,7 +307,7 @@ void AddJobs(Jobs& jobs, const ModelZoo& zoo, const Cluster& cluster, const std:
     const int m = zoo.Find(name);
     for (int t = 0; t < types; ++t) {
       const ServersOfType part = ServersOfGpuType(cluster, t);
-      jobs.typed.push_back(ModelOnGpuType(zoo.model(m), *zoo.GpuSpeed(m, cluster.gpu_types()[t]),
+      jobs.typed.push_back(*ModelOnGpuType(zoo.model(m), *zoo.GpuSpeed(m, cluster.gpu_types()[t]),
                                           part.cluster.share_per_gpu()));
       JobView& v = jobs.views.emplace_back();
       v.id = id;
@@ -372,6 +387,7 @@ TEST(TypedRound, TheThreeDimensionalProgramBoundsEveryMechanismUnderEveryChoice)
     in.choice = TypeChoice::kProgram;
     const RoundResult bound = ScheduleTypedRound(in, *policy, **MakeMechanism("tune"));
     ASSERT_TRUE(bound.plan.solver.solved);
+    EXPECT_FALSE(bound.plan.solver.fell_back);
     EXPECT_GE(bound.plan.solver.lp_bound, bound.plan.solver.pooled_optimum - 1e-6);
     for (const std::string& m : {"proportional", "tune", "tune-graded", "opt"}) {
       for (TypeChoice choice : {TypeChoice::kFirstFit, TypeChoice::kGpuThroughput, TypeChoice::kBestAllocation,

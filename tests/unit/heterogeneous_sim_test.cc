@@ -4,6 +4,7 @@
 // simulator cannot do there yet is refused by name.
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "gtest/gtest.h"
@@ -118,6 +119,40 @@ TEST_F(HeterogeneousSimTest, LasCountsServiceInProgressSoTheJobsOnTheSlowTypeGoF
   for (const auto& [id, type] : first_type) {
     EXPECT_NEAR(service[id], type == 0 ? 300 : 300 * 0.265, 1e-9) << id;
     EXPECT_NE(second_type.at(id), type) << id << ": the K80's jobs move to the V100, and back";
+  }
+}
+
+TEST_F(HeterogeneousSimTest, AClusterOfOneTypeOtherThanTheBaseRunsAtThatType) {
+  cluster_ = *ParseCluster("servers:\n  - {gpus: 8, cpus: 24, memory_gb: 500, gpu_type: k80}\n", "c.yaml");
+  auto r = Replay("0,lstm,0,10000,1\n", "fifo", "tune", TypeChoice::kFirstFit);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->jobs[0].jct_s(), 10000 * 0.011 / 0.265, 1e-6);
+}
+
+TEST_F(HeterogeneousSimTest, TheHeadOfTheQueueIsNeverLeftOutForJobsBehindIt) {
+  // A V100 server of 3 GPUs and a K80 server of 2. The queue's head, an
+  // lstm, needs 3 GPUs; the two translation jobs behind it lose more on a
+  // K80 and choose first by regret: were they both to take V100s, the head
+  // would fit nowhere. The runnable set is taken first fit, and a choice
+  // must leave the rest of it placeable, so all three run: the head on the
+  // V100s, the others on the K80s.
+  cluster_ = *ParseCluster(
+      "servers:\n  - {gpus: 3, cpus: 9, memory_gb: 187.5, gpu_type: v100}\n"
+      "  - {gpus: 2, cpus: 6, memory_gb: 125, gpu_type: k80}\n",
+      "c.yaml");
+  const std::string trace = "0,lstm,0,100000,3\n1,transformer,0,100000,1\n2,gnmt,0,100000,1\n";
+  for (TypeChoice choice : {TypeChoice::kFirstFit, TypeChoice::kGpuThroughput, TypeChoice::kBestAllocation,
+                            TypeChoice::kProgram}) {
+    std::set<JobId> first_round;
+    auto r = Replay(trace, "fifo", "tune", choice, [&](SimConfig& c) {
+      c.on_round = [&](const RoundInput& in, const RoundResult& out) {
+        if (in.now_s != 0) return;
+        for (const Assignment& a : out.plan.assignments) first_round.insert(a.job);
+      };
+    });
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(first_round.count(0)) << TypeChoiceName(choice);
+    EXPECT_EQ(first_round.size(), 3u) << TypeChoiceName(choice);
   }
 }
 
