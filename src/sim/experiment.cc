@@ -119,16 +119,20 @@ absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptio
   return out;
 }
 
-std::map<std::string, Setting> CommonSettings(const CommonOptions& common) {
-  return {{"policy", common.policy},
+std::map<std::string, Setting> CommonSettings(const CommonOptions& common, const Inputs& inputs) {
+  std::map<std::string, Setting> settings = {{"policy", common.policy},
           {"reference_compatible", common.reference_compatible},
           {"round_s", common.round_s},
           {"placement", common.gpu_placement == GpuPlacement::kConsolidate ? "consolidate" : "first-fit"},
           {"restart_cost_s", common.reference_compatible ? 0.0 : common.restart_cost_s},
           {"resize_in_place", common.resize_in_place},
-          {"type_choice", std::string(TypeChoiceName(common.type_choice))},
           {"keep_leases", common.keep_leases || common.resize_in_place ||
                               (!common.reference_compatible && common.restart_cost_s > 0)}};
+  const std::vector<std::string>& types = inputs.cluster.gpu_types();
+  if (types.size() > 1 || (types.size() == 1 && types[0] != inputs.zoo.base_gpu_type())) {
+    settings["type_choice"] = std::string(TypeChoiceName(common.type_choice));
+  }
+  return settings;
 }
 
 }  // namespace synergy::sim

@@ -30,8 +30,10 @@ struct Experiment {
 };
 
 // The settings every run's summary.json records from `common`: policy,
-// round, placement, execution model and restart model.
-std::map<std::string, Setting> CommonSettings(const CommonOptions& common);
+// round, placement, execution model and restart model; and the choice of
+// GPU types where `inputs`' cluster has types to choose (a single-type
+// run's summary is as it was).
+std::map<std::string, Setting> CommonSettings(const CommonOptions& common, const Inputs& inputs);
 
 absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptions& common,
                                          const WorkloadOptions& workload,

@@ -88,7 +88,7 @@ int Run(const std::vector<std::string>& args) {
   }
   if (!run.ok()) return Fail("run", run.status(), kBadInput);
 
-  std::map<std::string, Setting> settings = CommonSettings(options->common);
+  std::map<std::string, Setting> settings = CommonSettings(options->common, *inputs);
   settings["mechanism"] = options->mechanism;
   if (options->workload.trace_path.empty()) {
     const WorkloadOptions& w = options->workload;

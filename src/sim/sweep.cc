@@ -78,7 +78,7 @@ absl::Status RunSweep(const SweepOptions& o, std::ostream& out) {
         line.Clear();
         if (!run.ok()) return run.status();
         const Summary& s = run->summary;
-        std::map<std::string, Setting> settings = CommonSettings(o.common);
+        std::map<std::string, Setting> settings = CommonSettings(o.common, *inputs);
         settings["mechanism"] = mechanism;
         settings["load_jobs_per_hour"] = load;
         settings["seed"] = static_cast<double>(seed);
