@@ -8,6 +8,7 @@
 // A loader either returns a complete, valid object or an error; never a
 // partly filled one.
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "synergy/cluster.h"
@@ -40,6 +41,12 @@ inline constexpr int kMaxBatch = 1000000;
 // GPU types: a name's bytes, and the types a model's gpu_speed names.
 inline constexpr size_t kMaxGpuTypeBytes = 64;
 inline constexpr size_t kMaxGpuTypes = 64;
+// A GPU type's name: 1 to kMaxGpuTypeBytes lower-case letters, digits,
+// '-', '_' or '.', as vendors and operators name them (v100, a100-80gb);
+// the same rule in cluster files, the zoo, synergy-node's config and its
+// registration.
+bool IsGpuTypeName(std::string_view type);
+inline constexpr char kGpuTypeRule[] = "a GPU type is 1 to 64 lower-case letters, digits, '-', '_' or '.'";
 
 // Cluster file:
 //   servers:

@@ -162,6 +162,7 @@ std::string DescribeNode(const v1::Node& n, int64_t now_ms) {
   line("GPUs", absl::StrFormat("%d of %d allocated; ids %s, allocated %s%s", n.allocated().gpu_ids_size(),
                                n.capacity().gpu_ids_size(), Ids(n.capacity().gpu_ids()), Ids(n.allocated().gpu_ids()),
                                n.capacity().gpus_declared() ? " (declared: none visible)" : ""));
+  line("GPU type", n.capacity().gpu_type().empty() ? "-" : n.capacity().gpu_type());
   line("CPUs", absl::StrFormat("%d of %d allocated; ids %s, allocated %s", n.allocated().cpu_ids_size(),
                                n.capacity().cpu_ids_size(), Ids(n.capacity().cpu_ids()), Ids(n.allocated().cpu_ids())));
   line("Memory", absl::StrFormat("%.1f of %.1f GB allocated", n.allocated().mem_gb(), n.capacity().mem_gb()));

@@ -25,16 +25,6 @@ absl::StatusOr<std::vector<double>> IncreasingPoints(const YamlMap& root, absl::
   return out;
 }
 
-// A GPU type's name: a short word of lower-case letters, digits, '-',
-// '_' or '.', as vendors and operators name them (v100, a100-80gb).
-bool IsGpuTypeName(const std::string& type) {
-  if (type.empty() || type.size() > kMaxGpuTypeBytes) return false;
-  for (char c : type) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.')) return false;
-  }
-  return true;
-}
-constexpr char kGpuTypeRule[] = "a GPU type is 1 to 64 lower-case letters, digits, '-', '_' or '.'";
 
 absl::StatusOr<std::string> ReadGpuType(const YamlValue& v) {
   absl::StatusOr<std::string> type = v.NonEmptyString(kMaxGpuTypeBytes);
@@ -163,6 +153,14 @@ absl::StatusOr<ModelSpec> ReadModel(const YamlValue& entry, const std::vector<do
 }
 
 }  // namespace
+
+bool IsGpuTypeName(std::string_view type) {
+  if (type.empty() || type.size() > kMaxGpuTypeBytes) return false;
+  for (char c : type) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.')) return false;
+  }
+  return true;
+}
 
 absl::StatusOr<Cluster> ParseCluster(const std::string& text, const std::string& source) {
   absl::StatusOr<YamlValue> doc = ParseYaml(text, source);

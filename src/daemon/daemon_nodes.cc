@@ -66,8 +66,9 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
     nodes_.NoteJoined(request.name(), now_ms);
     spdlog::info("node {} joined with a join credential; it holds its own credential from now on", request.name());
   }
-  spdlog::info("node {} {}: {} GPUs{}, {} CPUs, {:.1f} GB, cgroups: {}", request.name(),
+  spdlog::info("node {} {}: {} GPUs{}{}, {} CPUs, {:.1f} GB, cgroups: {}", request.name(),
                known ? "re-registered" : "registered", request.resources().gpu_ids_size(),
+               request.resources().gpu_type().empty() ? "" : " " + request.resources().gpu_type(),
                request.resources().gpus_declared() ? " (declared)" : "",
                request.resources().cpu_ids_size(), request.resources().mem_gb(), request.cgroups());
   return config_.heartbeat_interval_ms;

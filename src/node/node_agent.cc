@@ -113,6 +113,7 @@ bool NodeAgent::Register() {
   for (int c : offer_.cpu_ids) req.mutable_resources()->add_cpu_ids(c);
   req.mutable_resources()->set_mem_gb(offer_.memory_gb);
   req.mutable_resources()->set_gpus_declared(offer_.gpus_declared);
+  req.mutable_resources()->set_gpu_type(offer_.gpu_type);
   req.set_cgroups(cgroups_);
   ReportRunning(*req.mutable_running());
   grpc::ClientContext ctx;

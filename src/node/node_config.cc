@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -11,9 +12,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "service/credentials.h"
 #include "service/request_limits.h"
 #include "service/request_validation.h"
+#include "synergy/config_loader.h"
 #include "synergy/default_configs.h"
 #include "synergy/quote.h"
 #include "synergy/yaml_reader.h"
@@ -162,6 +165,7 @@ absl::Status ReadSettings(const YamlMap& m, NodeConfig& c) {
   st.Update(m.Read("run_jobs_as_node_user", c.run_jobs_as_node_user));
   st.Update(ReadPassthrough(m, c.job_env_passthrough));
   st.Update(m.Read("log_level", c.log_level, 64));
+  st.Update(m.Read("gpu_type", c.gpu_type, kMaxGpuTypeBytes));
   st.Update(m.Read("metrics_listen", c.metrics_listen, service::kMaxNodeAddressBytes));
   st.Update(m.Read("log_format", c.log_format, 64));
   return st;
@@ -174,6 +178,9 @@ absl::Status CheckSettings(const YamlMap& m, const NodeConfig& c) {
   }
   if (m.Has("scheduler") && c.scheduler.empty()) return m.Get("scheduler").Error("is empty");
   static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
+  if (m.Has("gpu_type") && !c.gpu_type.empty() && !IsGpuTypeName(c.gpu_type)) {
+    return m.Get("gpu_type").Error(absl::StrCat(kGpuTypeRule, "; \"\" = read from the driver"));
+  }
   if (m.Has("log_level") && !kLevels.count(c.log_level)) {
     return m.Get("log_level").Error("is not one of trace, debug, info, warn, error");
   }
@@ -194,7 +201,7 @@ absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::s
        "work_dir", "token",
        "join_token", "credential_file", "tls_ca", "tls_cert", "tls_key", "tls_server_name", "plaintext",
        "accounts", "allow_root_jobs", "run_jobs_as_node_user", "job_env_passthrough", "log_level",
-       "metrics_listen", "log_format"});
+       "metrics_listen", "log_format", "gpu_type"});
   if (!m.ok()) return m.status();
   if (absl::Status st = ReadSettings(*m, base); !st.ok()) return st;
   if (absl::Status st = CheckSettings(*m, base); !st.ok()) return st;
@@ -231,6 +238,7 @@ absl::StatusOr<NodeOffer> Discover(const NodeConfig& config) {
     for (int i = 0; i < count; ++i) offer.gpu_ids.push_back(i);
   }
   offer.gpus_declared = visible < static_cast<int>(offer.gpu_ids.size());
+  offer.gpu_type = config.gpu_type.empty() ? DetectGpuType("/proc/driver/nvidia/gpus") : config.gpu_type;
   // CPUs: the configured ids, else what this process may run on.
   if (!config.cpu_ids.empty()) {
     offer.cpu_ids = config.cpu_ids;
@@ -264,6 +272,43 @@ absl::StatusOr<NodeOffer> Discover(const NodeConfig& config) {
     for (int i = 0; i < config.cpu_slots; ++i) offer.cpu_ids.push_back(i);
   }
   return offer;
+}
+
+std::string GpuTypeOfModel(absl::string_view model) {
+  for (absl::string_view word : absl::StrSplit(model, absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
+    std::string w = absl::AsciiStrToLower(word);
+    if (w == "nvidia" || w == "tesla" || w == "geforce" || w == "quadro") continue;
+    if (std::none_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    w = w.substr(0, w.find('-'));
+    return IsGpuTypeName(w) ? w : "";
+  }
+  return "";
+}
+
+std::string DetectGpuType(const std::string& dir, bool* mixed) {
+  if (mixed != nullptr) *mixed = false;
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    files.push_back((entry.path() / "information").string());
+  }
+  std::sort(files.begin(), files.end());  // the driver's order is the bus order
+  std::string first;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!absl::StartsWith(line, "Model:")) continue;
+      const std::string type = GpuTypeOfModel(absl::string_view(line).substr(6));
+      if (first.empty()) {
+        first = type;
+      } else if (type != first && mixed != nullptr) {
+        *mixed = true;
+      }
+      break;
+    }
+  }
+  return first;
 }
 
 }  // namespace synergy::node

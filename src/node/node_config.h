@@ -5,9 +5,11 @@
 // memory.
 #include <map>
 #include <string>
+
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace synergy::node {
 
@@ -28,6 +30,10 @@ struct NodeConfig {
   // should weigh, e.g. a 2-core demo machine offering 4.
   int cpu_slots = 0;           // 0-65536
   double memory_gb = 0;        // 0 = MemTotal; finite, at most 1e6
+  // The GPUs' type (v100, a100, ...; synergy/config_loader.h
+  // IsGpuTypeName); "" = read from the NVIDIA driver
+  // (/proc/driver/nvidia/gpus/*/information), else unknown.
+  std::string gpu_type;
   std::string log_dir = "synergy-node-logs";
   // Each lease's stdout and stderr file is kept under this many bytes: at
   // the cap it is copied to FILE.1 (replacing an older copy) and emptied,
@@ -89,7 +95,18 @@ struct NodeOffer {
   double cores_per_cpu = 0;
   double memory_gb = 0;
   std::string name;
+  std::string gpu_type;  // "" unknown
 };
 absl::StatusOr<NodeOffer> Discover(const NodeConfig& config);
+
+// A GPU type from the driver's model name: lower case, vendor and product
+// line words (nvidia, tesla, geforce, quadro) dropped, the first word with
+// a digit, cut at its first '-': "Tesla V100-SXM2-16GB" is v100, "NVIDIA
+// A100-SXM4-80GB" a100, "Tesla K80" k80. "" when none is a GPU type name.
+std::string GpuTypeOfModel(absl::string_view model);
+// The type of the first GPU the driver lists under `dir` (each GPU's
+// `information` file has a "Model:" line); "" when there is none. GPUs of
+// several models: the first's, with `mixed` set.
+std::string DetectGpuType(const std::string& dir, bool* mixed = nullptr);
 
 }  // namespace synergy::node

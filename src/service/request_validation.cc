@@ -1,3 +1,4 @@
+#include "synergy/config_loader.h"
 #include "service/request_validation.h"
 
 #include <algorithm>
@@ -272,6 +273,9 @@ absl::Status ValidateJobSpecFields(const v1::JobSpec& spec, absl::string_view pa
 absl::Status ValidateNodeResources(const v1::NodeResources& resources, absl::string_view path) {
   if (auto st = CheckIds(absl::StrCat(path, ".gpu_ids"), resources.gpu_ids(), kMaxNodeGpuIds); !st.ok()) return st;
   if (auto st = CheckIds(absl::StrCat(path, ".cpu_ids"), resources.cpu_ids(), kMaxNodeCpuIds); !st.ok()) return st;
+  if (!resources.gpu_type().empty() && !IsGpuTypeName(resources.gpu_type())) {
+    return Refuse(absl::StrCat(path, ".gpu_type"), QuoteForMessage(resources.gpu_type()), kGpuTypeRule);
+  }
   return CheckFinite(absl::StrCat(path, ".mem_gb"), resources.mem_gb(), 0, kMaxMemoryGb, /*positive_only=*/true);
 }
 

@@ -339,6 +339,44 @@ TEST(NodeConfig, EmbeddedDefaultGpuIdsAndErrors) {
   EXPECT_THAT(NodeRefusal("gpus: 2\ncpu_slots: -4\n"), HasSubstr("n.yaml:2: cpu_slots: '-4': must be between 0 and 65536"));
 }
 
+TEST(NodeConfig, TheGpuTypeIsConfiguredOrReadFromTheDriver) {
+  auto base = node::LoadNodeConfig("");
+  ASSERT_TRUE(base.ok()) << base.status();
+  EXPECT_EQ(base->gpu_type, "");
+  auto typed = node::ParseNodeConfig("gpu_type: a100\ngpus: 2\ncpus: [0]\nmemory_gb: 8\n", "n.yaml", *base);
+  ASSERT_TRUE(typed.ok()) << typed.status();
+  auto offer = node::Discover(*typed);
+  ASSERT_TRUE(offer.ok());
+  EXPECT_EQ(offer->gpu_type, "a100");
+  EXPECT_THAT(NodeRefusal("gpu_type: V100\n"), HasSubstr("n.yaml:1: gpu_type: 'V100': a GPU type is 1 to 64"));
+  // The driver's model names, as /proc/driver/nvidia/gpus/*/information
+  // writes them.
+  EXPECT_EQ(node::GpuTypeOfModel("\t Tesla V100-SXM2-16GB"), "v100");
+  EXPECT_EQ(node::GpuTypeOfModel(" NVIDIA A100-SXM4-80GB"), "a100");
+  EXPECT_EQ(node::GpuTypeOfModel("Tesla K80"), "k80");
+  EXPECT_EQ(node::GpuTypeOfModel("Tesla P100-PCIE-16GB"), "p100");
+  EXPECT_EQ(node::GpuTypeOfModel("NVIDIA H100 80GB HBM3"), "h100");
+  EXPECT_EQ(node::GpuTypeOfModel("NVIDIA GeForce RTX 3090"), "3090");
+  EXPECT_EQ(node::GpuTypeOfModel("Some Card"), "");
+  EXPECT_EQ(node::GpuTypeOfModel("\x1b[8m9"), "");  // not a type name: unknown
+  const std::string dir = ::testing::TempDir() + "/nvidia-gpus";
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(node::DetectGpuType(dir), "");  // no driver
+  for (const auto& [bus, model] : {std::pair{"0000:07:00.0", "Tesla V100-SXM2-16GB"},
+                                   std::pair{"0000:0a:00.0", "Tesla V100-SXM2-32GB"}}) {
+    std::filesystem::create_directories(dir + "/" + bus);
+    std::ofstream(dir + "/" + bus + "/information") << "IRQ:             38\nModel: \t\t " << model
+                                                    << "\nGPU UUID: \t GPU-x\n";
+  }
+  bool mixed = true;
+  EXPECT_EQ(node::DetectGpuType(dir, &mixed), "v100");
+  EXPECT_FALSE(mixed);
+  std::filesystem::create_directories(dir + "/0000:0b:00.0");
+  std::ofstream(dir + "/0000:0b:00.0/information") << "Model: \t\t Tesla K80\n";
+  EXPECT_EQ(node::DetectGpuType(dir, &mixed), "v100");
+  EXPECT_TRUE(mixed);
+}
+
 TEST(NodeConfig, SizesNoServerHasAreRefused) {
   EXPECT_THAT(NodeRefusal("gpus: 1000000000\n"), HasSubstr("n.yaml:1: gpus: '1000000000': must be between 0 and 1024"));
   EXPECT_THAT(NodeRefusal("gpus: [0, 1024]\n"), HasSubstr("n.yaml:1: gpus[1]: '1024': must be between 0 and 1023"));

@@ -385,6 +385,16 @@ TEST(RequestValidation, AGoodNodeRegistrationPasses) {
   EXPECT_TRUE(ValidateRegisterNodeRequest(bare).ok()) << ValidateRegisterNodeRequest(bare);
 }
 
+TEST(RequestValidation, ANodesGpuTypeIsAShortLowerCaseNameOrEmpty) {
+  v1::RegisterNodeRequest reg = GoodRegistration();
+  reg.mutable_resources()->set_gpu_type("a100-80gb");
+  EXPECT_TRUE(ValidateRegisterNodeRequest(reg).ok()) << ValidateRegisterNodeRequest(reg);
+  for (const std::string& bad : std::vector<std::string>{"V100", "v100\x1b[8m", "a b", std::string(65, 'a')}) {
+    reg.mutable_resources()->set_gpu_type(bad);
+    EXPECT_TRUE(RefusedWith(ValidateRegisterNodeRequest(reg), "resources.gpu_type: ")) << bad;
+  }
+}
+
 TEST(RequestValidation, InventoriesWithNegativeDuplicateOrOutOfRangeIdsAreRefused) {
   v1::RegisterNodeRequest reg = GoodRegistration();
   reg.mutable_resources()->add_gpu_ids(-1);
