@@ -94,10 +94,17 @@ struct ServersOfType {
   std::vector<int> servers_of;  // index in `cluster` -> index in `whole`
 };
 ServersOfType ServersOfGpuType(const Cluster& whole, int type);
-// The GPUs of the type that has most (all the cluster's on one type).
+// The GPUs of each type, in gpu_types() order; and of the type that has
+// most (all the cluster's on one type).
+std::vector<int> GpusOfEachType(const Cluster& cluster);
 int LargestGpuType(const Cluster& cluster);
 // `cluster` with the servers of no stated type given `base` (the zoo's
 // base type): a server that states it and one that does not are alike.
 Cluster WithBaseGpuType(const Cluster& cluster, const std::string& base);
+// Whether jobs on `cluster` run on GPU types other than `base` (the zoo's
+// base type): it has several types, or one other than `base` (no stated
+// type is the base type). Such a cluster is planned type by type
+// (typed_round.h).
+bool HasOtherGpuTypes(const Cluster& cluster, const std::string& base);
 
 }  // namespace synergy

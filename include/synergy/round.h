@@ -55,4 +55,9 @@ struct RoundSelection {
 RoundSelection SelectForRound(const RoundInput& input, const Policy& policy, const Mechanism& mechanism,
                               int free_gpus);
 
+// The runnable set as a mechanism that prefers large jobs first (TUNE)
+// is offered it under kCountFitFirst: largest GPU count first within a
+// priority class, stable.
+void OfferLargestFirst(std::vector<const JobView*>& runnable);
+
 }  // namespace synergy

@@ -89,10 +89,20 @@ ServersOfType ServersOfGpuType(const Cluster& whole, int type) {
   return out;
 }
 
-int LargestGpuType(const Cluster& cluster) {
+std::vector<int> GpusOfEachType(const Cluster& cluster) {
   std::vector<int> gpus(cluster.gpu_types().size(), 0);
   for (int i = 0; i < cluster.num_servers(); ++i) gpus[cluster.gpu_type_of(i)] += cluster.servers()[i].capacity.gpus;
+  return gpus;
+}
+
+int LargestGpuType(const Cluster& cluster) {
+  const std::vector<int> gpus = GpusOfEachType(cluster);
   return gpus.empty() ? 0 : *std::max_element(gpus.begin(), gpus.end());
+}
+
+bool HasOtherGpuTypes(const Cluster& cluster, const std::string& base) {
+  const std::vector<std::string>& types = cluster.gpu_types();
+  return types.size() > 1 || (types.size() == 1 && !types[0].empty() && types[0] != base);
 }
 
 Cluster WithBaseGpuType(const Cluster& cluster, const std::string& base) {

@@ -25,18 +25,20 @@ std::vector<const JobView*> SelectRunnable(const std::vector<const JobView*>& or
       free_gpus -= job->gpus;
     }
   }
-  if (mechanism.prefers_large_jobs_first()) {
-    // Larger first, within a priority class: a higher class still gets the
-    // first pick of the servers.
-    std::stable_sort(picked.begin(), picked.end(), [](const JobView* a, const JobView* b) {
-      if (a->priority_class != b->priority_class) return a->priority_class > b->priority_class;
-      return a->gpus > b->gpus;
-    });
-  }
+  if (mechanism.prefers_large_jobs_first()) OfferLargestFirst(picked);
   return picked;
 }
 
 }  // namespace
+
+void OfferLargestFirst(std::vector<const JobView*>& runnable) {
+  // Larger first, within a priority class: a higher class still gets the
+  // first pick of the servers.
+  std::stable_sort(runnable.begin(), runnable.end(), [](const JobView* a, const JobView* b) {
+    if (a->priority_class != b->priority_class) return a->priority_class > b->priority_class;
+    return a->gpus > b->gpus;
+  });
+}
 
 RoundSelection SelectForRound(const RoundInput& input, const Policy& policy, const Mechanism& mechanism,
                               int free_gpus) {

@@ -20,8 +20,9 @@ const char* TypeChoiceName(TypeChoice choice) {
 
 namespace {
 
-int FirstFit(int gpus, const std::vector<TypeRoom>& rooms, const std::vector<int>& free_gpus) {
-  for (size_t t = 0; t < rooms.size(); ++t) {
+// The first type (in the cluster's order) with `gpus` GPUs free, or -1.
+int FirstFit(int gpus, const std::vector<int>& free_gpus) {
+  for (size_t t = 0; t < free_gpus.size(); ++t) {
     if (free_gpus[t] >= gpus) return static_cast<int>(t);
   }
   return -1;
@@ -54,7 +55,7 @@ std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
   for (const TypeRoom& r : rooms) free_gpus.push_back(r.gpus);
   if (choice == TypeChoice::kFirstFit) {
     for (size_t i = 0; i < n; ++i) {
-      chosen[i] = FirstFit(runnable[i]->gpus, rooms, free_gpus);
+      chosen[i] = FirstFit(runnable[i]->gpus, free_gpus);
       if (chosen[i] >= 0) free_gpus[chosen[i]] -= runnable[i]->gpus;
     }
     return chosen;
@@ -134,7 +135,7 @@ std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
       bool rest_fit = true;
       for (size_t i = 0; i < n && rest_fit; ++i) {
         if (!open[i]) continue;
-        const int ff = FirstFit(runnable[i]->gpus, rooms, room);
+        const int ff = FirstFit(runnable[i]->gpus, room);
         if (ff < 0) rest_fit = false;
         else room[ff] -= runnable[i]->gpus;
       }
@@ -142,7 +143,7 @@ std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
       type_value = v;
       type = static_cast<int>(t);
     }
-    if (type < 0) type = FirstFit(runnable[pick]->gpus, rooms, free_gpus);
+    if (type < 0) type = FirstFit(runnable[pick]->gpus, free_gpus);
     if (type < 0) continue;
     if (choice == TypeChoice::kBestAllocation && funded(pick, type)) {
       surplus[type].cpus -= extra[pick][type].cpus;
@@ -172,18 +173,13 @@ RoundResult ScheduleTypedRound(const TypedRoundInput& input, const Policy& polic
     std::vector<const JobView*> fitting;
     std::vector<int> room = type_gpus;
     for (const JobView* job : selected.order) {
-      for (int t = 0; t < types; ++t) {
-        if (room[t] < job->gpus) continue;
-        room[t] -= job->gpus;
-        fitting.push_back(job);
-        break;
-      }
+      const int t = FirstFit(job->gpus, room);
+      if (t < 0) continue;
+      room[t] -= job->gpus;
+      fitting.push_back(job);
     }
     if (policy.selection() == Selection::kCountFitFirst && mechanism.prefers_large_jobs_first()) {
-      std::stable_sort(fitting.begin(), fitting.end(), [](const JobView* a, const JobView* b) {
-        if (a->priority_class != b->priority_class) return a->priority_class > b->priority_class;
-        return a->gpus > b->gpus;
-      });
+      OfferLargestFirst(fitting);
     }
     selected.runnable = std::move(fitting);
   }

@@ -148,12 +148,9 @@ constexpr double kPackingGap = 0.10;
 PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& capacity,
                            const SolveBudget& budget, bool group_jobs) {
   PooledSolution out;
-  const Groups grouped = GroupAlike(jobs.size(), [&](size_t a, size_t b) {
+  const auto [group_of, group_rep, group_size] = GroupAlike(jobs.size(), [&](size_t a, size_t b) {
     return group_jobs && jobs[a].gpus == jobs[b].gpus && SameOptions(jobs[a].options, jobs[b].options);
   });
-  const std::vector<int>& group_of = grouped.of;
-  const std::vector<size_t>& group_rep = grouped.rep;
-  const std::vector<int>& group_size = grouped.size;
 
   Program prog;
   glp_prob* p = prog.get();
@@ -217,16 +214,13 @@ TypedPooledSolution SolvePooledByType(const std::vector<TypedPooledJob>& jobs, c
   TypedPooledSolution out;
   const size_t types = capacity.size();
   // Interchangeable jobs: the same GPUs, options and weights on every type.
-  const Groups grouped = GroupAlike(jobs.size(), [&](size_t a, size_t b) {
+  const auto [group_of, group_rep, group_size] = GroupAlike(jobs.size(), [&](size_t a, size_t b) {
     if (jobs[a].gpus != jobs[b].gpus || jobs[a].weight != jobs[b].weight) return false;
     for (size_t t = 0; t < types; ++t) {
       if (!SameOptions(jobs[a].options[t], jobs[b].options[t])) return false;
     }
     return true;
   });
-  const std::vector<int>& group_of = grouped.of;
-  const std::vector<size_t>& group_rep = grouped.rep;
-  const std::vector<int>& group_size = grouped.size;
 
   Program prog;
   glp_prob* p = prog.get();

@@ -1,7 +1,5 @@
 #include "sim/experiment.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "sim/trace.h"
 #include "synergy/config_loader.h"
@@ -33,8 +31,8 @@ absl::StatusOr<Inputs> LoadInputs(const CommonOptions& common, const WorkloadOpt
           zoo_name, " (its profiles are of type '", in.zoo.base_gpu_type(), "')"));
     }
   }
-  if (common.reference_compatible && in.cluster.gpu_types().size() == 1 &&
-      in.cluster.gpu_types()[0] != in.zoo.base_gpu_type()) {
+  if (common.reference_compatible && !in.cluster.heterogeneous() &&
+      HasOtherGpuTypes(in.cluster, in.zoo.base_gpu_type())) {
     return absl::InvalidArgumentError(absl::StrCat(
         cluster_name, ": gpu_type '", in.cluster.gpu_types()[0],
         "': not with --reference-compatible (the reference's profiles are of type '", in.zoo.base_gpu_type(), "')"));
@@ -57,10 +55,7 @@ absl::StatusOr<Inputs> LoadInputs(const CommonOptions& common, const WorkloadOpt
   }
   const int largest_job = workload.multi_gpu || common.reference_compatible ? 8 : 1;
   // A job runs on servers of one GPU type: the largest type must hold it.
-  int largest_type = 0;
-  for (int t = 0; t < static_cast<int>(in.cluster.gpu_types().size()); ++t) {
-    largest_type = std::max(largest_type, ServersOfGpuType(in.cluster, t).cluster.total().gpus);
-  }
+  const int largest_type = LargestGpuType(in.cluster);
   if (largest_type < largest_job) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cluster: ", largest_type, " GPUs", in.cluster.heterogeneous() ? " of one type" : "",
@@ -128,8 +123,7 @@ std::map<std::string, Setting> CommonSettings(const CommonOptions& common, const
           {"resize_in_place", common.resize_in_place},
           {"keep_leases", common.keep_leases || common.resize_in_place ||
                               (!common.reference_compatible && common.restart_cost_s > 0)}};
-  const std::vector<std::string>& types = inputs.cluster.gpu_types();
-  if (types.size() > 1 || (types.size() == 1 && types[0] != inputs.zoo.base_gpu_type())) {
+  if (HasOtherGpuTypes(inputs.cluster, inputs.zoo.base_gpu_type())) {
     settings["type_choice"] = std::string(TypeChoiceName(common.type_choice));
   }
   return settings;

@@ -103,12 +103,11 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
   s.restarts = result.restarts;
   s.resizes = result.resizes;
   if (cluster.heterogeneous()) {
+    const std::vector<int> gpus_of_type = GpusOfEachType(cluster);
     for (int t = 0; t < static_cast<int>(cluster.gpu_types().size()); ++t) {
       Summary::ByGpuType& type = s.by_gpu_type.emplace_back();
       type.gpu_type = cluster.gpu_types()[t];
-      for (int server = 0; server < cluster.num_servers(); ++server) {
-        if (cluster.gpu_type_of(server) == t) type.gpus += cluster.servers()[server].capacity.gpus;
-      }
+      type.gpus = gpus_of_type[t];
       double gpu_s = 0;
       for (const RoundSample& r : result.rounds) {
         if (t < static_cast<int>(r.gpus_by_type.size())) gpu_s += r.gpus_by_type[t] * round_s;

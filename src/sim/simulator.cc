@@ -40,10 +40,10 @@ struct SimJob {
   double restart_debt_s = 0;
   int restarts = 0;
   int resizes = 0;
-  // Heterogeneous clusters: its view on each GPU type (`view` is the one
-  // policies order: the type it last ran on, at first the reference type),
-  // the type of its last round, and its iteration time at the share on the
-  // reference type (what a second of service is worth).
+  // Heterogeneous clusters: its view on each GPU type (`view`, the one
+  // policies order, has the reference type's model fields), the type of
+  // its last round, and its iteration time at the share on the reference
+  // type (what a second of service is worth).
   std::vector<JobView> typed;
   int held_type = -1;
   double reference_iteration_s = 1;
@@ -154,8 +154,7 @@ class Engine {
     const ModelZoo& zoo = *config_.zoo;
     // One type that is not the zoo's base type runs typed too: its jobs run
     // at their profile on it.
-    const std::string only = cluster.gpu_types().empty() ? "" : cluster.gpu_types().front();
-    typed_ = cluster.heterogeneous() || (!only.empty() && only != zoo.base_gpu_type());
+    typed_ = HasOtherGpuTypes(cluster, zoo.base_gpu_type());
     if (!typed_) return absl::OkStatus();
     if (config_.reference_compatible) {
       return absl::InvalidArgumentError(
