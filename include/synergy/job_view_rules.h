@@ -16,6 +16,12 @@ namespace synergy {
 // iteration time is left as the driver set it. `view.gpus` must be set.
 void SetModelFields(JobView& view, const ModelSpec* model, const Cluster& cluster);
 
+// On a cluster of several GPU types: the fields SetModelFields sets, copied
+// from the job's view on one type (its reference type: the zoo's base type
+// where the cluster has it) into the view the policy orders, so that
+// policies compare every job in that type's units (typed_round.h).
+void CopyModelFields(JobView& to, const JobView& from);
+
 // The speedup a job carries into the next round (JobView::last_round_speedup,
 // which SRTF and FTF order on): its ideal speedup when it held its ideal
 // demand, even where the round booked it at 1 (a reverted peer whose ideal

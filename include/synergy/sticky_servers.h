@@ -4,11 +4,12 @@
 // nothing), so a job can be planned onto a server identical to the one it
 // runs on; on a real cluster, or a simulator that charges restarts, that is
 // a checkpoint, a stop and a restart for nothing. Servers of identical
-// capacity are interchangeable: swapping the whole contents of two of them
-// keeps the plan feasible and every job's allocation. StickToCurrentServers
-// relabels the plan's servers, within groups of identical capacity, so that
-// as many slices as possible land where `holds` says their job runs now;
-// nothing else in the plan changes. Pure and deterministic.
+// capacity and GPU type are interchangeable: swapping the whole contents of
+// two of them keeps the plan feasible and every job's allocation and type.
+// StickToCurrentServers relabels the plan's servers, within groups of
+// identical capacity and type, so that as many slices as possible land
+// where `holds` says their job runs now; nothing else in the plan changes.
+// Pure and deterministic.
 #include <functional>
 
 #include "synergy/cluster.h"

@@ -11,6 +11,9 @@
 // iteration time there, normalised to the type's proportional share), so a
 // mechanism's guarantee (never below the proportional share's throughput)
 // holds on the type the job gets. Pure, as ScheduleRound.
+#include <optional>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -34,6 +37,10 @@ enum class TypeChoice {
   kProgram,
 };
 const char* TypeChoiceName(TypeChoice choice);
+// The choice of that name (TypeChoiceName), or nullopt; and every name, in
+// the enum's order.
+std::optional<TypeChoice> TypeChoiceNamed(std::string_view name);
+std::vector<std::string> TypeChoiceNames();
 
 struct TypedRoundInput {
   // `cluster` is the whole cluster; `queue` holds the views the policy

@@ -231,6 +231,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       *spec->mutable_profile_points() = measured.measured_profile().points();
+      spec->set_profile_gpu_type(measured.measured_profile().gpu_type());
       spec->set_profile(false);
     }
     v1::SubmitJobRequest req;

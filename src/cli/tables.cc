@@ -203,10 +203,14 @@ std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   line("Attempts", j.resizes() > 0 ? absl::StrFormat("%d (resized in place %d times)", j.attempts(), j.resizes())
                                    : std::to_string(j.attempts()));
   if (j.has_measured_profile()) {
-    line("Profile", absl::StrFormat("measured: %d points in %.1f s (lease %d)", j.measured_profile().points_size(),
-                                    j.measured_profile().seconds(), j.measured_profile().epoch()));
+    const std::string& type = j.measured_profile().gpu_type();
+    line("Profile", absl::StrFormat("measured: %d points in %.1f s (lease %d%s)", j.measured_profile().points_size(),
+                                    j.measured_profile().seconds(), j.measured_profile().epoch(),
+                                    type.empty() ? "" : ", on " + type));
   } else if (j.spec().profile_points_size() > 0) {
-    line("Profile", absl::StrFormat("given in its spec: %d points", j.spec().profile_points_size()));
+    const std::string& type = j.spec().profile_gpu_type();
+    line("Profile", absl::StrFormat("given in its spec: %d points%s", j.spec().profile_points_size(),
+                                    type.empty() ? "" : ", measured on " + type));
   } else {
     line("Profile", j.spec().model().empty() ? "none (proportional share)" : "zoo model " + j.spec().model());
   }

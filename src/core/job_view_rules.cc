@@ -20,6 +20,15 @@ void SetModelFields(JobView& view, const ModelSpec* model, const Cluster& cluste
   view.profile = &model->profile;
 }
 
+void CopyModelFields(JobView& to, const JobView& from) {
+  to.ideal_demand = from.ideal_demand;
+  to.ideal_speedup = from.ideal_speedup;
+  to.asks_for_share = from.asks_for_share;
+  to.iteration_time_s = from.iteration_time_s;
+  to.placement_penalty = from.placement_penalty;
+  to.profile = from.profile;
+}
+
 double CarriedSpeedup(double ideal_speedup, double held_speedup, bool held_ideal) {
   return held_ideal ? ideal_speedup : held_speedup;
 }

@@ -9,8 +9,13 @@
 namespace synergy {
 namespace {
 
-bool SameCapacity(const Resources& a, const Resources& b) {
-  return a.gpus == b.gpus && std::abs(a.cpus - b.cpus) < 1e-9 && std::abs(a.mem_gb - b.mem_gb) < 1e-9;
+// Interchangeable servers: the same capacity and the same GPU type (a job
+// planned on one type must stay on it).
+bool Interchangeable(const Cluster& cluster, int a, int b) {
+  const Resources& x = cluster.servers()[a].capacity;
+  const Resources& y = cluster.servers()[b].capacity;
+  return x.gpus == y.gpus && std::abs(x.cpus - y.cpus) < 1e-9 && std::abs(x.mem_gb - y.mem_gb) < 1e-9 &&
+         cluster.gpu_type_of(a) == cluster.gpu_type_of(b);
 }
 
 }  // namespace
@@ -23,7 +28,7 @@ int StickToCurrentServers(Plan& plan, const Cluster& cluster,
   for (const Assignment& a : plan.assignments) {
     for (const Slice& s : a.slices) {
       for (int t = 0; t < n; ++t) {
-        if (SameCapacity(cluster.servers()[s.server].capacity, cluster.servers()[t].capacity) &&
+        if (Interchangeable(cluster, s.server, t) &&
             holds(a.job, t, s)) {
           ++weight[{s.server, t}];
         }
@@ -54,7 +59,7 @@ int StickToCurrentServers(Plan& plan, const Cluster& cluster,
   for (int s = 0; s < n; ++s) {
     if (to[s] >= 0) continue;
     for (int t = 0; t < n; ++t) {
-      if (from[t] < 0 && SameCapacity(cluster.servers()[s].capacity, cluster.servers()[t].capacity)) {
+      if (from[t] < 0 && Interchangeable(cluster, s, t)) {
         to[s] = t;
         from[t] = s;
         break;

@@ -19,6 +19,24 @@ const char* TypeChoiceName(TypeChoice choice) {
 }
 
 namespace {
+constexpr TypeChoice kChoices[] = {TypeChoice::kFirstFit, TypeChoice::kGpuThroughput, TypeChoice::kBestAllocation,
+                                   TypeChoice::kProgram};
+}  // namespace
+
+std::optional<TypeChoice> TypeChoiceNamed(std::string_view name) {
+  for (TypeChoice c : kChoices) {
+    if (name == TypeChoiceName(c)) return c;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> TypeChoiceNames() {
+  std::vector<std::string> names;
+  for (TypeChoice c : kChoices) names.push_back(TypeChoiceName(c));
+  return names;
+}
+
+namespace {
 
 // The first type (in the cluster's order) with `gpus` GPUs free, or -1.
 int FirstFit(int gpus, const std::vector<int>& free_gpus) {

@@ -11,6 +11,7 @@
 #include "service/request_limits.h"
 #include "synergy/default_configs.h"
 #include "synergy/mechanism.h"
+#include "synergy/typed_round.h"
 #include "synergy/policy.h"
 #include "synergy/quote.h"
 #include "synergy/yaml_reader.h"
@@ -27,7 +28,7 @@ constexpr double kMaxSeconds = 86400;
 const std::vector<absl::string_view>& Settings() {
   static const std::vector<absl::string_view> kSettings = {
       "listen",         "metrics_listen",        "state_db",            "round_s",        "align_rounds",
-      "policy",         "mechanism",             "models",              "lease_grace_s",
+      "policy",         "mechanism",             "type_choice",         "models",         "lease_grace_s",
       "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "max_active_jobs_per_user", "profile_wait_s",
       "restart_gain",
       "auth",           "tls",                   "log_level",
@@ -57,6 +58,7 @@ absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
   st.Update(m.Read("align_rounds", c.align_rounds));
   st.Update(m.Read("policy", c.policy, 64));
   st.Update(m.Read("mechanism", c.mechanism, 64));
+  st.Update(m.Read("type_choice", c.type_choice, 64));
   st.Update(m.Read("models", c.models, service::kMaxPathBytes));
   st.Update(m.Read("lease_grace_s", c.lease_grace_s, DoubleRange::NonNegative(kMaxSeconds)));
   // 1 ms to a minute: what nodes are told; a node silent for
@@ -85,6 +87,9 @@ absl::Status CheckSettings(const YamlMap& m, const DaemonConfig& c) {
   }
   if (m.Has("mechanism") && !MakeMechanism(c.mechanism).ok()) {
     return m.Get("mechanism").Error(absl::StrCat("is not one of ", absl::StrJoin(MechanismNames(), ", ")));
+  }
+  if (m.Has("type_choice") && !TypeChoiceNamed(c.type_choice)) {
+    return m.Get("type_choice").Error(absl::StrCat("is not one of ", absl::StrJoin(TypeChoiceNames(), ", ")));
   }
   static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
   if (m.Has("log_level") && !kLevels.count(c.log_level)) {

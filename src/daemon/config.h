@@ -56,6 +56,9 @@ struct DaemonConfig {
   bool align_rounds = false;
   std::string policy = "fifo";                    // a name PolicyNames() lists
   std::string mechanism = "tune";                 // a name MechanismNames() lists
+  // How a round chooses each job's GPU type on a cluster of several
+  // (typed_round.h): a name TypeChoiceNames() lists.
+  std::string type_choice = "best-allocation";
   std::string models;                             // "" = embedded zoo
   double lease_grace_s = 30;                      // [0, 86400]
   int heartbeat_interval_ms = 1000;               // [1, 60000]

@@ -132,10 +132,20 @@ absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int6
     }
   }
   *job.mutable_measured_profile() = profile;
+  // The type it ran on is the node's, as the node declared it: an agent
+  // says nothing here that synergyd would trust.
+  job.mutable_measured_profile()->clear_gpu_type();
+  if (job.lease().slices_size() > 0) {
+    auto node = nodes_.find(job.lease().slices(0).node());
+    if (node != nodes_.end()) job.mutable_measured_profile()->set_gpu_type(node->second.info.capacity().gpu_type());
+  }
   Batch batch;
   Record(batch, job,
-         absl::StrFormat("profile measured: %d points in %.1f s (lease %d)", profile.points_size(),
-                         profile.seconds(), profile.epoch()),
+         absl::StrFormat("profile measured: %d points in %.1f s (lease %d%s)", profile.points_size(),
+                         profile.seconds(), profile.epoch(),
+                         job.measured_profile().gpu_type().empty()
+                             ? ""
+                             : absl::StrCat(", on ", job.measured_profile().gpu_type())),
          now_ms);
   // The profiling lease has done its work: the job checkpoints, exits and
   // waits for a round that schedules it with what it measured.

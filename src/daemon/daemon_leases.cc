@@ -18,7 +18,7 @@ v1::NodeResources DaemonState::FreeIds(const std::string& node) const {
 }
 
 void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std::string>& node_names,
-                        Batch& batch, int64_t now_ms) {
+                        double service_weight, Batch& batch, int64_t now_ms) {
   // Free ids per node: all, less those of current leases (LeaseTable:
   // ending leases' ids are free for the plan; their launch waits for the
   // exit).
@@ -28,6 +28,7 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
   lease.set_speedup(a.speedup);
   lease.set_at_ideal(a.at_ideal);
   lease.set_granted_unix_ms(now_ms);
+  if (service_weight > 0) lease.set_service_weight(service_weight);
   int rank = 0;
   for (const Slice& s : a.slices) {
     const std::string& node = node_names[s.server];

@@ -105,7 +105,11 @@ int64_t DaemonState::ServiceNowMs(const std::string& id, int64_t now_ms) const {
 
 int64_t DaemonState::ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
   const bool holding = job.has_lease() && !launch.launched_on.empty() && launch.service_from_ms > 0;
-  return job.attained_service_ms() + (holding ? std::max<int64_t>(0, now_ms - launch.service_from_ms) : 0);
+  if (!holding) return job.attained_service_ms();
+  const int64_t held_ms = std::max<int64_t>(0, now_ms - launch.service_from_ms);
+  // On a cluster of several GPU types, in the zoo's base type's seconds.
+  const double weight = job.lease().service_weight() > 0 ? job.lease().service_weight() : 1.0;
+  return job.attained_service_ms() + (weight == 1.0 ? held_ms : std::llround(held_ms * weight));
 }
 
 absl::StatusOr<RoundWorld> DaemonState::PrepareRound(int64_t now_ms) {
@@ -120,7 +124,7 @@ absl::StatusOr<RoundWorld> DaemonState::PrepareRound(int64_t now_ms) {
 
 RoundDecisions DaemonState::PlanRound(const RoundWorld& world) const {
   const auto start = std::chrono::steady_clock::now();
-  RoundDecisions d = PlanRoundWorld(world, zoo_, *policy_, *mechanism_);
+  RoundDecisions d = PlanRoundWorld(world, zoo_, *policy_, *mechanism_, type_choice_);
   d.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return d;
 }
@@ -231,7 +235,9 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
   for (const Assignment& a : d.plan.assignments) {
     auto p = planned.find(JobIdString(a.job));
     if (p == planned.end() || !StillGrantable(p->first, a, d.node_names)) continue;
-    Grant(jobs_.Edit(p->first), a, d.node_names, batch, now_ms);
+    auto weight = d.service_weight.find(p->first);
+    Grant(jobs_.Edit(p->first), a, d.node_names, weight == d.service_weight.end() ? 0 : weight->second, batch,
+          now_ms);
   }
   // Jobs left waiting.
   for (const auto& [id, waiting] : jobs_.all()) {

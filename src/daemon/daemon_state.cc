@@ -38,6 +38,9 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
   if (!mechanism.ok()) return mechanism.status();
   s->policy_ = std::move(*policy);
   s->mechanism_ = std::move(*mechanism);
+  const std::optional<TypeChoice> choice = TypeChoiceNamed(config.type_choice);
+  if (!choice) return absl::InvalidArgumentError(absl::StrCat("type_choice: unknown '", config.type_choice, "'"));
+  s->type_choice_ = *choice;
   auto counters = s->store_->LoadCounters();
   if (!counters.ok()) return counters.status();
   if (counters->count(kNextJobCounter)) s->jobs_.RestoreNextId(counters->at(kNextJobCounter));

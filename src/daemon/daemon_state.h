@@ -300,8 +300,9 @@ class DaemonState {
   void NoteProfileWaitsOver(Batch& batch, int64_t now_ms);
   // The node's GPU and CPU ids no lease is granted (in its capacity's order).
   v1::NodeResources FreeIds(const std::string& node) const;
+  // `service_weight` > 0: the lease's (typed clusters); 0: none (1).
   void Grant(v1::Job& job, const Assignment& assignment, const std::vector<std::string>& node_names,
-             Batch& batch, int64_t now_ms);
+             double service_weight, Batch& batch, int64_t now_ms);
   void EndLease(v1::Job& job, const std::string& why, LeaseEndCause cause, Batch& batch, int64_t now_ms);
   // Forgets the current lease (its processes are gone or never started);
   // a launched one counts as the job's last run.
@@ -323,7 +324,8 @@ class DaemonState {
   // Adds the time held since service_from_ms to each running job's
   // attained service (stored with the next flush).
   void AccountService(int64_t now_ms);
-  // The attained service of `id` now, stored or not.
+  // The attained service of `id` now, stored or not: time held, each
+  // lease's weighted by its service_weight (typed clusters).
   int64_t ServiceNowMs(const std::string& id, int64_t now_ms) const;
   static int64_t ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms);
   // What the round at `now_ms` reads, copied (round_planner.h).
@@ -368,6 +370,7 @@ class DaemonState {
   ModelZoo zoo_;
   std::unique_ptr<Policy> policy_;
   std::unique_ptr<Mechanism> mechanism_;
+  TypeChoice type_choice_ = TypeChoice::kBestAllocation;
   // Changed only through Edit/Insert, so that a Change can undo them.
   JobTable jobs_;
   NodeTable nodes_;

@@ -30,6 +30,7 @@ RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes,
     servers.push_back(ServerSpec{n->name(), Resources{n->capacity().gpu_ids_size(),
                                                       static_cast<double>(n->capacity().cpu_ids_size()),
                                                       n->capacity().mem_gb(), 0}});
+    servers.back().gpu_type = n->capacity().gpu_type();
     auto w = whole.find(n->name());
     if (w != whole.end() && w->second->gpu_ids_size() > 0) {
       const double g = w->second->gpu_ids_size();
@@ -43,6 +44,7 @@ RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes,
 
 v1::NodeResources IdsLeft(const v1::NodeResources& capacity, const std::set<int>& gpus, const std::set<int>& cpus) {
   v1::NodeResources left;
+  left.set_gpu_type(capacity.gpu_type());
   for (int g : capacity.gpu_ids()) if (!gpus.count(g)) left.add_gpu_ids(g);
   for (int c : capacity.cpu_ids()) if (!cpus.count(c)) left.add_cpu_ids(c);
   left.set_mem_gb(capacity.mem_gb());
@@ -93,6 +95,7 @@ RoundJob RoundJobOf(const v1::Job& job, int64_t attained_service_ms, bool runnin
   r.holds_lease = job.has_lease();
   r.lease_speedup = job.lease().speedup();
   r.lease_at_ideal = job.lease().at_ideal();
+  if (job.has_lease() && job.lease().slices_size() > 0) r.lease_node = job.lease().slices(0).node();
   r.running = running;
   if (job.spec().uses_agent()) {
     // What the job measured itself wins over what its spec brought.
@@ -101,6 +104,8 @@ RoundJob RoundJobOf(const v1::Job& job, int64_t attained_service_ms, bool runnin
     for (const v1::ProfilePoint& p : points) {
       r.measured.push_back(MeasuredPoint{p.cpus(), p.mem_gb(), p.throughput()});
     }
+    r.measured_gpu_type =
+        job.has_measured_profile() ? job.measured_profile().gpu_type() : job.spec().profile_gpu_type();
   }
   return r;
 }

@@ -26,8 +26,8 @@ namespace synergy::daemon {
 JobId NumericJobId(const std::string& id);
 std::string JobIdString(JobId id);
 
-// Servers of the round: alive, undrained nodes, by name. Storage is not
-// tracked by the daemon (0).
+// Servers of the round: alive, undrained nodes, by name, each of the GPU
+// type its node declared. Storage is not tracked by the daemon (0).
 struct RoundCluster {
   Cluster cluster;
   std::vector<std::string> node_names;  // index = server index
@@ -38,7 +38,7 @@ RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes,
                        const std::map<std::string, const v1::NodeResources*>& whole = {});
 
 // `capacity`'s GPU and CPU ids less `gpus` and `cpus` (ids leases hold);
-// its memory as it is.
+// its memory and GPU type as they are.
 v1::NodeResources IdsLeft(const v1::NodeResources& capacity, const std::set<int>& gpus, const std::set<int>& cpus);
 
 // CPU ids for a planned slice of `cpus` cores: whole ids, at least one
@@ -74,8 +74,10 @@ struct RoundJob {
   bool holds_lease = false;
   double lease_speedup = 0;
   bool lease_at_ideal = false;
+  std::string lease_node;  // its lease's first node (all of one GPU type)
   bool running = false;  // its lease has (or may have) processes
   std::vector<MeasuredPoint> measured;  // what its agent measured, else its spec's profile_points
+  std::string measured_gpu_type;        // the GPU type `measured` was taken on ("" the zoo's base)
 };
 RoundJob RoundJobOf(const v1::Job& job, int64_t attained_service_ms, bool running);
 

@@ -51,33 +51,67 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
     if (n.whole.gpu_ids_size() > 0) whole[n.name] = &n.whole;
   }
   RoundCluster rc = ClusterOf(pointers, whole);
-  snap.cluster = std::move(rc.cluster);
+  snap.cluster = WithBaseGpuType(rc.cluster, zoo.base_gpu_type());
   snap.node_names = std::move(rc.node_names);
+  std::vector<const RoundJob*> jobs;
   for (const RoundJob& job : world.queue) {
     if (pinned.count(job.id) || job.gpus > snap.cluster.total().gpus) continue;
     snap.views.push_back(ViewOf(job, zoo, snap.cluster, snap.measured));
+    jobs.push_back(&job);
     // Running now: for the starvation guard it last ran now, as the
     // simulator marks every job that ran in the round before.
     if (job.holds_lease && job.running) snap.views.back().last_execution_end_s = world.now_ms / 1000.0;
   }
+  snap.typed = HasOtherGpuTypes(snap.cluster, zoo.base_gpu_type());
+  if (snap.typed) {
+    // Every node's type, where the round has servers of it: leases may be
+    // on nodes that sit this round out.
+    const std::vector<std::string>& types = snap.cluster.gpu_types();
+    std::map<std::string, int> lease_type;
+    for (const RoundNode& n : world.nodes) {
+      const std::string type = n.whole.gpu_type().empty() ? zoo.base_gpu_type() : n.whole.gpu_type();
+      auto it = std::find(types.begin(), types.end(), type);
+      if (it != types.end()) lease_type[n.name] = static_cast<int>(it - types.begin());
+    }
+    snap.by_type = ViewsByGpuType(jobs, snap.views, snap.cluster, lease_type, zoo);
+  }
   return snap;
+}
+
+RoundResult PlanSnapshot(const RoundSnapshot& snap, int64_t now_ms, const std::map<std::string, HeldLease>& held,
+                         const Policy& policy, const Mechanism& mechanism, TypeChoice choice) {
+  RoundInput in;
+  in.now_s = now_ms / 1000.0;
+  in.cluster = &snap.cluster;
+  for (const JobView& v : snap.views) in.queue.push_back(&v);
+  RoundResult r;
+  if (snap.typed) {
+    TypedRoundInput typed;
+    typed.round = std::move(in);
+    typed.on_type = snap.by_type.on_type;
+    typed.choice = choice;
+    r = ScheduleTypedRound(typed, policy, mechanism);
+  } else {
+    r = ScheduleRound(in, policy, mechanism);
+  }
+  std::map<std::string, const v1::Lease*> current;
+  for (const auto& [id, lease] : held) current[id] = &lease.lease;
+  StickToCurrentNodes(r.plan, snap.cluster, snap.node_names, current);
+  return r;
 }
 
 namespace {
 
-// The core's plan for `snap`, with the servers relabelled to keep running
-// jobs on their nodes.
-RoundResult PlanSnapshot(const RoundSnapshot& snap, const RoundWorld& world, const Policy& policy,
-                         const Mechanism& mechanism) {
-  RoundInput in;
-  in.now_s = world.now_ms / 1000.0;
-  in.cluster = &snap.cluster;
-  for (const JobView& v : snap.views) in.queue.push_back(&v);
-  RoundResult r = ScheduleRound(in, policy, mechanism);
-  std::map<std::string, const v1::Lease*> current;
-  for (const auto& [id, held] : world.held) current[id] = &held.lease;
-  StickToCurrentNodes(r.plan, snap.cluster, snap.node_names, current);
-  return r;
+// Each planned job's service weight on the type it is planned on.
+std::map<std::string, double> ServiceWeights(const RoundSnapshot& snap, const Plan& plan) {
+  std::map<std::string, double> weights;
+  if (!snap.typed) return weights;
+  for (const Assignment& a : plan.assignments) {
+    if (a.slices.empty()) continue;
+    weights[JobIdString(a.job)] =
+        ServiceWeight(snap.by_type, a.job, snap.cluster.gpu_type_of(a.slices.front().server));
+  }
+  return weights;
 }
 
 std::map<std::string, const Assignment*> ByJob(const Plan& plan) {
@@ -89,7 +123,7 @@ std::map<std::string, const Assignment*> ByJob(const Plan& plan) {
 }  // namespace
 
 RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, const Policy& policy,
-                              const Mechanism& mechanism) {
+                              const Mechanism& mechanism, TypeChoice choice) {
   RoundDecisions out;
   RoundSnapshot snap = SnapshotOf(world, zoo);
   if (snap.cluster.num_servers() == 0) {
@@ -114,13 +148,14 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
     return out;
   }
   out.planned = true;
-  RoundResult r = PlanSnapshot(snap, world, policy, mechanism);
+  RoundResult r = PlanSnapshot(snap, world.now_ms, world.held, policy, mechanism, choice);
   for (const JobView* v : r.order) out.order.push_back(JobIdString(v->id));
   for (const JobView* v : r.bumped) out.bumped.push_back(JobIdString(v->id));
   out.first_plan_size = r.plan.assignments.size();
 
   Plan plan = std::move(r.plan);
   std::vector<std::string> names = snap.node_names;
+  std::map<std::string, double> weights = ServiceWeights(snap, plan);
   auto decide = [&](const std::string& id, const HeldLease& held,
                     const std::map<std::string, const Assignment*>& planned) {
     auto p = planned.find(id);
@@ -141,7 +176,10 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
     }
     if (!pinned_more) break;
     RoundSnapshot around = SnapshotOf(world, zoo, pins);
-    plan = around.cluster.num_servers() > 0 ? PlanSnapshot(around, world, policy, mechanism).plan : Plan{};
+    plan = around.cluster.num_servers() > 0
+               ? PlanSnapshot(around, world.now_ms, world.held, policy, mechanism, choice).plan
+               : Plan{};
+    weights = ServiceWeights(around, plan);
     names = std::move(around.node_names);
   }
   // The rest keep what the final plan gives them exactly, or end (also a
@@ -155,6 +193,7 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
   }
   out.plan = std::move(plan);
   out.node_names = std::move(names);
+  out.service_weight = std::move(weights);
   return out;
 }
 

@@ -10,8 +10,10 @@
 // stay put (lease_keeping.h): a running job the plan would re-place or
 // re-size but that keeps what it holds is pinned, and the others are
 // planned again around what the pinned ones hold, until no new job is
-// pinned (at most kMaxReplans plans). Pure: the same world gives the same
-// decisions.
+// pinned (at most kMaxReplans plans). On a cluster of several GPU types
+// each plan is the typed round's (typed_round.h, with typed_views.h), and
+// every granted lease records its service weight. Pure: the same world
+// gives the same decisions.
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -21,10 +23,12 @@
 
 #include "daemon/lease_keeping.h"
 #include "daemon/round_input.h"
+#include "daemon/typed_views.h"
 #include "synergy/mechanism.h"
 #include "synergy/model_zoo.h"
 #include "synergy/policy.h"
 #include "synergy/round.h"
+#include "synergy/typed_round.h"
 #include "synergy/v1/synergy.pb.h"
 
 namespace synergy::daemon {
@@ -63,9 +67,13 @@ struct RoundWorld {
 // views are left out and their leases' ids taken from the nodes.
 struct RoundSnapshot {
   std::vector<std::string> node_names;  // index = server index
-  Cluster cluster;
+  Cluster cluster;                      // servers of no declared type are the zoo's base type
   std::vector<JobView> views;      // queue order
   std::deque<ModelSpec> measured;  // models built from measured profiles (views point here)
+  // The cluster has GPU types other than the zoo's base type
+  // (HasOtherGpuTypes): planned by type, with each job's views on each.
+  bool typed = false;
+  TypedViews by_type;
 };
 RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std::set<std::string>& pinned = {});
 
@@ -75,14 +83,23 @@ struct RoundDecisions {
   std::vector<std::string> bumped;   // jobs whose starvation priority becomes 1
   Plan plan;                         // the final plan (after pinning)
   std::vector<std::string> node_names;  // the plan's server indices
+  // On a cluster of several GPU types, each planned job's service weight
+  // on the type it is planned on (v1::Lease::service_weight), by job id.
+  std::map<std::string, double> service_weight;
   // Every held lease that is not ending: kKeep, kKeepAsHeld (pinned), kEnd.
   std::map<std::string, LeaseDecision> leases;
   size_t first_plan_size = 0;        // assignments in the first plan (for the log)
   double plan_ms = 0;                // time it took (DaemonState::PlanRound)
 };
 
+// The core's round for `snap`: ScheduleRound, or ScheduleTypedRound with
+// `choice` where snap.typed; its servers relabelled to keep running jobs
+// on their nodes (`held`: the current leases, by job id).
+RoundResult PlanSnapshot(const RoundSnapshot& snap, int64_t now_ms, const std::map<std::string, HeldLease>& held,
+                         const Policy& policy, const Mechanism& mechanism, TypeChoice choice);
+
 inline constexpr int kMaxReplans = 8;
 RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, const Policy& policy,
-                              const Mechanism& mechanism);
+                              const Mechanism& mechanism, TypeChoice choice);
 
 }  // namespace synergy::daemon

@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "service/request_limits.h"
 #include "service/request_validation.h"
+#include "synergy/config_loader.h"
 #include "synergy/yaml_reader.h"
 
 namespace synergy::service {
@@ -60,7 +61,7 @@ absl::Status ReadProfilePoints(const YamlValue& value, v1::JobSpec& spec) {
 }
 
 absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
-  std::string name, model, tenant;
+  std::string name, model, tenant, profile_gpu_type;
   int gpus = 0, max_retries = -1, priority = 0;
   int64_t iterations = 0;
   bool uses_agent = false, profile = false;
@@ -68,6 +69,7 @@ absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
   st.Update(m.Read("name", name, kMaxJobNameBytes));
   st.Update(m.Read("model", model, kMaxModelBytes));
   st.Update(m.Read("tenant", tenant, kMaxTenantBytes));
+  st.Update(m.Read("profile_gpu_type", profile_gpu_type, kMaxGpuTypeBytes));
   st.Update(m.Read("gpus", gpus, kInt32));
   st.Update(m.Read("max_retries", max_retries, kInt32));
   st.Update(m.Read("priority", priority, kInt32));
@@ -91,6 +93,7 @@ absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
   spec.set_iterations(iterations);
   spec.set_uses_agent(uses_agent);
   spec.set_profile(profile);
+  spec.set_profile_gpu_type(profile_gpu_type);
   return absl::OkStatus();
 }
 

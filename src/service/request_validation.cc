@@ -267,6 +267,15 @@ absl::Status ValidateJobSpecFields(const v1::JobSpec& spec, absl::string_view pa
                   absl::StrCat("is not a priority class (0 to ", kMaxPriorityClass, ")"));
   }
   if (auto st = CheckProfilePoints(field("profile_points"), spec.profile_points()); !st.ok()) return st;
+  if (!spec.profile_gpu_type().empty()) {
+    if (!IsGpuTypeName(spec.profile_gpu_type())) {
+      return Refuse(field("profile_gpu_type"), QuoteForMessage(spec.profile_gpu_type()), kGpuTypeRule);
+    }
+    if (spec.profile_points_size() == 0) {
+      return Refuse(field("profile_gpu_type"), QuoteForMessage(spec.profile_gpu_type()),
+                    "names the type profile_points were measured on, and there are none");
+    }
+  }
   return CheckEnv(field("env"), spec.env());
 }
 

@@ -129,15 +129,9 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
   }
   if (f.count("--type-choice")) {
     const std::string& choice = f["--type-choice"];
-    bool known = false;
-    for (TypeChoice c2 :
-         {TypeChoice::kFirstFit, TypeChoice::kGpuThroughput, TypeChoice::kBestAllocation, TypeChoice::kProgram}) {
-      if (choice == TypeChoiceName(c2)) {
-        c.type_choice = c2;
-        known = true;
-      }
-    }
-    if (!known) return FlagError("--type-choice", choice, "is not one of first-fit|gpu-throughput|best-allocation|program");
+    const std::optional<TypeChoice> named = TypeChoiceNamed(choice);
+    if (!named) return FlagError("--type-choice", choice, "is not one of " + absl::StrJoin(TypeChoiceNames(), "|"));
+    c.type_choice = *named;
   }
   if (f.count("--progress") && f.count("--no-progress")) {
     return absl::InvalidArgumentError("--progress and --no-progress: pick one");

@@ -166,9 +166,18 @@ class Engine {
           "supported there yet");
     }
     const std::vector<std::string>& types = cluster.gpu_types();
-    reference_type_ = 0;
+    reference_type_ = -1;
     for (size_t t = 0; t < types.size(); ++t) {
       if (types[t].empty() || types[t] == zoo.base_gpu_type()) reference_type_ = static_cast<int>(t);
+    }
+    // Without servers of the base type, policies still see each job on it,
+    // as on the whole cluster (its share there).
+    if (reference_type_ < 0) {
+      for (int m = 0; m < static_cast<int>(zoo.models().size()); ++m) {
+        absl::StatusOr<ModelSpec> base = ModelOnGpuType(zoo.model(m), 1.0, cluster.share_per_gpu());
+        if (!base.ok()) return absl::InvalidArgumentError(absl::StrCat("cluster: ", base.status().message()));
+        base_models_.push_back(*std::move(base));
+      }
     }
     for (size_t t = 0; t < types.size(); ++t) {
       parts_.push_back(ServersOfGpuType(cluster, static_cast<int>(t)));
@@ -217,8 +226,12 @@ class Engine {
           SetModelFields(on, &typed_models_[t][spec.model], where);
           on.last_round_speedup = CarriedSpeedup(on.ideal_speedup, 1.0, /*held_ideal=*/true);
         }
-        job.reference_iteration_s = job.typed[reference_type_].iteration_time_s;
-        TakeModelFields(v, job.typed[reference_type_]);
+        if (reference_type_ >= 0) {
+          CopyModelFields(v, job.typed[reference_type_]);
+        } else {
+          SetModelFields(v, &base_models_[spec.model], *config_.cluster);
+        }
+        job.reference_iteration_s = v.iteration_time_s;
       }
       v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, 1.0, /*held_ideal=*/true);
       by_id_[spec.id] = &job;
@@ -338,16 +351,6 @@ class Engine {
       }
     }
     return ScheduleTypedRound(typed, *config_.policy, *config_.mechanism);
-  }
-
-  // The model fields of a job's view on a type, into its ordering view.
-  static void TakeModelFields(JobView& to, const JobView& from) {
-    to.ideal_demand = from.ideal_demand;
-    to.ideal_speedup = from.ideal_speedup;
-    to.asks_for_share = from.asks_for_share;
-    to.iteration_time_s = from.iteration_time_s;
-    to.placement_penalty = from.placement_penalty;
-    to.profile = from.profile;
   }
 
   bool KeepsLeases() const {
@@ -566,7 +569,11 @@ class Engine {
   std::vector<SimJob*> running_before_;
   // Heterogeneous clusters (PrepareGpuTypes).
   bool typed_ = false;
-  int reference_type_ = 0;
+  // The type whose units policies compare jobs in: the zoo's base type's
+  // index, or -1 where no server is of it (then base_models_, each zoo
+  // model on the whole cluster).
+  int reference_type_ = -1;
+  std::vector<ModelSpec> base_models_;
   std::vector<ServersOfType> parts_;
   std::vector<std::vector<ModelSpec>> typed_models_;  // [type][model]
   int64_t finished_measured_ = 0;

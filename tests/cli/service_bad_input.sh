@@ -24,6 +24,9 @@ expect() {  # NAME FRAGMENT COMMAND...
 printf 'round_s: 0\n' >"$work/round.yaml"
 printf 'listen: 127.0.0.1:0\npolicy: lifo\n' >"$work/policy.yaml"
 printf 'rounds: 3\n' >"$work/unknown.yaml"
+printf 'type_choice: fastest\n' >"$work/type_choice.yaml"
+printf 'gpus: 1\nuses_agent: true\niterations: 5\ncommand: [x]\nprofile_points: [{cpus: 1, mem_gb: 1, throughput: 1}]\nprofile_gpu_type: V100\n' >"$work/profile_type.yaml"
+printf 'gpus: 1\nuses_agent: true\niterations: 5\ncommand: [x]\nprofile_gpu_type: v100\n' >"$work/profile_type_alone.yaml"
 printf 'round_s: 60\ntokens: [shared-secret-0123456789]\n' >"$work/tokens.yaml"
 printf 'auth:\n  users: [{name: alice, token: tiny-secret}]\n' >"$work/short_token.yaml"
 printf 'gpus: [0, 1\n' >"$work/node.yaml"
@@ -35,6 +38,8 @@ printf 'profile_wait_s: -5\n' >"$work/wait.yaml"
 printf 'gpus: 1\npriority: 5000\ncommand: [x]\n' >"$work/priority.yaml"
 expect daemon_round "round.yaml:1: round_s: '0': must be > 0" "$bin/synergyd" --config "$work/round.yaml"
 expect daemon_policy "policy.yaml:2: policy: 'lifo': is not one of" "$bin/synergyd" --config "$work/policy.yaml"
+expect daemon_type_choice "type_choice.yaml:1: type_choice: 'fastest': is not one of first-fit, gpu-throughput," \
+  "$bin/synergyd" --config "$work/type_choice.yaml"
 expect daemon_unknown "unknown.yaml:1: rounds: unknown field (fields: listen," "$bin/synergyd" --config "$work/unknown.yaml"
 expect daemon_tokens "tokens.yaml:2: tokens: one shared token is no longer accepted" "$bin/synergyd" --config "$work/tokens.yaml"
 expect daemon_short_token "short_token.yaml:2: auth.users[0].token: is shorter than 16 characters" \
@@ -59,6 +64,10 @@ expect ctl_reason_elsewhere "--reason is for drain only" "$bin/synergyctl" undra
 expect ctl_file "nope.yaml: cannot open" "$bin/synergyctl" submit -f "$work/nope.yaml"
 expect ctl_priority "priority.yaml: spec.priority: 5000 is not a priority class (0 to 1000)" \
   "$bin/synergyctl" submit -f "$work/priority.yaml"
+expect ctl_profile_type "profile_type.yaml: spec.profile_gpu_type: 'V100' a GPU type is 1 to 64 lower-case" \
+  "$bin/synergyctl" submit -f "$work/profile_type.yaml"
+expect ctl_profile_type_alone "profile_type_alone.yaml: spec.profile_gpu_type: 'v100' names the type profile_points" \
+  "$bin/synergyctl" submit -f "$work/profile_type_alone.yaml"
 # A refused credential is named, never echoed.
 for f in tokens short_token node_token; do
   prog=synergyd

@@ -128,6 +128,21 @@ JOB
   ctl submit -f "$work/$name.yaml" || fail "submit $name refused"
 }
 
+# submit_profiled [MODEL]: a 1-GPU agent job of 120 iterations that profiles
+# itself first, CPU-sensitive up to 4 workers; prints the job id
+submit_profiled() {
+  {
+    echo "name: profiled"
+    [[ -n ${1:-} ]] && echo "model: $1"
+    echo "gpus: 1"
+    echo "iterations: 120"
+    echo "uses_agent: true"
+    echo "profile: true"
+    echo "command: [\"$BIN/tests/agent_job\", \"--iteration-ms\", \"10\", \"--cpu-knee\", \"4\", \"--checkpoint-dir\", \"$work/ckpt\"]"
+  } >"$work/profiled.yaml"
+  ctl submit -f "$work/profiled.yaml" || fail "submit profiled refused"
+}
+
 # ready_nodes: how many nodes synergyctl shows as ready
 ready_nodes() { ctl get nodes | awk 'NR > 1 && $2 == "ready"' | wc -l; }
 

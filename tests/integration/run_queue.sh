@@ -22,16 +22,7 @@ ids+=("$(submit lang1 1 gnmt 150)")
 ids+=("$(submit lang2 1 transformer 100)")
 ids+=("$(submit img3 1 mobilenet 120)")
 ids+=("$(submit lang3 2 lstm 100)")
-# A job that profiles itself first: CPU-sensitive up to 4 workers.
-cat >"$work/profiled.yaml" <<JOB
-name: profiled
-gpus: 1
-iterations: 120
-uses_agent: true
-profile: true
-command: ["$BIN/tests/agent_job", "--iteration-ms", "10", "--cpu-knee", "4", "--checkpoint-dir", "$work/ckpt"]
-JOB
-ids+=("$(ctl submit -f "$work/profiled.yaml")")
+ids+=("$(submit_profiled)")
 echo "submitted ${ids[*]}"
 wait_until_done 120 "${ids[@]}"
 ctl get jobs -o wide

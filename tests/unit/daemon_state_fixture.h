@@ -60,13 +60,15 @@ class DaemonStateTest : public ::testing::Test {
     return l;
   }
 
-  static void AddNode(DaemonState& s, const std::string& name, int gpus, int cpus, double mem, int64_t now_ms) {
+  static void AddNode(DaemonState& s, const std::string& name, int gpus, int cpus, double mem, int64_t now_ms,
+                      const std::string& gpu_type = "") {
     v1::RegisterNodeRequest r;
     r.set_name(name);
     r.set_address("127.0.0.1");
     for (int i = 0; i < gpus; ++i) r.mutable_resources()->add_gpu_ids(i);
     for (int i = 0; i < cpus; ++i) r.mutable_resources()->add_cpu_ids(i);
     r.mutable_resources()->set_mem_gb(mem);
+    r.mutable_resources()->set_gpu_type(gpu_type);
     ASSERT_TRUE(s.RegisterNode(r, now_ms).ok());
   }
 

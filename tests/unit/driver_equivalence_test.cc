@@ -4,6 +4,7 @@
 // SnapshotOf. Given the same history, round after round, the daemon's views
 // must be the simulator's and plan the same, under every policy and every
 // mechanism (OPT included: its budget is counted in work, not time).
+#include <cmath>
 #include <map>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "daemon/round_planner.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
+#include "synergy/typed_round.h"
 #include "test_support.h"
 
 namespace synergy::daemon {
@@ -46,7 +48,7 @@ std::vector<sim::JobSpec> Trace(const ModelZoo& zoo) {
 // its spec, progress and service as stored, and the lease the previous
 // round granted it (Grant records the assignment's speedup and whether it
 // was the ideal demand).
-RoundJob RecordOf(const JobView& v, const std::string& model, const Assignment* last_round) {
+RoundJob RecordOf(const JobView& v, const std::string& model, const Assignment* last_round, const Cluster& cluster) {
   RoundJob r;
   r.id = JobIdString(v.id);
   r.gpus = v.gpus;
@@ -55,35 +57,47 @@ RoundJob RecordOf(const JobView& v, const std::string& model, const Assignment* 
   r.submitted_unix_ms = static_cast<int64_t>(v.arrival_s * 1000);
   r.iterations = static_cast<int64_t>(v.total_iterations);
   r.iterations_done = static_cast<int64_t>(v.total_iterations - v.remaining_iterations);
-  r.attained_service_ms = static_cast<int64_t>(v.attained_service_s * 1000);
+  r.attained_service_ms = std::llround(v.attained_service_s * 1000);
   r.last_lease_end_unix_ms = v.last_execution_end_s >= 0 ? static_cast<int64_t>(v.last_execution_end_s * 1000) : 0;
   r.starvation_priority = v.priority;
   r.holds_lease = last_round != nullptr;
   if (last_round != nullptr) {
     r.lease_speedup = last_round->speedup;
     r.lease_at_ideal = last_round->at_ideal;
+    r.lease_node = cluster.servers()[last_round->slices.front().server].name;
     r.running = true;
   }
   return r;
 }
 
-TEST(DriverEquivalence, TheDaemonsViewsPlanAsTheSimulatorsRoundAfterRound) {
+// synergyd's nodes for `cluster`: every server a node of the same name,
+// capacity and GPU type.
+std::vector<RoundNode> NodesOf(const Cluster& cluster) {
+  std::vector<RoundNode> nodes;
+  for (const ServerSpec& server : cluster.servers()) {
+    RoundNode n;
+    n.name = server.name;
+    n.usable = true;
+    for (int g = 0; g < server.capacity.gpus; ++g) n.capacity.add_gpu_ids(g);
+    for (int c = 0; c < static_cast<int>(server.capacity.cpus); ++c) n.capacity.add_cpu_ids(c);
+    n.capacity.set_mem_gb(server.capacity.mem_gb);
+    n.capacity.set_gpu_type(server.gpu_type);
+    n.whole = n.capacity;
+    nodes.push_back(n);
+  }
+  return nodes;
+}
+
+// Runs the trace through the simulator under every policy and `mechanisms`,
+// and checks, round after round, that SnapshotOf builds the simulator's
+// views from the records and that PlanSnapshot plans what it did.
+void ExpectTheDriversAgree(const Cluster& cluster, const std::vector<std::string>& mechanisms, TypeChoice choice) {
   const ModelZoo zoo = testing::ZooOrDie();
-  // Storage 0: synergyd does not track it.
-  const Cluster cluster = testing::Homogeneous(2, 8, 24, 500, 0);
   const std::vector<sim::JobSpec> trace = Trace(zoo);
   RoundWorld world_nodes;
-  for (int s = 0; s < cluster.num_servers(); ++s) {
-    RoundNode n;
-    n.name = cluster.servers()[s].name;
-    n.usable = true;
-    for (int g = 0; g < 8; ++g) n.capacity.add_gpu_ids(g);
-    for (int c = 0; c < 24; ++c) n.capacity.add_cpu_ids(c);
-    n.capacity.set_mem_gb(500);
-    world_nodes.nodes.push_back(n);
-  }
+  world_nodes.nodes = NodesOf(cluster);
   for (const std::string policy_name : PolicyNames()) {
-    for (const std::string mechanism_name : MechanismNames()) {
+    for (const std::string& mechanism_name : mechanisms) {
       const std::string label = policy_name + "/" + mechanism_name;
       auto policy = *MakePolicy(policy_name);
       auto mechanism = *MakeMechanism(mechanism_name);
@@ -93,6 +107,7 @@ TEST(DriverEquivalence, TheDaemonsViewsPlanAsTheSimulatorsRoundAfterRound) {
       sc.zoo = &zoo;
       sc.policy = policy.get();
       sc.mechanism = mechanism.get();
+      sc.type_choice = choice;
       sc.on_round = [&](const RoundInput& in, const RoundResult& r) {
         SimRound round;
         for (const JobView* v : in.queue) round.views.push_back(*v);
@@ -110,9 +125,10 @@ TEST(DriverEquivalence, TheDaemonsViewsPlanAsTheSimulatorsRoundAfterRound) {
         RoundWorld world = world_nodes;
         world.now_ms = static_cast<int64_t>(300000 * k);
         for (const JobView& v : round.views) {
-          world.queue.push_back(RecordOf(v, zoo.model(trace[v.id - 1].model).name, last.Find(v.id)));
+          world.queue.push_back(RecordOf(v, zoo.model(trace[v.id - 1].model).name, last.Find(v.id), cluster));
         }
         RoundSnapshot snap = SnapshotOf(world, zoo);
+        ASSERT_EQ(snap.typed, cluster.heterogeneous()) << label;
         ASSERT_EQ(snap.views.size(), round.views.size()) << label << " round " << k;
         for (size_t i = 0; i < snap.views.size(); ++i) {
           JobView& d = snap.views[i];
@@ -127,22 +143,30 @@ TEST(DriverEquivalence, TheDaemonsViewsPlanAsTheSimulatorsRoundAfterRound) {
           EXPECT_EQ(d.iteration_time_s, s.iteration_time_s) << where;
           EXPECT_EQ(d.placement_penalty, s.placement_penalty) << where;
           EXPECT_EQ(d.total_iterations, s.total_iterations) << where;
-          EXPECT_EQ(d.attained_service_s, s.attained_service_s) << where;
+          // Milliseconds in the daemon's records; on several GPU types the
+          // service is weighted, so fractions of one are lost.
+          EXPECT_NEAR(d.attained_service_s, s.attained_service_s, 1e-3) << where;
           EXPECT_EQ(d.priority, s.priority) << where;
-          EXPECT_EQ(d.last_round_speedup, s.last_round_speedup) << where;
+          EXPECT_DOUBLE_EQ(d.last_round_speedup, s.last_round_speedup) << where;
           EXPECT_EQ(d.last_execution_end_s, s.last_execution_end_s) << where;
           EXPECT_EQ(d.profile != nullptr, s.profile != nullptr) << where;
           // The daemon counts whole iterations (agents report them); the
           // simulator books fractions. The rest of the comparison takes
-          // the simulator's.
+          // the simulator's (each view on a type too).
           EXPECT_NEAR(d.remaining_iterations, s.remaining_iterations, 1.0) << where;
           d.remaining_iterations = s.remaining_iterations;
+          d.attained_service_s = s.attained_service_s;
         }
-        RoundInput in;
-        in.now_s = world.now_ms / 1000.0;
-        in.cluster = &snap.cluster;
-        for (const JobView& v : snap.views) in.queue.push_back(&v);
-        const RoundResult daemon = ScheduleRound(in, *policy, *mechanism);
+        for (JobView& on : snap.by_type.views) {
+          for (const JobView& s : round.views) {
+            if (s.id != on.id) continue;
+            on.remaining_iterations = s.remaining_iterations;
+            on.attained_service_s = s.attained_service_s;
+          }
+        }
+        // No current leases: the simulator does not keep jobs on their
+        // servers either (it charges no restarts here).
+        const RoundResult daemon = PlanSnapshot(snap, world.now_ms, {}, *policy, *mechanism, choice);
         const std::string where = label + " round " + std::to_string(k);
         ASSERT_EQ(daemon.order.size(), round.order.size()) << where;
         for (size_t i = 0; i < daemon.order.size(); ++i) EXPECT_EQ(daemon.order[i]->id, round.order[i]) << where;
@@ -153,6 +177,34 @@ TEST(DriverEquivalence, TheDaemonsViewsPlanAsTheSimulatorsRoundAfterRound) {
       EXPECT_GT(compared, 20) << label;
     }
   }
+}
+
+TEST(DriverEquivalence, TheDaemonsViewsPlanAsTheSimulatorsRoundAfterRound) {
+  // Storage 0: synergyd does not track it.
+  ExpectTheDriversAgree(testing::Homogeneous(2, 8, 24, 500, 0), MechanismNames(), TypeChoice::kFirstFit);
+}
+
+// Nodes of three GPU types, one of them too small for the trace's 8-GPU
+// jobs: each job's views on each type, its service and carried speedup in
+// the base type's units, and the typed round, alike in both drivers.
+TEST(DriverEquivalence, OnNodesOfSeveralGpuTypesTheDaemonPlansAsTheSimulator) {
+  std::vector<ServerSpec> servers = {
+      {"a-v100", Resources{8, 24, 500, 0}},
+      {"b-v100", Resources{8, 24, 500, 0}},
+      {"c-p100", Resources{8, 24, 500, 0}},
+      {"d-k80", Resources{4, 16, 256, 0}},
+  };
+  servers[0].gpu_type = servers[1].gpu_type = "v100";
+  servers[2].gpu_type = "p100";
+  servers[3].gpu_type = "k80";
+  const Cluster cluster(servers);
+  ExpectTheDriversAgree(cluster, {"proportional", "tune", "tune-graded"}, TypeChoice::kBestAllocation);
+  ExpectTheDriversAgree(cluster, {"tune"}, TypeChoice::kGpuThroughput);
+  ExpectTheDriversAgree(cluster, {"tune"}, TypeChoice::kFirstFit);
+  // No server of the zoo's base type: policies see every job on it as on
+  // the whole cluster, in both drivers.
+  std::vector<ServerSpec> without_base = {servers[2], servers[3]};
+  ExpectTheDriversAgree(Cluster(without_base), {"tune"}, TypeChoice::kBestAllocation);
 }
 
 }  // namespace

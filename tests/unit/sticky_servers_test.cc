@@ -35,6 +35,19 @@ TEST(StickToCurrentServers, SwapsIdenticalServersSoARunningJobStays) {
   EXPECT_EQ(unheld.assignments[0].slices[0].server, 1);
 }
 
+// A server of the same capacity but another GPU type is not the same
+// server: the plan chose the type.
+TEST(StickToCurrentServers, NeverSwapsServersOfDifferentGpuTypes) {
+  std::vector<ServerSpec> servers = {ServerSpec{"a", Resources{8, 24, 500, 0}},
+                                     ServerSpec{"b", Resources{8, 24, 500, 0}}};
+  servers[0].gpu_type = "k80";
+  servers[1].gpu_type = "v100";
+  const Cluster cluster(servers);
+  Plan plan = OneJobOn(1, 3);
+  EXPECT_EQ(StickToCurrentServers(plan, cluster, [](JobId, int server, const Slice&) { return server == 0; }), 0);
+  EXPECT_EQ(plan.assignments[0].slices[0].server, 1);
+}
+
 TEST(StickToCurrentNodes, AResizableLeaseStaysWhereItRunsWithOtherCpus) {
   const Cluster cluster = TwoServers();
   const std::vector<std::string> names = {"a", "b"};

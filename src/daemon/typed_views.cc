@@ -1,0 +1,108 @@
+#include "daemon/typed_views.h"
+
+#include <algorithm>
+
+#include "synergy/gpu_type_model.h"
+#include "synergy/job_view_rules.h"
+#include "synergy/measured_model.h"
+
+namespace synergy::daemon {
+namespace {
+
+// `model`'s GPU-side speed on `type` relative to the zoo's base type; 1
+// without a zoo model or a speed for the type.
+double SpeedOn(const ModelZoo& zoo, int model, const std::string& type) {
+  if (model < 0) return 1.0;
+  return zoo.GpuSpeed(model, type).value_or(1.0);
+}
+
+// The job's model on `type` (servers `part`), kept in `models`; null where
+// it has none (scheduled at the share there).
+const ModelSpec* ModelOnType(const RoundJob& job, int model, const std::string& type, const Cluster& part,
+                             const ModelZoo& zoo, std::deque<ModelSpec>& models) {
+  if (auto measured = ModelFromMeasured(job.measured, job.gpus, part)) {
+    const std::string& measured_on = job.measured_gpu_type.empty() ? zoo.base_gpu_type() : job.measured_gpu_type;
+    if (type == measured_on) return &models.emplace_back(std::move(*measured));
+    absl::StatusOr<ModelSpec> carried = ModelOnGpuType(
+        *measured, SpeedOn(zoo, model, type) / SpeedOn(zoo, model, measured_on), part.share_per_gpu());
+    if (carried.ok()) return &models.emplace_back(*std::move(carried));
+  }
+  if (model < 0) return nullptr;
+  absl::StatusOr<ModelSpec> typed = ModelOnGpuType(zoo.model(model), SpeedOn(zoo, model, type), part.share_per_gpu());
+  return typed.ok() ? &models.emplace_back(*std::move(typed)) : nullptr;
+}
+
+}  // namespace
+
+TypedViews ViewsByGpuType(const std::vector<const RoundJob*>& jobs, std::vector<JobView>& ordering,
+                          const Cluster& cluster, const std::map<std::string, int>& lease_type,
+                          const ModelZoo& zoo) {
+  TypedViews out;
+  const std::vector<std::string>& types = cluster.gpu_types();
+  int base = -1;
+  for (size_t t = 0; t < types.size(); ++t) {
+    if (types[t].empty() || types[t] == zoo.base_gpu_type()) base = static_cast<int>(t);
+  }
+  std::vector<ServersOfType> parts;
+  for (size_t t = 0; t < types.size(); ++t) parts.push_back(ServersOfGpuType(cluster, static_cast<int>(t)));
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const RoundJob& job = *jobs[i];
+    JobView& v = ordering[i];
+    // As ViewOf: a zoo model only for an agent job that names one.
+    const int model = job.uses_agent && !job.model.empty() ? zoo.Find(job.model) : -1;
+    // Its model on each type, and on the base type where the round has no
+    // node of it. Where one cannot be had (its profile reads 0 at a type's
+    // share: a node short of memory), it is scheduled at the share on
+    // every type, so that its views stay in one unit.
+    std::vector<const ModelSpec*> models(types.size());
+    for (size_t t = 0; t < types.size(); ++t) {
+      models[t] = ModelOnType(job, model, types[t], parts[t].cluster, zoo, out.models);
+    }
+    const ModelSpec* base_model =
+        base >= 0 ? models[base] : ModelOnType(job, model, zoo.base_gpu_type(), cluster, zoo, out.models);
+    if (std::find(models.begin(), models.end(), nullptr) != models.end() || base_model == nullptr) {
+      std::fill(models.begin(), models.end(), nullptr);
+      base_model = nullptr;
+    }
+    std::vector<const JobView*>& mine = out.on_type[v.id];
+    for (size_t t = 0; t < types.size(); ++t) {
+      const Cluster& part = parts[t].cluster;
+      const Cluster& where = v.gpus <= part.total().gpus ? part : cluster;
+      JobView& on = out.views.emplace_back(v);
+      SetModelFields(on, models[t], where);
+      on.last_round_speedup = CarriedSpeedup(on.ideal_speedup, 1.0, /*held_ideal=*/true);
+      mine.push_back(&on);
+    }
+    const JobView* reference = nullptr;
+    if (base >= 0) {
+      reference = mine[base];
+    } else {
+      JobView& on_base = out.views.emplace_back(v);
+      SetModelFields(on_base, base_model, cluster);
+      reference = &on_base;
+    }
+    out.reference[v.id] = reference;
+    CopyModelFields(v, *reference);
+    auto held = lease_type.find(job.lease_node);
+    if (job.holds_lease && job.lease_speedup > 0 && held != lease_type.end()) {
+      v.last_round_speedup = CarriedSpeedup(mine[held->second]->ideal_speedup, job.lease_speedup, job.lease_at_ideal) *
+                             ServiceWeight(out, v.id, held->second);
+    } else {
+      v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, 1.0, /*held_ideal=*/true);
+    }
+  }
+  return out;
+}
+
+double ServiceWeight(const TypedViews& views, JobId job, int type) {
+  auto it = views.on_type.find(job);
+  auto reference = views.reference.find(job);
+  if (it == views.on_type.end() || reference == views.reference.end() || type < 0 ||
+      type >= static_cast<int>(it->second.size())) {
+    return 1.0;
+  }
+  const double on_type = it->second[type]->iteration_time_s;
+  return on_type > 0 ? reference->second->iteration_time_s / on_type : 1.0;
+}
+
+}  // namespace synergy::daemon

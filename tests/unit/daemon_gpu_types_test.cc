@@ -1,0 +1,210 @@
+// synergyd on nodes of several GPU types: rounds plan by type (the typed
+// round, with each job's views on each type), a lease records what a second
+// held there is worth in the zoo's base type, service counts at that weight,
+// and a measured profile records the type it was measured on.
+#include <cmath>
+
+#include "daemon/daemon_state.h"
+#include "daemon/round_input.h"
+#include "daemon_state_fixture.h"
+#include "gtest/gtest.h"
+
+namespace synergy::daemon {
+namespace {
+
+class DaemonGpuTypesTest : public DaemonStateTest {
+ protected:
+  // The node a job's lease is on.
+  static std::string NodeOf(const v1::Job& job) {
+    return job.lease().slices_size() > 0 ? job.lease().slices(0).node() : "";
+  }
+
+  // A flat profile (the GPU bound at every point) over 2 to 12 CPUs at
+  // 125 GB: `throughput` iterations per second everywhere.
+  static v1::MeasuredProfile FlatProfile(const std::string& id, int64_t epoch, double throughput) {
+    v1::MeasuredProfile profile;
+    profile.set_job_id(id);
+    profile.set_epoch(epoch);
+    for (double cpus : {2.0, 4.0, 6.0, 8.0, 12.0}) {
+      v1::ProfilePoint* p = profile.add_points();
+      p->set_cpus(cpus);
+      p->set_mem_gb(125);
+      p->set_throughput(throughput);
+    }
+    return profile;
+  }
+};
+
+TEST_F(DaemonGpuTypesTest, EachJobRunsOnOneTypeAndItsLeaseWeighsItsServiceByTheTypesSpeed) {
+  config_.round_s = 1;
+  auto s = Open();
+  AddNode(*s, "fast", 1, 12, 250, 0, "v100");
+  AddNode(*s, "slow", 1, 12, 250, 0, "k80");
+  const std::string a = *s->Submit(Spec(1, "res18", 100000), "alice", 0);
+  const std::string b = *s->Submit(Spec(1, "res18", 100000), "alice", 0);
+  const RoundSnapshot snap = s->SnapshotForRound(0);
+  ASSERT_TRUE(snap.typed);
+  ASSERT_EQ(snap.cluster.gpu_types(), (std::vector<std::string>{"v100", "k80"}));
+  ASSERT_EQ(snap.by_type.reference.at(NumericJobId(a)), snap.by_type.on_type.at(NumericJobId(a))[0]);
+  const double k80_weight = ServiceWeight(snap.by_type, NumericJobId(a), 1);
+  // res18 is GPU-bound at its share: a second on a K80 is worth its speed
+  // there (zoo.yaml: 0.086 of a V100).
+  EXPECT_NEAR(k80_weight, 0.086, 1e-9);
+  EXPECT_DOUBLE_EQ(ServiceWeight(snap.by_type, NumericJobId(a), 0), 1.0);
+
+  ASSERT_TRUE(s->RunRound(0).ok());
+  const v1::Job ja = *s->GetJob(a);
+  const v1::Job jb = *s->GetJob(b);
+  ASSERT_TRUE(ja.has_lease() && jb.has_lease());
+  // FIFO: the first job chooses first, and takes the V100.
+  EXPECT_EQ(NodeOf(ja), "fast");
+  EXPECT_EQ(NodeOf(jb), "slow");
+  EXPECT_DOUBLE_EQ(ja.lease().service_weight(), 1.0);
+  EXPECT_NEAR(jb.lease().service_weight(), k80_weight, 1e-12);
+
+  // Both launch at 1 s and hold their GPUs for 10 s.
+  ASSERT_EQ(Beat(*s, "fast", 1000).launch_size(), 1);
+  ASSERT_EQ(Beat(*s, "slow", 1000).launch_size(), 1);
+  v1::RunningProcess pa, pb;
+  pa.set_job_id(a);
+  pa.set_epoch(ja.lease().epoch());
+  pb.set_job_id(b);
+  pb.set_epoch(jb.lease().epoch());
+  for (int64_t t = 2000; t <= 11000; t += 1000) {
+    Beat(*s, "fast", t, {pa});
+    Beat(*s, "slow", t, {pb});
+  }
+  ASSERT_TRUE(s->Tick(11000).ok());
+  EXPECT_EQ(s->GetJob(a)->attained_service_ms(), 10000);
+  EXPECT_NEAR(s->GetJob(b)->attained_service_ms(), 10000 * k80_weight, 2);
+  // The weight is stored with the lease.
+  s.reset();
+  s = Open();
+  EXPECT_NEAR(s->GetJob(b)->lease().service_weight(), k80_weight, 1e-12);
+}
+
+// Which nodes take part changes from round to round (one lent for a
+// profile, one drained); the units of service do not: a second on a K80
+// is worth the same with or without a V100 node in the round.
+TEST_F(DaemonGpuTypesTest, WithoutNodesOfTheBaseTypeServiceIsStillInItsUnits) {
+  auto s = Open();
+  AddNode(*s, "slow", 1, 12, 250, 0, "k80");
+  const std::string id = *s->Submit(Spec(1, "res18", 100000), "alice", 0);
+  const RoundSnapshot snap = s->SnapshotForRound(0);
+  ASSERT_TRUE(snap.typed);
+  ASSERT_EQ(snap.cluster.gpu_types(), std::vector<std::string>{"k80"});
+  EXPECT_NEAR(ServiceWeight(snap.by_type, NumericJobId(id), 0), 0.086, 1e-9);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  EXPECT_NEAR(s->GetJob(id)->lease().service_weight(), 0.086, 1e-9);
+}
+
+// A profile that reads nothing at the K80 node's share (3 CPUs: the job
+// measured nothing below 4) gives the job no model there: it is scheduled
+// at the share on both types, in one unit, not half measured and half not.
+TEST_F(DaemonGpuTypesTest, AJobWithoutAModelOnSomeTypeIsScheduledAtTheShareOnEvery) {
+  auto s = Open();
+  AddNode(*s, "fast", 2, 12, 250, 0, "v100");  // share: 6 CPUs
+  AddNode(*s, "slow", 2, 6, 250, 0, "k80");    // share: 3 CPUs
+  v1::JobSpec spec = Spec(1, "", 1000);
+  spec.set_uses_agent(true);
+  for (double cpus : {4.0, 6.0, 12.0}) {
+    v1::ProfilePoint* p = spec.add_profile_points();
+    p->set_cpus(cpus);
+    p->set_mem_gb(125);
+    p->set_throughput(cpus);
+  }
+  const std::string id = *s->Submit(spec, "alice", 0);
+  const RoundSnapshot snap = s->SnapshotForRound(0);
+  ASSERT_TRUE(snap.typed);
+  for (const JobView* on : snap.by_type.on_type.at(NumericJobId(id))) {
+    EXPECT_TRUE(on->asks_for_share);
+    EXPECT_EQ(on->iteration_time_s, snap.views[0].iteration_time_s);
+  }
+  EXPECT_TRUE(snap.views[0].asks_for_share);
+  EXPECT_DOUBLE_EQ(ServiceWeight(snap.by_type, NumericJobId(id), 1), 1.0);
+}
+
+TEST_F(DaemonGpuTypesTest, AMeasuredProfileRecordsTheNodesTypeNotTheAgents) {
+  auto s = Open();
+  AddNode(*s, "slow", 1, 12, 250, 0, "k80");
+  const std::string id = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  v1::MeasuredProfile profile = FlatProfile(id, s->GetJob(id)->lease().epoch(), 5);
+  profile.set_gpu_type("v100");  // an agent's claim: not trusted
+  ASSERT_TRUE(s->SubmitProfile(profile, 10).ok());
+  const v1::Job job = *s->GetJob(id);
+  EXPECT_EQ(job.measured_profile().gpu_type(), "k80");
+  bool said = false;
+  for (const v1::JobEvent& e : job.events()) said |= e.text().find("on k80") != std::string::npos;
+  EXPECT_TRUE(said);
+  s.reset();
+  EXPECT_EQ(Open()->GetJob(id)->measured_profile().gpu_type(), "k80");
+}
+
+// A profile measured on a K80 is the job's profile there as measured; on a
+// V100 it is carried by the ratio of the model's speeds (1 / 0.086), as far
+// as the data pipeline keeps up (gpu_type_model.h).
+TEST_F(DaemonGpuTypesTest, AProfileMeasuredOnOneTypeIsCarriedToTheOthers) {
+  auto s = Open();
+  AddNode(*s, "slow", 2, 12, 250, 0, "k80");  // share: 6 CPUs, 125 GB a GPU
+  const std::string id = *s->Submit(Spec(1, "res18", 1000), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  ASSERT_TRUE(s->SubmitProfile(FlatProfile(id, s->GetJob(id)->lease().epoch(), 5), 10).ok());
+  AddNode(*s, "fast", 2, 12, 250, 0, "v100");
+  const RoundSnapshot snap = s->SnapshotForRound(20);
+  ASSERT_TRUE(snap.typed);
+  ASSERT_EQ(snap.cluster.gpu_types(), (std::vector<std::string>{"v100", "k80"}));
+  const std::vector<const JobView*>& on = snap.by_type.on_type.at(NumericJobId(id));
+  ASSERT_EQ(on.size(), 2u);
+  // On the K80, as measured: 5 iterations a second at the share.
+  EXPECT_DOUBLE_EQ(on[1]->iteration_time_s, 1.0 / 5);
+  EXPECT_DOUBLE_EQ(on[1]->ideal_speedup, 1.0);
+  // On the V100, faster: the pipeline, hidden behind the K80 at every
+  // measured point, is taken to grow with the CPUs from the first point
+  // (2 CPUs): 3x at the 6-CPU share, below the GPU's 11.6x.
+  EXPECT_NEAR(on[0]->iteration_time_s, 1.0 / 15, 1e-12);
+  // Its ideal there is the whole node's 12 CPUs: 6x the K80's rate, 2x
+  // its own at the share.
+  EXPECT_NEAR(on[0]->ideal_speedup, 2.0, 1e-12);
+  EXPECT_EQ(on[0]->ideal_demand.cpus, 12);
+  // The view the policy orders is the V100's (the zoo's base type).
+  EXPECT_EQ(snap.views[0].iteration_time_s, on[0]->iteration_time_s);
+  EXPECT_NEAR(ServiceWeight(snap.by_type, NumericJobId(id), 1), 1.0 / 3, 1e-12);
+}
+
+// A job's type is fixed while it runs: the round keeps it on its node's
+// type, and a node of the same capacity but another type is not "the
+// same server" for keeping a job in place.
+TEST_F(DaemonGpuTypesTest, RunningJobsStayOnTheirNodesAcrossRounds) {
+  auto s = Open();
+  AddNode(*s, "a", 1, 12, 250, 0, "k80");
+  AddNode(*s, "b", 1, 12, 250, 0, "v100");
+  const std::string id = *s->Submit(Spec(1, "res18", 100000), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  ASSERT_EQ(NodeOf(*s->GetJob(id)), "b");  // the faster type
+  const int64_t epoch = s->GetJob(id)->lease().epoch();
+  ASSERT_EQ(Beat(*s, "b", 100).launch_size(), 1);
+  v1::RunningProcess p;
+  p.set_job_id(id);
+  p.set_epoch(epoch);
+  for (int64_t t = 1000; t <= 5000; t += 1000) {
+    Beat(*s, "a", t);
+    Beat(*s, "b", t, {p});
+    ASSERT_TRUE(s->RunRound(t).ok());
+    const v1::Job job = *s->GetJob(id);
+    EXPECT_EQ(job.lease().epoch(), epoch) << "round at " << t;
+    EXPECT_FALSE(job.lease().ending()) << "round at " << t;
+  }
+}
+
+TEST_F(DaemonGpuTypesTest, AnUnknownTypeChoiceIsRefusedAtStart) {
+  config_.type_choice = "fastest";
+  auto store = SqliteStore::Open(config_.state_db);
+  ASSERT_TRUE(store.ok());
+  auto s = DaemonState::Open(config_, std::move(*store), testing::ZooOrDie(), 0);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("type_choice"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace synergy::daemon
