@@ -9,8 +9,11 @@
 //  - not in the plan: the policy preempted it, the lease ends;
 //  - a server of it left the round: it ends;
 //  - the plan moves its GPUs: a job that checkpoints ends when the plan
-//    spans fewer servers (consolidation is worth a restart); otherwise it
-//    keeps its place;
+//    spans fewer servers (consolidation is worth a restart), or, on a
+//    cluster of several GPU types, when the plan's rate on its new type
+//    beats what it holds by `restart_gain` (both in the base type's units:
+//    a job held on a K80 is not kept there when a V100 is planned for it);
+//    otherwise it keeps its place;
 //  - the same place with other CPUs or memory, for a job that follows
 //    resizes: it is amended in place (no restart), growing or shrinking;
 //  - the same place otherwise: a job that cannot checkpoint (a plain
@@ -48,12 +51,19 @@ struct HeldAllocation {
   // compared in (the caller rounds the plan as it grants).
   std::vector<Slice> slices;
   double speedup = 1;       // what the plan expected of it when granted
+  // On a cluster of several GPU types, what a unit of `speedup` is worth in
+  // the base type's units on the type it holds (its service weight there);
+  // 1 on one type.
+  double weight = 1;
   bool checkpoints = false;  // it can resume from a checkpoint
   bool resizable = false;    // it follows resizes in place
 };
 
 // What to do with `held` given the round's `planned` assignment for its job
-// (nullptr: not planned).
-LeaseDecision DecideLease(const HeldAllocation& held, const Assignment* planned, double restart_gain);
+// (nullptr: not planned); `planned_weight`: HeldAllocation::weight on the
+// type the plan puts it on, where that is another type than it holds (else
+// held.weight, or leave it out on one type).
+LeaseDecision DecideLease(const HeldAllocation& held, const Assignment* planned, double restart_gain,
+                          double planned_weight = 1);
 
 }  // namespace synergy

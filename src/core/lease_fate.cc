@@ -50,7 +50,8 @@ bool PlanGrows(const HeldAllocation& held, const Assignment& planned) {
 
 }  // namespace
 
-LeaseDecision DecideLease(const HeldAllocation& held, const Assignment* planned, double restart_gain) {
+LeaseDecision DecideLease(const HeldAllocation& held, const Assignment* planned, double restart_gain,
+                          double planned_weight) {
   if (planned == nullptr) return {LeaseFate::kEnd, "not in this round's plan"};
   if (Holds(held, *planned)) return {LeaseFate::kKeep, ""};
   const std::map<int, int> held_gpus = GpusByServer(held.slices);
@@ -58,6 +59,13 @@ LeaseDecision DecideLease(const HeldAllocation& held, const Assignment* planned,
   if (held_gpus != GpusByServer(planned->slices)) {
     if (held.checkpoints && planned->num_servers() < static_cast<int>(held_gpus.size())) {
       return {LeaseFate::kEnd, "the plan consolidates it onto fewer nodes"};
+    }
+    const double held_rate = held.speedup * held.weight;
+    const double planned_rate = planned->speedup * planned_weight;
+    if (held.checkpoints && planned_weight != held.weight &&
+        planned_rate >= held_rate * (1 + restart_gain) - kEpsilon) {
+      return {LeaseFate::kEnd, absl::StrFormat("a faster GPU type: rate %.3f -> %.3f of the base type's share",
+                                               held_rate, planned_rate)};
     }
     return {LeaseFate::kKeepAsHeld, "the plan would move it; it keeps its place"};
   }

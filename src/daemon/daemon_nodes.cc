@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "service/names.h"
 #include "spdlog/spdlog.h"
 
@@ -71,6 +72,18 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
                request.resources().gpu_type().empty() ? "" : " " + request.resources().gpu_type(),
                request.resources().gpus_declared() ? " (declared)" : "",
                request.resources().cpu_ids_size(), request.resources().mem_gb(), request.cgroups());
+  // Rounds run every model at speed 1 on a type the zoo has no speed for
+  // (daemon/typed_views.h): said, so that the operator adds the speeds.
+  const std::string& type = request.resources().gpu_type();
+  std::vector<std::string> unknown;
+  for (int m = 0; m < static_cast<int>(zoo_.models().size()); ++m) {
+    if (!type.empty() && !zoo_.GpuSpeed(m, type)) unknown.push_back(zoo_.model(m).name);
+  }
+  if (!unknown.empty()) {
+    spdlog::warn("node {}: the model zoo has no gpu_speed for GPU type {} ({} of {} models: {}); rounds take "
+                 "those models to run there as on the type they were profiled on",
+                 request.name(), type, unknown.size(), zoo_.models().size(), absl::StrJoin(unknown, ", "));
+  }
   return config_.heartbeat_interval_ms;
 }
 

@@ -2,6 +2,8 @@
 // (submit, cancel, list, describe, drain).
 #include "daemon/daemon_state.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "daemon/round_input.h"
@@ -231,6 +233,15 @@ absl::StatusOr<DaemonState::PreparedSubmit> DaemonState::PrepareSubmit(const v1:
                                                                        const std::string& owner, int64_t now_ms) {
   service::JobLimits limits;
   limits.max_gpus = nodes_.TotalGpus();
+  // A job runs on nodes of one GPU type: on nodes of several, the most it
+  // may ask for is the largest type's (a larger one would wait forever).
+  const std::map<std::string, int> by_type = nodes_.GpusByType(zoo_.base_gpu_type());
+  if (by_type.size() > 1) {
+    auto largest = std::max_element(by_type.begin(), by_type.end(),
+                                    [](const auto& a, const auto& b) { return a.second < b.second; });
+    limits.max_gpus = largest->second;
+    limits.max_gpus_of = absl::StrCat("largest GPU type's (", largest->first, "; a job runs on one type)");
+  }
   limits.zoo = &zoo_;
   if (auto st = service::ValidateJobSpec(spec, limits); !st.ok()) return st;
   // The id is taken now: a submission that is refused leaves a gap, never

@@ -10,9 +10,10 @@ namespace synergy::daemon {
 bool Resizable(const v1::Lease& lease) { return lease.resizable() && lease.slices_size() == 1 && !lease.profiling(); }
 
 LeaseDecision DecideLease(const v1::Lease& held, const Assignment* planned, bool checkpoints,
-                          const std::vector<std::string>& node_names, double restart_gain) {
+                          const std::vector<std::string>& node_names, double restart_gain, double planned_weight) {
   HeldAllocation allocation;
   allocation.speedup = held.speedup();
+  allocation.weight = held.service_weight() > 0 ? held.service_weight() : 1.0;
   allocation.checkpoints = checkpoints;
   allocation.resizable = Resizable(held);
   for (const v1::LeaseSlice& s : held.slices()) {
@@ -28,7 +29,8 @@ LeaseDecision DecideLease(const v1::Lease& held, const Assignment* planned, bool
   // The plan as a grant would give it: whole CPU ids.
   Assignment granted = *planned;
   for (Slice& s : granted.slices) s.resources.cpus = WholeCpus(s.resources.cpus);
-  return synergy::DecideLease(allocation, &granted, restart_gain);
+  return synergy::DecideLease(allocation, &granted, restart_gain,
+                              planned_weight > 0 ? planned_weight : allocation.weight);
 }
 
 }  // namespace synergy::daemon

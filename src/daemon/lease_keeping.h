@@ -23,7 +23,11 @@ bool Resizable(const v1::Lease& lease);
 // What to do with `held` (a current lease, not ending) given the round's
 // `planned` assignment for its job (nullptr: not planned). `checkpoints`:
 // the job can resume from a checkpoint (it uses the agent).
+// `planned_weight`: the service weight the plan's type gives it where the
+// plan moves it to another GPU type; 0 where it does not (synergy::
+// DecideLease then compares on the held type).
 LeaseDecision DecideLease(const v1::Lease& held, const Assignment* planned, bool checkpoints,
-                          const std::vector<std::string>& node_names, double restart_gain);
+                          const std::vector<std::string>& node_names, double restart_gain,
+                          double planned_weight = 0);
 
 }  // namespace synergy::daemon

@@ -26,6 +26,15 @@ int NodeTable::TotalGpus() const {
   return gpus;
 }
 
+std::map<std::string, int> NodeTable::GpusByType(const std::string& base) const {
+  std::map<std::string, int> gpus;
+  for (const auto& [name, n] : nodes_.all()) {
+    const std::string& type = n.info.capacity().gpu_type();
+    gpus[type.empty() ? base : type] += n.info.capacity().gpu_ids_size();
+  }
+  return gpus;
+}
+
 std::vector<std::string> NodeTable::Silent(int64_t now_ms, int64_t timeout_ms) const {
   std::vector<std::string> silent;
   for (const auto& [name, n] : nodes_.all()) {

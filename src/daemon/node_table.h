@@ -47,8 +47,11 @@ class NodeTable {
   size_t count(const std::string& name) const { return nodes_.count(name); }
   // Registered, alive, not drained and not leaving: it may be given leases.
   bool TakesPart(const std::string& name) const;
-  // GPUs over every registered node (the most one job may ask for).
+  // GPUs over every registered node.
   int TotalGpus() const;
+  // The registered GPUs of each type (a node that declares none is of
+  // `base`, the zoo's base type), by type name.
+  std::map<std::string, int> GpusByType(const std::string& base) const;
   // Alive nodes not heard from for more than `timeout_ms` at `now_ms`.
   std::vector<std::string> Silent(int64_t now_ms, int64_t timeout_ms) const;
   bool Joined(const std::string& name) const { return joined_.count(name) > 0; }

@@ -96,6 +96,7 @@ RoundJob RoundJobOf(const v1::Job& job, int64_t attained_service_ms, bool runnin
   r.lease_speedup = job.lease().speedup();
   r.lease_at_ideal = job.lease().at_ideal();
   if (job.has_lease() && job.lease().slices_size() > 0) r.lease_node = job.lease().slices(0).node();
+  r.lease_service_weight = job.lease().service_weight();
   r.running = running;
   if (job.spec().uses_agent()) {
     // What the job measured itself wins over what its spec brought.
@@ -136,6 +137,11 @@ JobView ViewOf(const RoundJob& job, const ModelZoo& zoo, const Cluster& cluster,
   const bool held = job.holds_lease && job.lease_speedup > 0;
   v.last_round_speedup =
       CarriedSpeedup(v.ideal_speedup, held ? job.lease_speedup : 1.0, held ? job.lease_at_ideal : true);
+  // A lease on another GPU type (its nodes sit this round out): its speedup
+  // in the base type's units.
+  if (held && job.lease_service_weight > 0 && job.lease_service_weight != 1) {
+    v.last_round_speedup = job.lease_speedup * job.lease_service_weight;
+  }
   return v;
 }
 

@@ -75,6 +75,7 @@ struct RoundJob {
   double lease_speedup = 0;
   bool lease_at_ideal = false;
   std::string lease_node;  // its lease's first node (all of one GPU type)
+  double lease_service_weight = 0;  // v1::Lease::service_weight (0 = 1)
   bool running = false;  // its lease has (or may have) processes
   std::vector<MeasuredPoint> measured;  // what its agent measured, else its spec's profile_points
   std::string measured_gpu_type;        // the GPU type `measured` was taken on ("" the zoo's base)

@@ -68,12 +68,25 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
     // on nodes that sit this round out.
     const std::vector<std::string>& types = snap.cluster.gpu_types();
     std::map<std::string, int> lease_type;
+    // Every registered node of the base type, whole, whether it takes part
+    // or not: the share the base type's units are taken at where none does.
+    std::vector<v1::Node> base_nodes;
     for (const RoundNode& n : world.nodes) {
       const std::string type = n.whole.gpu_type().empty() ? zoo.base_gpu_type() : n.whole.gpu_type();
       auto it = std::find(types.begin(), types.end(), type);
       if (it != types.end()) lease_type[n.name] = static_cast<int>(it - types.begin());
+      if (type == zoo.base_gpu_type() && n.whole.gpu_ids_size() > 0 && n.whole.cpu_ids_size() > 0 &&
+          n.whole.mem_gb() > 0) {
+        v1::Node& base = base_nodes.emplace_back();
+        base.set_name(n.name);
+        *base.mutable_capacity() = n.whole;
+      }
     }
-    snap.by_type = ViewsByGpuType(jobs, snap.views, snap.cluster, lease_type, zoo);
+    std::vector<const v1::Node*> base_pointers;
+    for (const v1::Node& n : base_nodes) base_pointers.push_back(&n);
+    const Cluster base_cluster = ClusterOf(base_pointers).cluster;
+    snap.by_type = ViewsByGpuType(jobs, snap.views, snap.cluster, lease_type,
+                                  base_cluster.num_servers() > 0 ? base_cluster : snap.cluster, zoo);
   }
   return snap;
 }
@@ -102,16 +115,21 @@ RoundResult PlanSnapshot(const RoundSnapshot& snap, int64_t now_ms, const std::m
 
 namespace {
 
-// Each planned job's service weight on the type it is planned on.
-std::map<std::string, double> ServiceWeights(const RoundSnapshot& snap, const Plan& plan) {
-  std::map<std::string, double> weights;
-  if (!snap.typed) return weights;
+// Each planned job's type and service weight there (none on one type).
+struct PlannedTypes {
+  std::map<std::string, double> weight;
+  std::map<std::string, std::string> type;
+};
+PlannedTypes TypesPlanned(const RoundSnapshot& snap, const Plan& plan) {
+  PlannedTypes out;
+  if (!snap.typed) return out;
   for (const Assignment& a : plan.assignments) {
     if (a.slices.empty()) continue;
-    weights[JobIdString(a.job)] =
-        ServiceWeight(snap.by_type, a.job, snap.cluster.gpu_type_of(a.slices.front().server));
+    const int type = snap.cluster.gpu_type_of(a.slices.front().server);
+    out.weight[JobIdString(a.job)] = ServiceWeight(snap.by_type, a.job, type);
+    out.type[JobIdString(a.job)] = snap.cluster.gpu_types()[type];
   }
-  return weights;
+  return out;
 }
 
 std::map<std::string, const Assignment*> ByJob(const Plan& plan) {
@@ -155,12 +173,24 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
 
   Plan plan = std::move(r.plan);
   std::vector<std::string> names = snap.node_names;
-  std::map<std::string, double> weights = ServiceWeights(snap, plan);
+  PlannedTypes types = TypesPlanned(snap, plan);
+  // Each node's GPU type, the zoo's base type where it declared none.
+  std::map<std::string, std::string> node_type;
+  for (const RoundNode& n : world.nodes) {
+    node_type[n.name] = n.whole.gpu_type().empty() ? zoo.base_gpu_type() : n.whole.gpu_type();
+  }
   auto decide = [&](const std::string& id, const HeldLease& held,
                     const std::map<std::string, const Assignment*>& planned) {
     auto p = planned.find(id);
+    // Planned on another type than its lease's: its weight there.
+    double other_type_weight = 0;
+    auto t = types.type.find(id);
+    if (t != types.type.end() && held.lease.slices_size() > 0) {
+      auto held_type = node_type.find(held.lease.slices(0).node());
+      if (held_type != node_type.end() && held_type->second != t->second) other_type_weight = types.weight.at(id);
+    }
     return DecideLease(held.lease, p == planned.end() ? nullptr : p->second, held.checkpoints, names,
-                       world.restart_gain);
+                       world.restart_gain, other_type_weight);
   };
   std::set<std::string> pins;
   for (int replan = 0; replan < kMaxReplans; ++replan) {
@@ -179,7 +209,7 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
     plan = around.cluster.num_servers() > 0
                ? PlanSnapshot(around, world.now_ms, world.held, policy, mechanism, choice).plan
                : Plan{};
-    weights = ServiceWeights(around, plan);
+    types = TypesPlanned(around, plan);
     names = std::move(around.node_names);
   }
   // The rest keep what the final plan gives them exactly, or end (also a
@@ -193,7 +223,7 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
   }
   out.plan = std::move(plan);
   out.node_names = std::move(names);
-  out.service_weight = std::move(weights);
+  out.service_weight = std::move(types.weight);
   return out;
 }
 

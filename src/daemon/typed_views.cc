@@ -1,6 +1,7 @@
 #include "daemon/typed_views.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "synergy/gpu_type_model.h"
 #include "synergy/job_view_rules.h"
@@ -36,7 +37,7 @@ const ModelSpec* ModelOnType(const RoundJob& job, int model, const std::string& 
 
 TypedViews ViewsByGpuType(const std::vector<const RoundJob*>& jobs, std::vector<JobView>& ordering,
                           const Cluster& cluster, const std::map<std::string, int>& lease_type,
-                          const ModelZoo& zoo) {
+                          const Cluster& base_nodes, const ModelZoo& zoo) {
   TypedViews out;
   const std::vector<std::string>& types = cluster.gpu_types();
   int base = -1;
@@ -59,7 +60,7 @@ TypedViews ViewsByGpuType(const std::vector<const RoundJob*>& jobs, std::vector<
       models[t] = ModelOnType(job, model, types[t], parts[t].cluster, zoo, out.models);
     }
     const ModelSpec* base_model =
-        base >= 0 ? models[base] : ModelOnType(job, model, zoo.base_gpu_type(), cluster, zoo, out.models);
+        base >= 0 ? models[base] : ModelOnType(job, model, zoo.base_gpu_type(), base_nodes, zoo, out.models);
     if (std::find(models.begin(), models.end(), nullptr) != models.end() || base_model == nullptr) {
       std::fill(models.begin(), models.end(), nullptr);
       base_model = nullptr;
@@ -78,7 +79,7 @@ TypedViews ViewsByGpuType(const std::vector<const RoundJob*>& jobs, std::vector<
       reference = mine[base];
     } else {
       JobView& on_base = out.views.emplace_back(v);
-      SetModelFields(on_base, base_model, cluster);
+      SetModelFields(on_base, base_model, base_nodes);
       reference = &on_base;
     }
     out.reference[v.id] = reference;
@@ -87,6 +88,10 @@ TypedViews ViewsByGpuType(const std::vector<const RoundJob*>& jobs, std::vector<
     if (job.holds_lease && job.lease_speedup > 0 && held != lease_type.end()) {
       v.last_round_speedup = CarriedSpeedup(mine[held->second]->ideal_speedup, job.lease_speedup, job.lease_at_ideal) *
                              ServiceWeight(out, v.id, held->second);
+    } else if (job.holds_lease && job.lease_speedup > 0 && job.lease_service_weight > 0) {
+      // Its lease's type has no node in this round: what the lease was
+      // worth in the base type's units when granted.
+      v.last_round_speedup = job.lease_speedup * job.lease_service_weight;
     } else {
       v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, 1.0, /*held_ideal=*/true);
     }
@@ -101,8 +106,8 @@ double ServiceWeight(const TypedViews& views, JobId job, int type) {
       type >= static_cast<int>(it->second.size())) {
     return 1.0;
   }
-  const double on_type = it->second[type]->iteration_time_s;
-  return on_type > 0 ? reference->second->iteration_time_s / on_type : 1.0;
+  const double weight = reference->second->iteration_time_s / it->second[type]->iteration_time_s;
+  return std::isfinite(weight) && weight > 0 ? std::clamp(weight, kMinServiceWeight, kMaxServiceWeight) : 1.0;
 }
 
 }  // namespace synergy::daemon

@@ -11,9 +11,9 @@
 //   - a type with too few GPUs for the job gets a view on the whole
 //     cluster (it is never chosen for it);
 //   - the view the policy orders is the job's view on the zoo's base type
-//     (that type's where the round has nodes of it, else on the whole
-//     cluster: the units stay the same whichever nodes take part), and
-//     carries its last lease's speedup in that type's units.
+//     (that type's where the round has nodes of it, else on the registered
+//     nodes of the type, else on the whole cluster), and carries its last
+//     lease's speedup in that type's units.
 // A model without a gpu_speed for a type, and a job without a zoo model,
 // run there at the speed of the type their profile was measured on: no
 // better guess is at hand (docs/profiling.md, "Other GPU types"). A job
@@ -32,6 +32,11 @@
 
 namespace synergy::daemon {
 
+// Service weights are kept within these (a job's own measured profile
+// could otherwise make a second on one type worth 1e15 on another).
+inline constexpr double kMinServiceWeight = 1e-3;
+inline constexpr double kMaxServiceWeight = 1e3;
+
 struct TypedViews {
   // Each job's views, one per type in gpu_types() order (ScheduleTypedRound's
   // input); they point into `views` and `models`.
@@ -46,15 +51,20 @@ struct TypedViews {
 // cluster, as ViewOf built it); `cluster`'s servers state their types (the
 // zoo's base type where their node declared none: WithBaseGpuType);
 // `lease_type`, by node name, the type index of every node a lease may be
-// on. Builds every job's views on each type and rewrites each ordering
-// view's model fields and carried speedup (see above).
+// on; `base_nodes`, where `cluster` has no server of the zoo's base type,
+// the servers the job's view on that type is taken on (synergyd: every
+// registered node of the type, whole, so that its units do not move with
+// the nodes that take part; else `cluster`). Builds every job's views on
+// each type and rewrites each ordering view's model fields and carried
+// speedup (see above).
 TypedViews ViewsByGpuType(const std::vector<const RoundJob*>& jobs, std::vector<JobView>& ordering,
                           const Cluster& cluster, const std::map<std::string, int>& lease_type,
-                          const ModelZoo& zoo);
+                          const Cluster& base_nodes, const ModelZoo& zoo);
 
 // What a second held on `type` counts as in the base type's service (LAS):
 // the job's rate there over its rate on the base type, each at its share
-// (v1::Lease::service_weight). 1 for a job not in `views`.
+// (v1::Lease::service_weight), within [kMinServiceWeight,
+// kMaxServiceWeight]. 1 for a job not in `views`.
 double ServiceWeight(const TypedViews& views, JobId job, int type);
 
 }  // namespace synergy::daemon

@@ -118,9 +118,9 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobLimits& limits) {
   // (an unknown model is echoed back, and must be short and printable).
   if (auto st = ValidateJobSpecFields(spec, "spec"); !st.ok()) return st;
   if (limits.max_gpus > 0 && spec.gpus() > limits.max_gpus) {
-    return absl::InvalidArgumentError(absl::StrCat("spec.gpus: ", spec.gpus(),
-                                                   " is more than the cluster's ", limits.max_gpus,
-                                                   " GPUs"));
+    return absl::InvalidArgumentError(absl::StrCat("spec.gpus: ", spec.gpus(), " is more than the ",
+                                                   limits.max_gpus_of.empty() ? "cluster's" : limits.max_gpus_of,
+                                                   " ", limits.max_gpus, " GPUs"));
   }
   if (spec.uses_agent() && spec.iterations() == 0) {
     return absl::InvalidArgumentError("spec.iterations: required (> 0) for a job that uses the agent");

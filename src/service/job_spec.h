@@ -29,6 +29,8 @@ struct JobLimits {
   // registered yet, so nothing to compare with).
   int max_gpus = 0;
   const ModelZoo* zoo = nullptr;  // when set, spec.model must be in it (or "")
+  // What max_gpus counts, for the refusal ("" the cluster's GPUs).
+  std::string max_gpus_of;
 };
 
 // The checks behind SubmitJob: every bound of ValidateJobSpecFields

@@ -160,11 +160,6 @@ class Engine {
       return absl::InvalidArgumentError(
           "cluster: several GPU types, not with --reference-compatible (the reference assumes one)");
     }
-    if (KeepsLeases()) {
-      return absl::InvalidArgumentError(
-          "cluster: several GPU types: --keep-leases, --restart-cost and --resize-in-place are not "
-          "supported there yet");
-    }
     const std::vector<std::string>& types = cluster.gpu_types();
     reference_type_ = -1;
     for (size_t t = 0; t < types.size(); ++t) {
@@ -201,6 +196,13 @@ class Engine {
 
   // The GPU type of the servers an assignment is on (one type a job).
   int TypeOf(const Assignment& a) const { return config_.cluster->gpu_type_of(a.slices.front().server); }
+
+  // What a unit of a job's speedup on `type` is worth on the reference
+  // type (its rate there over the reference's, at the shares): the weight
+  // of its service and carried speedup, and of a lease in lease_fate.h.
+  static double TypeWeight(const SimJob& job, int type) {
+    return job.reference_iteration_s / job.typed[type].iteration_time_s;
+  }
 
   // Arrivals come before lease ends and the schedule at the same instant.
   void Admit(double t) {
@@ -395,6 +397,7 @@ class Engine {
       h.speedup = job.held_speedup;
       h.checkpoints = true;
       h.resizable = Resizable(job);
+      if (typed_) h.weight = TypeWeight(job, job.held_type);
       return h;
     };
     for (int replan = 0; replan < kMaxReplans; ++replan) {
@@ -404,8 +407,12 @@ class Engine {
       for (const SimJob* job : running_before_) {
         if (job->finish_s >= 0 || job->held.empty() || pinned.count(job->spec.id)) continue;
         auto p = planned.find(job->spec.id);
-        const LeaseDecision d = DecideLease(held_of(*job), p == planned.end() ? nullptr : p->second,
-                                            config_.restart_gain);
+        const HeldAllocation held = held_of(*job);
+        // Planned on another type: its weight there (lease_fate.h).
+        const double planned_weight =
+            typed_ && p != planned.end() ? TypeWeight(*job, TypeOf(*p->second)) : held.weight;
+        const LeaseDecision d = DecideLease(held, p == planned.end() ? nullptr : p->second, config_.restart_gain,
+                                            planned_weight);
         if (d.fate != LeaseFate::kKeepAsHeld) continue;
         pinned_more = true;
         Assignment& a = pinned[job->spec.id];
@@ -444,17 +451,7 @@ class Engine {
       RoundInput again = input;
       again.cluster = &around;
       again.queue.clear();
-      // As synergyd's replan (daemon/round_planner.cc): each job's demand is
-      // taken again on the servers left (an ideal capped at what a server
-      // has left, and its speedup scaled with it).
-      std::deque<JobView> views;
-      for (const JobView* v : input.queue) {
-        if (pinned.count(v->id) || v->gpus > around.total().gpus) continue;
-        JobView& again_view = views.emplace_back(*v);
-        SetModelFields(again_view, &config_.zoo->model(FromView(v)->spec.model), around);
-        again.queue.push_back(&again_view);
-      }
-      plan = ScheduleRound(again, *config_.policy, *config_.mechanism).plan;
+      plan = PlanAround(input, around, pinned);
       Stick(plan, around, servers_of);
       for (Assignment& a : plan.assignments) {
         for (Slice& s : a.slices) s.server = servers_of[s.server];
@@ -464,6 +461,65 @@ class Engine {
     // In job order, whatever the pins' hash order was.
     std::sort(plan.assignments.begin(), plan.assignments.end(),
               [](const Assignment& x, const Assignment& y) { return x.job < y.job; });
+  }
+
+  // The plan for the jobs not in `pinned` on `around` (the servers less
+  // what pinned jobs hold), as synergyd's replan (daemon/round_planner.cc):
+  // each job's demand is taken again on the servers left (an ideal capped
+  // at what a server has left, and its speedup scaled with it); on a
+  // cluster of several types, each job's views on the types left, and its
+  // ordering view on the base type (daemon/typed_views.h).
+  Plan PlanAround(const RoundInput& input, const Cluster& around,
+                  const std::unordered_map<JobId, Assignment>& pinned) const {
+    RoundInput again = input;
+    again.cluster = &around;
+    again.queue.clear();
+    std::deque<JobView> views;
+    std::deque<ModelSpec> base_models;
+    TypedRoundInput typed;
+    const std::vector<std::string>& types = around.gpu_types();
+    std::vector<ServersOfType> parts;
+    std::vector<int> type_in_whole;  // around's type index -> the whole cluster's
+    int base = -1;
+    if (typed_) {
+      const std::vector<std::string>& whole_types = config_.cluster->gpu_types();
+      for (size_t t = 0; t < types.size(); ++t) {
+        parts.push_back(ServersOfGpuType(around, static_cast<int>(t)));
+        type_in_whole.push_back(
+            static_cast<int>(std::find(whole_types.begin(), whole_types.end(), types[t]) - whole_types.begin()));
+        if (types[t].empty() || types[t] == config_.zoo->base_gpu_type()) base = static_cast<int>(t);
+      }
+    }
+    for (const JobView* v : input.queue) {
+      if (pinned.count(v->id) || v->gpus > around.total().gpus) continue;
+      const SimJob& job = *FromView(v);
+      JobView& again_view = views.emplace_back(*v);
+      again.queue.push_back(&again_view);
+      if (!typed_) {
+        SetModelFields(again_view, &config_.zoo->model(job.spec.model), around);
+        continue;
+      }
+      std::vector<const JobView*>& mine = typed.on_type[v->id];
+      for (size_t t = 0; t < types.size(); ++t) {
+        const int w = type_in_whole[t];
+        JobView& on = views.emplace_back(*v);
+        const Cluster& where = v->gpus <= parts[t].cluster.total().gpus ? parts[t].cluster : around;
+        SetModelFields(on, &typed_models_[w][job.spec.model], where);
+        on.last_round_speedup = CarriedSpeedup(on.ideal_speedup, 1.0, /*held_ideal=*/true);
+        mine.push_back(&on);
+      }
+      if (base >= 0) {
+        CopyModelFields(again_view, *mine[base]);
+      } else {
+        absl::StatusOr<ModelSpec> on_base =
+            ModelOnGpuType(config_.zoo->model(job.spec.model), 1.0, around.share_per_gpu());
+        SetModelFields(again_view, on_base.ok() ? &base_models.emplace_back(*std::move(on_base)) : nullptr, around);
+      }
+    }
+    if (!typed_) return ScheduleRound(again, *config_.policy, *config_.mechanism).plan;
+    typed.round = std::move(again);
+    typed.choice = config_.type_choice;
+    return ScheduleTypedRound(typed, *config_.policy, *config_.mechanism).plan;
   }
 
   void ChargeChange(SimJob& job, LeaseChange change, bool one_server) {
@@ -519,7 +575,7 @@ class Engine {
     if (typed_) {
       job.held_type = TypeOf(a);
       speed = &job.typed[job.held_type];
-      type_weight = job.reference_iteration_s / speed->iteration_time_s;
+      type_weight = TypeWeight(job, job.held_type);
     }
     double iteration_s = speed->iteration_time_s;
     if (a.num_servers() > 1) iteration_s = iteration_s / speed->placement_penalty;

@@ -3,9 +3,11 @@
 // held there is worth in the zoo's base type, service counts at that weight,
 // and a measured profile records the type it was measured on.
 #include <cmath>
+#include <tuple>
 
 #include "daemon/daemon_state.h"
 #include "daemon/round_input.h"
+#include "daemon/round_planner.h"
 #include "daemon_state_fixture.h"
 #include "gtest/gtest.h"
 
@@ -195,6 +197,120 @@ TEST_F(DaemonGpuTypesTest, RunningJobsStayOnTheirNodesAcrossRounds) {
     EXPECT_EQ(job.lease().epoch(), epoch) << "round at " << t;
     EXPECT_FALSE(job.lease().ending()) << "round at " << t;
   }
+}
+
+// A round's world with a V100 node and a K80 node (8 GPUs, 24 CPUs, 500
+// GB each), and one res18 job.
+RoundWorld TwoTypeWorld(bool v100_usable, bool k80_usable) {
+  RoundWorld world;
+  for (const auto& [name, type, usable] :
+       {std::tuple{"fast", "v100", v100_usable}, std::tuple{"slow", "k80", k80_usable}}) {
+    RoundNode n;
+    n.name = name;
+    n.usable = usable;
+    for (int g = 0; g < 8; ++g) n.whole.add_gpu_ids(g);
+    for (int c = 0; c < 24; ++c) n.whole.add_cpu_ids(c);
+    n.whole.set_mem_gb(500);
+    n.whole.set_gpu_type(type);
+    n.capacity = n.whole;
+    world.nodes.push_back(n);
+  }
+  RoundJob job;
+  job.id = "j-000001";
+  job.gpus = 1;
+  job.uses_agent = true;
+  job.model = "res18";
+  job.iterations = 1000;
+  world.queue.push_back(job);
+  return world;
+}
+
+// The base type's units do not move with the nodes that take part: with the
+// V100 node sitting a round out, a second on the K80 is worth what it was.
+TEST(DaemonRoundTypes, TheBaseTypesUnitsHoldWhenItsNodesSitTheRoundOut) {
+  const ModelZoo zoo = testing::ZooOrDie();
+  const RoundSnapshot both = SnapshotOf(TwoTypeWorld(true, true), zoo);
+  const RoundSnapshot k80_only = SnapshotOf(TwoTypeWorld(false, true), zoo);
+  ASSERT_TRUE(both.typed && k80_only.typed);
+  ASSERT_EQ(k80_only.cluster.gpu_types(), std::vector<std::string>{"k80"});
+  EXPECT_DOUBLE_EQ(ServiceWeight(k80_only.by_type, 1, 0), ServiceWeight(both.by_type, 1, 1));
+  EXPECT_DOUBLE_EQ(k80_only.views[0].iteration_time_s, both.views[0].iteration_time_s);
+}
+
+// A job whose lease is on a node that sits the round out carries what its
+// lease was worth in the base type's units, typed round or not.
+TEST(DaemonRoundTypes, ALeaseOnANodeSittingOutCarriesItsSpeedupInBaseUnits) {
+  const ModelZoo zoo = testing::ZooOrDie();
+  for (bool typed_round : {true, false}) {
+    // Untyped: only the V100 takes part; typed: a P100 joins it.
+    RoundWorld world = TwoTypeWorld(true, false);
+    if (typed_round) {
+      RoundNode p100 = world.nodes[0];
+      p100.name = "mid";
+      p100.whole.set_gpu_type("p100");
+      p100.capacity = p100.whole;
+      world.nodes.push_back(p100);
+    }
+    RoundJob& job = world.queue[0];
+    job.holds_lease = true;
+    job.running = true;
+    job.lease_node = "slow";
+    job.lease_speedup = 1.2;
+    job.lease_service_weight = 0.25;
+    const RoundSnapshot snap = SnapshotOf(world, zoo);
+    ASSERT_EQ(snap.typed, typed_round);
+    ASSERT_EQ(snap.views.size(), 1u);
+    EXPECT_DOUBLE_EQ(snap.views[0].last_round_speedup, 1.2 * 0.25) << (typed_round ? "typed" : "untyped");
+  }
+}
+
+// A job the round would place on a faster type ends its lease there for it
+// (a restart worth its gain, lease_fate.h): once the V100 frees, the job on
+// the K80 moves to it, while on one type a move alone never restarts a job.
+TEST_F(DaemonGpuTypesTest, AJobOnASlowTypeMovesWhenAFasterOneFrees) {
+  auto s = Open();
+  AddNode(*s, "fast", 1, 12, 250, 0, "v100");
+  AddNode(*s, "slow", 1, 12, 250, 0, "k80");
+  const std::string a = *s->Submit(Spec(1, "res18", 100000), "alice", 0);
+  const std::string b = *s->Submit(Spec(1, "res18", 100000), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  ASSERT_EQ(NodeOf(*s->GetJob(b)), "slow");
+  const int64_t epoch = s->GetJob(b)->lease().epoch();
+  Beat(*s, "fast", 100);
+  ASSERT_EQ(Beat(*s, "slow", 100).launch_size(), 1);
+  v1::RunningProcess p;
+  p.set_job_id(b);
+  p.set_epoch(epoch);
+  Beat(*s, "slow", 1000, {p});
+  ASSERT_TRUE(s->Cancel(a, 1000).ok());
+  Beat(*s, "fast", 1500, {}, {Exit(a, s->GetJob(a)->lease().epoch(), 143)});
+  Beat(*s, "slow", 1500, {p});
+  ASSERT_TRUE(s->RunRound(2000).ok());
+  // Its K80 lease ends for the V100 and, its GPU planned for no one else,
+  // the same round grants it the V100 (launched once the K80 process exits).
+  const v1::Job moved = *s->GetJob(b);
+  ASSERT_TRUE(moved.has_lease());
+  EXPECT_GT(moved.lease().epoch(), epoch);
+  EXPECT_EQ(NodeOf(moved), "fast");
+  EXPECT_DOUBLE_EQ(moved.lease().service_weight(), 1.0);
+  bool said = false;
+  for (const v1::JobEvent& e : moved.events()) said |= e.text().find("a faster GPU type") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// A job runs on nodes of one type: on nodes of several, one larger than
+// the largest type's GPUs would wait forever, so it is refused.
+TEST_F(DaemonGpuTypesTest, AJobLargerThanEveryTypeIsRefusedAtSubmit) {
+  auto s = Open();
+  AddNode(*s, "fast", 4, 24, 500, 0, "v100");
+  AddNode(*s, "slow", 2, 12, 250, 0, "k80");
+  auto refused = s->Submit(Spec(5, "res18", 100), "alice", 0);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(
+                "spec.gpus: 5 is more than the largest GPU type's (v100; a job runs on one type) 4 GPUs"),
+            std::string::npos)
+      << refused.status();
+  EXPECT_TRUE(s->Submit(Spec(4, "res18", 100), "alice", 0).ok());
 }
 
 TEST_F(DaemonGpuTypesTest, AnUnknownTypeChoiceIsRefusedAtStart) {

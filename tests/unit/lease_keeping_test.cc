@@ -51,6 +51,28 @@ TEST(DecideLease, AJobThePlanWouldMoveKeepsItsPlace) {
   EXPECT_EQ(Fate(Held("a", 1, 2, 4), &elsewhere, true), LeaseFate::kKeepAsHeld);
 }
 
+// Node a is a K80, where a unit of the job's speedup is worth 0.25 of one
+// on the base type; node b a V100 (1). A move is worth a restart only to a
+// type where the job runs faster by restart_gain, in the base type's units.
+TEST(DecideLease, ACheckpointingJobMovesToAFasterGpuTypeOnly) {
+  v1::Lease on_k80 = Held("a", 1, 2, 4, /*speedup=*/1.2);
+  on_k80.set_service_weight(0.25);
+  const Assignment on_v100 = Planned(1, 1, 2, 4, /*speedup=*/1.0);
+  EXPECT_EQ(DecideLease(on_k80, &on_v100, true, kNodes, 0.1, 1.0).fate, LeaseFate::kEnd);
+  EXPECT_NE(DecideLease(on_k80, &on_v100, true, kNodes, 0.1, 1.0).why.find("a faster GPU type"), std::string::npos);
+  // A plain process is never restarted for it; nor a job for a type where
+  // it would gain less than restart_gain (0.3 x 1.0 against 0.25 x 1.2).
+  EXPECT_EQ(DecideLease(on_k80, &on_v100, false, kNodes, 0.1, 1.0).fate, LeaseFate::kKeepAsHeld);
+  EXPECT_EQ(DecideLease(on_k80, &on_v100, true, kNodes, 0.1, 0.3).fate, LeaseFate::kKeepAsHeld);
+  // Back to a slower type: it keeps its place.
+  v1::Lease on_v100_held = Held("b", 1, 2, 4);
+  on_v100_held.set_service_weight(1.0);
+  const Assignment on_k80_planned = Planned(0, 1, 2, 4, 1.5);
+  EXPECT_EQ(DecideLease(on_v100_held, &on_k80_planned, true, kNodes, 0.1, 0.25).fate, LeaseFate::kKeepAsHeld);
+  // Moved within its type (no weight given): it keeps its place, as on one type.
+  EXPECT_EQ(DecideLease(on_k80, &on_v100, true, kNodes, 0.1).fate, LeaseFate::kKeepAsHeld);
+}
+
 TEST(DecideLease, ACheckpointingJobMovesWhenThePlanConsolidatesIt) {
   v1::Lease spread = Held("a", 1, 2, 4);
   *spread.add_slices() = Held("b", 1, 2, 4).slices(0);
