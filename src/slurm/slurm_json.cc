@@ -18,7 +18,7 @@ using google::protobuf::Value;
 using service::QuoteForMessage;
 
 // Names and states Slurm writes are short; anything longer is not Slurm's.
-constexpr size_t kMaxNameBytes = 256;
+constexpr size_t kMaxNameBytes = 512;
 constexpr size_t kMaxListItems = 1024;
 
 absl::Status Refuse(const std::string& path, const std::string& value, absl::string_view why) {
@@ -141,7 +141,8 @@ absl::Status ReadGres(const std::string& gres, const std::string& path, SlurmNod
     absl::string_view type = parts.size() == 3 ? parts[1] : "";
     int n = 0;
     auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), n);
-    if (ec != std::errc() || end != count.data() + count.size() || n < 0 || n > 1024 || node.gpus + n > 1024) {
+    if (parts.size() > 3 || ec != std::errc() || end != count.data() + count.size() || n < 0 || n > 1024 ||
+        node.gpus + n > 1024) {
       return Refuse(path, QuoteForMessage(gres), "is not a gres list Slurm writes (gpu:[TYPE:]COUNT, ...)");
     }
     node.gpus += n;
@@ -154,14 +155,33 @@ absl::Status ReadGres(const std::string& gres, const std::string& path, SlurmNod
   return absl::OkStatus();
 }
 
+// Whether `object` (a node) lists `partition`, read leniently: a node
+// that is not ours is skipped, whatever else it holds.
+bool InPartition(const Struct& object, std::string_view partition) {
+  const Value* v = Field(object, "partitions");
+  if (v == nullptr || v->kind_case() != Value::kListValue) return false;
+  for (const Value& p : v->list_value().values()) {
+    if (p.kind_case() == Value::kStringValue && p.string_value() == partition) return true;
+  }
+  return false;
+}
+
+// Whether `object` (a job) is named as a lease's, read leniently: other
+// users' jobs are skipped, whatever else they hold.
+bool NamedAsALease(const Struct& object) {
+  const Value* v = Field(object, "name");
+  return v != nullptr && v->kind_case() == Value::kStringValue && LeaseOfSlurmJobName(v->string_value()).has_value();
+}
+
 bool Usable(const SlurmNode& node) {
   static const char* const kUp[] = {"idle", "mixed", "allocated", "completing"};
   bool up = false;
   for (const char* s : kUp) up |= node.state == s;
   if (!up) return false;
-  static const char* const kKeepOff[] = {"DRAIN",       "NOT_RESPONDING", "MAINTENANCE",    "POWERED_DOWN",
-                                         "POWERING_DOWN", "POWERING_UP",  "REBOOT_REQUESTED", "REBOOT_ISSUED",
-                                         "FAIL",        "DRAINED",        "DRAINING",       "INVALID_REG"};
+  static const char* const kKeepOff[] = {
+      "DRAIN",         "DRAINED",     "DRAINING",   "NOT_RESPONDING", "MAINTENANCE",      "POWERED_DOWN",
+      "POWERING_DOWN", "POWERING_UP", "POWER_DOWN", "POWER_UP",       "REBOOT_REQUESTED", "REBOOT_ISSUED",
+      "FAIL",          "INVALID_REG"};
   for (const std::string& flag : node.state_flags) {
     for (const char* off : kKeepOff) {
       if (flag == off) return false;
@@ -175,7 +195,7 @@ JobPhase PhaseOf(const std::string& state) {
     return JobPhase::kPending;
   }
   if (state == "RUNNING" || state == "CONFIGURING" || state == "COMPLETING" || state == "SUSPENDED" ||
-      state == "STAGE_OUT" || state == "RESIZING" || state == "SIGNALING") {
+      state == "STOPPED" || state == "STAGE_OUT" || state == "RESIZING" || state == "SIGNALING") {
     return JobPhase::kRunning;
   }
   return JobPhase::kEnded;
@@ -183,7 +203,7 @@ JobPhase PhaseOf(const std::string& state) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text) {
+absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, std::string_view partition) {
   absl::StatusOr<Struct> doc = ParseDocument(text, "sinfo --json");
   if (!doc.ok()) return doc.status();
   absl::StatusOr<std::vector<const Struct*>> objects = Objects(*doc, "sinfo --json", "nodes", kMaxNodes);
@@ -192,6 +212,7 @@ absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text) {
   for (size_t i = 0; i < objects->size(); ++i) {
     const Struct& n = *(*objects)[i];
     const std::string path = absl::StrCat("sinfo --json: nodes[", i, "]");
+    if (!partition.empty() && !InPartition(n, partition)) continue;  // not ours: not read
     SlurmNode node;
     int64_t cpus = 0, memory = 0;
     std::string gres;
@@ -199,7 +220,7 @@ absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text) {
     st.Update(ReadString(n, "name", path, node.name));
     st.Update(ReadString(n, "state", path, node.state));
     st.Update(ReadStringList(n, "state_flags", path, node.state_flags));
-    st.Update(ReadInt(n, "cpus", path, 0, 1 << 20, cpus));
+    st.Update(ReadInt(n, "cpus", path, 0, 65535, cpus));
     st.Update(ReadInt(n, "real_memory", path, 0, int64_t{1} << 40, memory));
     st.Update(ReadString(n, "gres", path, gres, /*required=*/false));
     st.Update(ReadStringList(n, "partitions", path, node.partitions));
@@ -223,10 +244,12 @@ absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
   for (size_t i = 0; i < objects->size(); ++i) {
     const Struct& j = *(*objects)[i];
     const std::string path = absl::StrCat("squeue --json: jobs[", i, "]");
+    if (!NamedAsALease(j)) continue;  // not ours: not read
     SlurmJob job;
     int64_t status = 0;
     absl::Status st;
     st.Update(ReadInt(j, "job_id", path, 1, int64_t{1} << 53, job.id));
+    st.Update(ReadInt(j, "user_id", path, 0, (int64_t{1} << 32) - 1, job.user_id));
     st.Update(ReadString(j, "name", path, job.name));
     st.Update(ReadString(j, "job_state", path, job.state));
     st.Update(ReadInt(j, "exit_code", path, 0, 0xffff, status));
@@ -234,9 +257,11 @@ absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
     st.Update(ReadString(j, "partition", path, job.partition, /*required=*/false));
     if (!st.ok()) return st;
     job.phase = PhaseOf(job.state);
-    // A wait status: the signal in the low 7 bits, else the code above them.
-    job.signal = static_cast<int>(status & 0x7f);
-    job.exit_code = job.signal == 0 ? static_cast<int>((status >> 8) & 0xff) : 0;
+    // A wait status: the signal in the low 7 bits, else the code above them
+    // (0x7f there: stopped, by the signal above; not an end).
+    const int low = static_cast<int>(status & 0x7f);
+    job.signal = low == 0x7f ? static_cast<int>((status >> 8) & 0xff) : low;
+    job.exit_code = low == 0 ? static_cast<int>((status >> 8) & 0xff) : 0;
     jobs.push_back(std::move(job));
   }
   return jobs;

@@ -38,7 +38,9 @@ struct SlurmNode {
   std::string gpu_type;
   std::vector<std::string> partitions;
 };
-absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text);
+// The nodes of `partition` ("" every node); nodes of other partitions are
+// skipped unread, so that another partition's oddities never hide ours.
+absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, std::string_view partition = "");
 
 // Where a Slurm job is in its life, for the executor: waiting for its
 // node, with processes (running, configuring, completing, suspended), or
@@ -47,6 +49,9 @@ enum class JobPhase { kPending, kRunning, kEnded };
 
 struct SlurmJob {
   int64_t id = 0;
+  // Who runs it: a lease's job runs as its owner; a job of a lease's name
+  // run by anyone else is not the lease's (the executor checks).
+  int64_t user_id = 0;
   std::string name;
   std::string state;  // as Slurm writes it: "PENDING", "RUNNING", "FAILED", ...
   JobPhase phase = JobPhase::kPending;
@@ -57,6 +62,8 @@ struct SlurmJob {
   std::string nodes;  // as Slurm writes them: "sn1", "sn[1-2]"; "" while pending
   std::string partition;
 };
+// The jobs named as leases (SlurmJobName); every other job in the queue
+// (other users', other partitions') is skipped unread.
 absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text);
 
 // The Slurm job name of a lease: "synergy-<job id>-<epoch>", so that the

@@ -42,11 +42,22 @@ std::string ShellQuote(const std::string& text) {
   return out + "'";
 }
 
-absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::string& node,
+absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::string& node, int64_t uid,
                                      const SbatchOptions& options) {
   const std::string lease = absl::StrCat("launch of ", order.job_id(), " lease ", order.epoch());
   if (order.command_size() == 0) return absl::InvalidArgumentError(lease + ": command: empty");
-  if (options.as_owner && order.user().empty()) return absl::InvalidArgumentError(lease + ": user: empty");
+  if (order.command(0).empty() || order.command(0)[0] == '-') {
+    return absl::InvalidArgumentError(absl::StrCat(lease, ": command[0]: ", service::QuoteForMessage(order.command(0)),
+                                                   ": is not a program sh execs"));
+  }
+  if (uid < 0 || (uid == 0 && !options.allow_root_jobs)) {
+    return absl::InvalidArgumentError(absl::StrCat(lease, ": uid ", uid, ": not a job's account (root is not allowed)"));
+  }
+  for (int i = 0; i < order.command_size(); ++i) {
+    if (order.command(i).find('\r') != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(lease, ": command[", i, "]: has a carriage return"));
+    }
+  }
   SbatchCall call;
   std::vector<std::string>& a = call.argv;
   a.push_back("sbatch");
@@ -60,20 +71,27 @@ absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::st
   // Whole MB, at least 1: Slurm counts memory in MB.
   a.push_back(absl::StrCat("--mem=", std::max<int64_t>(1, std::llround(order.mem_gb() * 1024)), "M"));
   if (order.gpu_ids_size() > 0) a.push_back(absl::StrCat("--gres=gpu:", order.gpu_ids_size()));
-  if (options.as_owner) a.push_back("--uid=" + order.user());
-  a.push_back("--export=ALL");
+  a.push_back(absl::StrCat("--uid=", uid));
+  a.push_back("--no-requeue");
+  a.push_back("--export=NONE");
   a.push_back(absl::StrCat("--output=", options.log_dir, "/", order.job_id(), "-", order.epoch(), "-", node, ".out"));
-  for (const auto& [name, value] : order.env()) {
+  for (const auto& [name, value] : options.slurm_env) call.env.push_back(name + "=" + value);
+  // The script: a PATH to find the command by (the spec's env may set its
+  // own), the lease's variables in name order, then the command.
+  call.script = "#!/bin/sh\nexport PATH='/usr/local/bin:/usr/bin:/bin'\n";
+  std::vector<std::pair<std::string, std::string>> env(order.env().begin(), order.env().end());
+  std::sort(env.begin(), env.end());
+  for (const auto& [name, value] : env) {
     if (!IsEnvName(name)) {
       return absl::InvalidArgumentError(
           absl::StrCat(lease, ": env: ", service::QuoteForMessage(name), ": is not a variable name sh passes on"));
     }
-    call.env.push_back(name + "=" + value);
+    if (value.find('\r') != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(lease, ": env[", name, "]: has a carriage return"));
+    }
+    call.script += "export " + name + "=" + ShellQuote(value) + "\n";
   }
-  for (const auto& [name, value] : options.slurm_env) {
-    if (!order.env().contains(name)) call.env.push_back(name + "=" + value);
-  }
-  call.script = "#!/bin/sh\nexec";
+  call.script += "exec";
   for (const std::string& arg : order.command()) call.script += " " + ShellQuote(arg);
   call.script += "\n";
   return call;

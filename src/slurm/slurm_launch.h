@@ -7,11 +7,16 @@
 // one node, one task), with the planned GPUs (--gres=gpu:N), CPUs
 // (--cpus-per-task, bound by Slurm's task/affinity) and memory (--mem, in
 // MB), named after the lease (slurm_json.h SlurmJobName), its output in
-// the executor's log folder. The job's environment is exactly the lease's
-// (its SYNERGY_* variables and the job's own) and what Slurm needs to find
-// its cluster: sbatch is run with that environment and --export=ALL, never
-// synergyd's own, which holds its credentials. The command is exec'd from
-// a two-line batch script, every argument quoted for sh.
+// the executor's log folder, run as its owner's numeric uid, and never
+// requeued by Slurm (synergyd requeues; a Slurm requeue would run the
+// lease twice).
+// sbatch itself runs with a fixed environment (SbatchOptions::slurm_env:
+// SLURM_CONF, PATH) and --export=NONE: nothing of the lease reaches sbatch
+// (LD_PRELOAD, SBATCH_*, SLURM_CONF of the job's own would change what
+// sbatch does, as root), and nothing of synergyd's own environment, which
+// holds its credentials, reaches the job. The lease's variables (its
+// SYNERGY_* and the spec's env) are exported by the batch script, every
+// value quoted for sh, before it execs the command word for word.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,11 +36,11 @@ v1::NodeResources ResourcesOfSlurmNode(const SlurmNode& node);
 struct SbatchOptions {
   std::string partition;  // the partition synergyd owns (its config)
   std::string log_dir;    // where each job's output goes: <log_dir>/<job>-<epoch>-<node>.out
-  // Run the job as the lease's owner (--uid): synergyd runs as SlurmUser
-  // (root in the tests), which Slurm lets submit for any user.
-  bool as_owner = true;
-  // Variables sbatch itself needs (SLURM_CONF, PATH), added to the job's.
+  // The environment sbatch runs with (SLURM_CONF, PATH): the executor's,
+  // fixed, never the lease's.
   std::vector<std::pair<std::string, std::string>> slurm_env;
+  // Uid 0 may be given (tests on a machine without other accounts).
+  bool allow_root_jobs = false;
 };
 
 struct SbatchCall {
@@ -44,10 +49,15 @@ struct SbatchCall {
   std::string script;             // sbatch's standard input
 };
 
-// The sbatch for `order` on `node`. An error (naming the field) where the
-// order cannot be one: no command, no user while as_owner, an environment
-// variable Slurm would not pass intact (a name that is not [A-Za-z_][A-Za-z0-9_]*).
-absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::string& node,
+// The sbatch for `order` on `node`, run as `uid`: the owner's local
+// account, resolved by the executor with the node's rule (node/
+// job_account.h: the accounts map, never root unless allowed), passed as a
+// number so that Slurm cannot read a name of its own. An error (naming the
+// field) where the order cannot be one: no command, a command[0] sh would
+// read as an option, an environment variable name sh does not pass on
+// (not [A-Za-z_][A-Za-z0-9_]*), a carriage return anywhere (sbatch refuses
+// DOS line breaks), uid 0 without allow_root_jobs.
+absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::string& node, int64_t uid,
                                      const SbatchOptions& options);
 
 // `text` as one word for sh: single-quoted, each ' written '\''.

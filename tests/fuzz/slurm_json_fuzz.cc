@@ -10,7 +10,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  auto nodes = synergy::slurm::ParseSinfoJson(text);
+  auto nodes = synergy::slurm::ParseSinfoJson(text, size % 2 == 0 ? "" : "synergy");
   if (!nodes.ok()) {
     synergy::fuzz::CheckRefusal(nodes.status(), "sinfo --json");
   } else {

@@ -23,7 +23,8 @@ slurm_available() {
     ! command -v sbatch >/dev/null; then
     "$(dirname "${BASH_SOURCE[0]}")/../../scripts/install-slurm" >&2 || return 1
   fi
-  command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null
+  local c
+  for c in slurmctld slurmd munged sbatch squeue sinfo scancel; do command -v "$c" >/dev/null || return 1; done
 }
 
 start_slurm_cluster() {
@@ -57,6 +58,8 @@ start_slurm_cluster() {
     echo "SchedulerType=sched/builtin"
     echo "ReturnToService=2"
     echo "SlurmdTimeout=6"
+    # The node sizes below, whatever the machine has (a small CI machine).
+    echo "SlurmdParameters=config_overrides"
     echo "MpiDefault=none"
     echo "JobAcctGatherType=jobacct_gather/none"
     local gpu=0 node
@@ -67,7 +70,9 @@ start_slurm_cluster() {
       echo "NodeName=$node Name=gpu File=$dir/dev/gpu[$gpu-$((gpu + 1))]" >>"$dir/gres.conf"
       gpu=$((gpu + 2))
     done
-    echo "PartitionName=synergy Nodes=$(IFS=,; echo "$*") Default=YES MaxTime=INFINITE State=UP"
+    # RootOnly: only root (synergyd, as SlurmUser) submits here, so that no
+    # user can submit a job named as a lease's (docs/slurm.md).
+    echo "PartitionName=synergy Nodes=$(IFS=,; echo "$*") Default=YES MaxTime=INFINITE State=UP RootOnly=YES"
   } >"$dir/slurm.conf"
   export SLURM_CONF=$dir/slurm.conf
   setsid slurmctld -D -f "$SLURM_CONF" >>"$dir/slurmctld.out" 2>&1 &
@@ -77,9 +82,9 @@ start_slurm_cluster() {
     pids+=("$!")
     eval "slurmd_pid_$node=$!"
   done
-  local idle=0
-  for _ in $(seq 100); do
-    idle=$(sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)
+  local idle=0 deadline=$((SECONDS + 20))
+  while ((SECONDS < deadline)); do
+    idle=$(timeout 5 sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)
     ((idle == $#)) && return 0
     sleep 0.2
   done
@@ -88,7 +93,7 @@ start_slurm_cluster() {
 }
 
 slurm_node_state() {
-  sinfo --json | python3 -c "
+  timeout 10 sinfo --json | python3 -c "
 import json, sys
 for n in json.load(sys.stdin)['nodes']:
     if n['name'] == '$1':

@@ -80,7 +80,8 @@ TEST(SlurmJson, NodeStatesAndFlagsThatKeepJobsOff) {
 
 TEST(SlurmJson, ASignalledJobReportsItsSignal) {
   auto jobs = ParseSqueueJson(
-      R"({"jobs": [{"job_id": 9, "name": "synergy-j-000002-1", "job_state": "CANCELLED", "exit_code": 9}]})");
+      R"({"jobs": [{"job_id": 9, "user_id": 1001, "name": "synergy-j-000002-1", "job_state": "CANCELLED",
+                     "exit_code": 9}]})");
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_EQ(jobs->at(0).signal, 9);
   EXPECT_EQ(jobs->at(0).exit_code, 0);
@@ -96,17 +97,45 @@ TEST(SlurmJson, TextThatIsNotSlurmsIsRefusedNamingTheField) {
   EXPECT_EQ(refusal("not json").rfind("squeue --json: not JSON", 0), 0u);
   EXPECT_EQ(refusal("{}"), "squeue --json: jobs: missing");
   EXPECT_EQ(refusal(R"({"jobs": 3})"), "squeue --json: jobs: 3: is not a list");
-  EXPECT_EQ(refusal(R"({"jobs": [{"job_id": 1.5, "name": "a", "job_state": "RUNNING", "exit_code": 0}]})"),
+  const std::string lease = R"("name": "synergy-j-000001-2", "user_id": 0, "job_state": "RUNNING")";
+  EXPECT_EQ(refusal(R"({"jobs": [{"job_id": 1.5, )" + lease + R"(, "exit_code": 0}]})"),
             "squeue --json: jobs[0].job_id: 1.5: is not an integer from 1 to 9007199254740992");
-  EXPECT_EQ(refusal(R"({"jobs": [{"job_id": 1, "name": 4, "job_state": "RUNNING", "exit_code": 0}]})"),
-            "squeue --json: jobs[0].name: 4: is not text");
-  EXPECT_EQ(refusal(R"({"jobs": [{"job_id": 1, "name": "a", "job_state": "RUNNING", "exit_code": 70000}]})"),
+  EXPECT_EQ(refusal(R"({"jobs": [{"job_id": 1, )" + lease + R"(, "exit_code": 70000}]})"),
             "squeue --json: jobs[0].exit_code: 70000: is not an integer from 0 to 65535");
+  EXPECT_EQ(refusal(R"({"jobs": [{"job_id": 1, "name": "synergy-j-000001-2", "job_state": "RUNNING",
+                                  "exit_code": 0}]})"),
+            "squeue --json: jobs[0].user_id: missing");
   auto nodes = ParseSinfoJson(R"({"nodes": [{"name": "x", "state": "idle", "cpus": 8, "real_memory": 1,
                                              "gres": "gpu:many"}]})");
   ASSERT_FALSE(nodes.ok());
   EXPECT_EQ(nodes.status().message(),
             "sinfo --json: nodes[0].gres: 'gpu:many': is not a gres list Slurm writes (gpu:[TYPE:]COUNT, ...)");
+}
+
+// squeue lists every job of the cluster (22.05 ignores -j and -p with
+// --json): other users' jobs, whatever they hold, are skipped unread, and
+// so are nodes of other partitions.
+TEST(SlurmJson, WhatIsNotOursIsSkippedUnread) {
+  auto jobs = ParseSqueueJson(R"({"jobs": [
+      {"job_id": -4, "name": "someone's job", "job_state": 7, "exit_code": "x", "nodes": 3},
+      {"name": 12},
+      {"job_id": 2, "user_id": 1001, "name": "synergy-j-000003-1", "job_state": "PENDING", "exit_code": 0}]})");
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ(jobs->at(0).id, 2);
+  EXPECT_EQ(jobs->at(0).user_id, 1001);
+  const std::string text = R"({"nodes": [
+      {"name": "other", "state": "idle", "cpus": "many", "gres": "gpu:?", "partitions": ["batch"]},
+      {"name": "mine", "state": "idle", "cpus": 8, "real_memory": 1024, "gres": "gpu:1", "partitions": ["synergy"]}]})";
+  auto nodes = ParseSinfoJson(text, "synergy");
+  ASSERT_TRUE(nodes.ok()) << nodes.status();
+  ASSERT_EQ(nodes->size(), 1u);
+  EXPECT_EQ(nodes->at(0).name, "mine");
+  EXPECT_FALSE(ParseSinfoJson(text).ok()) << "every node read where no partition is given";
+  auto odd = ParseSinfoJson(R"({"nodes": [{"name": "x", "state": "idle", "cpus": 8, "real_memory": 1,
+                                           "gres": "gpu:a:b:c:2"}]})");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.status().message().find("is not a gres list"), std::string::npos);
 }
 
 TEST(SlurmJson, ALeasesSlurmJobNameRoundTrips) {

@@ -21,6 +21,7 @@ v1::LaunchOrder Order() {
   (*o.mutable_env())["SYNERGY_JOB_ID"] = "j-000012";
   (*o.mutable_env())["SYNERGY_AGENT_TOKEN"] = "lease-secret";
   (*o.mutable_env())["DATA"] = "/data/a,b";
+  (*o.mutable_env())["SLURM_CONF"] = "/home/alice/evil.conf";  // the job's, not sbatch's
   o.add_gpu_ids(0);
   o.add_gpu_ids(3);
   for (int c : {4, 5, 6}) o.add_cpu_ids(c);
@@ -38,56 +39,73 @@ SbatchOptions Options() {
 }
 
 TEST(SbatchFor, TheLeaseOnItsNodeWithItsGpusCpusMemoryAndOwner) {
-  auto call = SbatchFor(Order(), "gpu-07", Options());
+  auto call = SbatchFor(Order(), "gpu-07", 1001, Options());
   ASSERT_TRUE(call.ok()) << call.status();
   EXPECT_EQ(call->argv, (std::vector<std::string>{
                             "sbatch", "--parsable", "--job-name=synergy-j-000012-7", "--partition=synergy",
                             "--nodelist=gpu-07", "--nodes=1", "--ntasks=1", "--cpus-per-task=3", "--mem=12800M",
-                            "--gres=gpu:2", "--uid=alice", "--export=ALL",
+                            "--gres=gpu:2", "--uid=1001", "--no-requeue", "--export=NONE",
                             "--output=/var/log/synergy/j-000012-7-gpu-07.out"}));
-  // Exactly the lease's environment and what sbatch needs: nothing of
-  // synergyd's own.
-  std::vector<std::string> env = call->env;
-  std::sort(env.begin(), env.end());
-  EXPECT_EQ(env, (std::vector<std::string>{"DATA=/data/a,b", "PATH=/usr/bin:/bin", "SLURM_CONF=/etc/slurm/slurm.conf",
-                                           "SYNERGY_AGENT_TOKEN=lease-secret", "SYNERGY_JOB_ID=j-000012"}));
+  // sbatch runs with the executor's fixed environment only: the lease's
+  // (LD_PRELOAD, SBATCH_*, its own SLURM_CONF) could change what sbatch
+  // does.
+  EXPECT_EQ(call->env, (std::vector<std::string>{"SLURM_CONF=/etc/slurm/slurm.conf", "PATH=/usr/bin:/bin"}));
+  // The lease's variables reach the job through the script, in name order.
+  EXPECT_EQ(call->script.substr(0, call->script.find("exec '")),
+            "#!/bin/sh\n"
+            "export PATH='/usr/local/bin:/usr/bin:/bin'\n"
+            "export DATA='/data/a,b'\n"
+            "export SLURM_CONF='/home/alice/evil.conf'\n"
+            "export SYNERGY_AGENT_TOKEN='lease-secret'\n"
+            "export SYNERGY_JOB_ID='j-000012'\n");
 }
 
-// The batch script hands sh every argument as it was, quotes, $, ` and all.
-TEST(SbatchFor, TheCommandReachesItsProcessWordForWord) {
+// The batch script hands sh every variable and argument as it was: quotes,
+// $, `, newlines and all.
+TEST(SbatchFor, TheEnvironmentAndCommandReachTheProcessWordForWord) {
   v1::LaunchOrder order = Order();
-  order.mutable_command(0)->assign("printf");
-  order.mutable_command(1)->assign("[%s]\\n");
-  auto call = SbatchFor(order, "n", Options());
+  order.mutable_command(0)->assign("/bin/sh");
+  order.mutable_command(1)->assign("-c");
+  order.mutable_command(2)->assign("printf '[%s][%s][%s]' \"$DATA\" \"$MULTI\" \"$0\"");
+  order.add_command("it's \"quoted\" $HOME `x`");
+  (*order.mutable_env())["MULTI"] = "line one\nline 'two'";
+  auto call = SbatchFor(order, "n", 1001, Options());
   ASSERT_TRUE(call.ok()) << call.status();
   const std::string path = ::testing::TempDir() + "/sbatch_script.sh";
   std::ofstream(path) << call->script;
-  FILE* out = popen(("/bin/sh " + path).c_str(), "r");
+  FILE* out = popen(("env -i /bin/sh " + path).c_str(), "r");
   ASSERT_NE(out, nullptr);
   char buf[512];
   std::string got;
   while (fgets(buf, sizeof buf, out) != nullptr) got += buf;
   ASSERT_EQ(pclose(out), 0);
-  EXPECT_EQ(got, "[--name=it's \"quoted\" $HOME `x`]\n");
-  EXPECT_EQ(call->script.rfind("#!/bin/sh\nexec 'printf' ", 0), 0u) << call->script;
+  EXPECT_EQ(got, "[/data/a,b][line one\nline 'two'][it's \"quoted\" $HOME `x`]");
 }
 
 TEST(SbatchFor, WhatCannotBeASlurmJobIsRefusedNamingTheField) {
+  const auto refusal = [](const v1::LaunchOrder& order, int64_t uid = 1001) {
+    auto call = SbatchFor(order, "n", uid, Options());
+    return call.ok() ? std::string("accepted") : std::string(call.status().message());
+  };
   v1::LaunchOrder no_command = Order();
   no_command.clear_command();
-  EXPECT_EQ(SbatchFor(no_command, "n", Options()).status().message(), "launch of j-000012 lease 7: command: empty");
-  v1::LaunchOrder no_user = Order();
-  no_user.clear_user();
-  EXPECT_EQ(SbatchFor(no_user, "n", Options()).status().message(), "launch of j-000012 lease 7: user: empty");
-  SbatchOptions not_owner = Options();
-  not_owner.as_owner = false;
-  auto call = SbatchFor(no_user, "n", not_owner);
-  ASSERT_TRUE(call.ok());
-  for (const std::string& a : call->argv) EXPECT_EQ(a.rfind("--uid", 0), std::string::npos);
+  EXPECT_EQ(refusal(no_command), "launch of j-000012 lease 7: command: empty");
+  v1::LaunchOrder option = Order();
+  option.set_command(0, "-a");
+  EXPECT_EQ(refusal(option), "launch of j-000012 lease 7: command[0]: '-a': is not a program sh execs");
+  EXPECT_EQ(refusal(Order(), 0), "launch of j-000012 lease 7: uid 0: not a job's account (root is not allowed)");
+  SbatchOptions root = Options();
+  root.allow_root_jobs = true;
+  EXPECT_TRUE(SbatchFor(Order(), "n", 0, root).ok());
   v1::LaunchOrder bad_env = Order();
   (*bad_env.mutable_env())["A-B"] = "x";
-  EXPECT_EQ(SbatchFor(bad_env, "n", Options()).status().message(),
-            "launch of j-000012 lease 7: env: 'A-B': is not a variable name sh passes on");
+  EXPECT_EQ(refusal(bad_env), "launch of j-000012 lease 7: env: 'A-B': is not a variable name sh passes on");
+  v1::LaunchOrder dos = Order();
+  dos.set_command(1, "train.py\r\n");
+  EXPECT_EQ(refusal(dos), "launch of j-000012 lease 7: command[1]: has a carriage return");
+  v1::LaunchOrder dos_env = Order();
+  (*dos_env.mutable_env())["DATA"] = "a\r\nb";
+  EXPECT_EQ(refusal(dos_env), "launch of j-000012 lease 7: env[DATA]: has a carriage return");
 }
 
 TEST(ResourcesOfSlurmNode, CountsFromSlurmAndTheTypeItsGresNames) {
