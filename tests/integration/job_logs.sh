@@ -31,7 +31,14 @@ for _ in $(seq 100); do [[ $(node_of "$id") == n1 ]] && break; sleep 0.1; done
 as_alice logs "$id" -f >"$work/follow.out" 2>"$work/follow.err" &
 follower=$!
 pids+=("$follower")
-sleep 3
+# The job moves once n1 has rotated its output (part 4 checks it): a fixed
+# wait let a slow job (a sanitizer build) write less than log_max_bytes.
+deadline=$((SECONDS + 60))
+until [[ -e $work/logs-n1/$id.1.out.1 ]]; do
+  ((SECONDS < deadline)) || fail "n1 did not rotate $id.1.out at 4096 bytes within 60 s"
+  sleep 0.2
+done
+sleep 0.5
 ctl undrain n2 >/dev/null && ctl drain n1 --reason "moving the job" >/dev/null || fail "drain n1"
 for _ in $(seq 200); do [[ $(node_of "$id") == n2 ]] && break; sleep 0.1; done
 [[ $(node_of "$id") == n2 ]] || fail "$id did not move to n2"
