@@ -108,9 +108,7 @@ int64_t DaemonState::ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& 
   if (!holding) return job.attained_service_ms();
   const int64_t held_ms = std::max<int64_t>(0, now_ms - launch.service_from_ms);
   // On a cluster of several GPU types, in the zoo's base type's seconds.
-  const double stored = job.lease().service_weight();
-  const double weight =
-      std::isfinite(stored) && stored > 0 ? std::clamp(stored, kMinServiceWeight, kMaxServiceWeight) : 1.0;
+  const double weight = ServiceWeightOf(job.lease());
   return job.attained_service_ms() + (weight == 1.0 ? held_ms : std::llround(held_ms * weight));
 }
 

@@ -1,11 +1,18 @@
 #include "daemon/lease_keeping.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_format.h"
 #include "daemon/round_input.h"
+#include "daemon/typed_views.h"
 
 namespace synergy::daemon {
+
+double ServiceWeightOf(const v1::Lease& lease) {
+  const double stored = lease.service_weight();
+  return std::isfinite(stored) && stored > 0 ? std::clamp(stored, kMinServiceWeight, kMaxServiceWeight) : 1.0;
+}
 
 bool Resizable(const v1::Lease& lease) { return lease.resizable() && lease.slices_size() == 1 && !lease.profiling(); }
 
@@ -13,7 +20,7 @@ LeaseDecision DecideLease(const v1::Lease& held, const Assignment* planned, bool
                           const std::vector<std::string>& node_names, double restart_gain, double planned_weight) {
   HeldAllocation allocation;
   allocation.speedup = held.speedup();
-  allocation.weight = held.service_weight() > 0 ? held.service_weight() : 1.0;
+  allocation.weight = ServiceWeightOf(held);
   allocation.checkpoints = checkpoints;
   allocation.resizable = Resizable(held);
   for (const v1::LeaseSlice& s : held.slices()) {

@@ -16,6 +16,12 @@ namespace synergy::daemon {
 using synergy::LeaseDecision;
 using synergy::LeaseFate;
 
+// What a second held under `lease` is worth on the zoo's base type: its
+// stored service_weight within [kMinServiceWeight, kMaxServiceWeight]
+// (typed_views.h); 1 where none is stored (one GPU type) or it is not a
+// positive finite number. The one reading of the field.
+double ServiceWeightOf(const v1::Lease& lease);
+
 // Whether `lease` can be amended in place: its agent follows resizes and it
 // has one rank (one agent to confirm, one node to change).
 bool Resizable(const v1::Lease& lease);
