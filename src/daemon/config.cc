@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/security_config.h"
+#include "daemon/slurm_config.h"
 #include "service/channel.h"
 #include "service/request_limits.h"
 #include "synergy/default_configs.h"
@@ -30,7 +31,7 @@ const std::vector<absl::string_view>& Settings() {
       "listen",         "metrics_listen",        "state_db",            "round_s",        "align_rounds",
       "policy",         "mechanism",             "type_choice",         "models",         "lease_grace_s",
       "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "max_active_jobs_per_user", "profile_wait_s",
-      "restart_gain",
+      "restart_gain",   "executor",              "slurm",
       "auth",           "tls",                   "log_level",
       "log_format"};
   return kSettings;
@@ -70,6 +71,8 @@ absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
   // Up to about four months: beyond that "never profile" is profile: false.
   st.Update(m.Read("profile_wait_s", c.profile_wait_s, DoubleRange::NonNegative(1e7)));
   st.Update(m.Read("restart_gain", c.restart_gain, DoubleRange::NonNegative(10)));
+  st.Update(m.Read("executor", c.executor, 64));
+  if (m.Has("slurm")) st.Update(ParseSlurmSection(m.Get("slurm"), c.slurm));
   if (m.Has("auth")) st.Update(ParseAuthSection(m.Get("auth"), c.auth));
   if (m.Has("tls")) st.Update(ParseTlsSection(m.Get("tls"), c.tls));
   st.Update(m.Read("log_level", c.log_level, 64));
@@ -90,6 +93,12 @@ absl::Status CheckSettings(const YamlMap& m, const DaemonConfig& c) {
   }
   if (m.Has("type_choice") && !TypeChoiceNamed(c.type_choice)) {
     return m.Get("type_choice").Error(absl::StrCat("is not one of ", absl::StrJoin(TypeChoiceNames(), ", ")));
+  }
+  if (m.Has("executor") && c.executor != "node" && c.executor != "slurm") {
+    return m.Get("executor").Error("is not node or slurm");
+  }
+  if (c.executor == "slurm" && c.slurm.partition.empty() && (m.Has("slurm") || m.Has("executor"))) {
+    return (m.Has("slurm") ? m.Get("slurm") : m.Get("executor")).Error("executor: slurm needs slurm.partition");
   }
   static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
   if (m.Has("log_level") && !kLevels.count(c.log_level)) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "node/job_account.h"
 
 namespace synergy::daemon {
 
@@ -43,6 +44,27 @@ struct TlsConfig {
   bool plaintext = false;
 };
 
+// executor: slurm (docs/slurm.md): Slurm runs the leases.
+struct SlurmSettings {
+  std::string partition;  // the partition synergyd owns; required
+  // Each lease's output: <log_dir>/<job>-<epoch>-<node>.out, written by
+  // Slurm on the node (a shared folder, for `synergyctl logs`).
+  std::string log_dir = "/var/log/synergy/slurm";
+  std::string work_dir;               // where jobs start (--chdir; "" = Slurm's default)
+  // How a job's agent reaches synergyd from a Slurm node: its address
+  // ("" = listen), the CA it checks synergyd's certificate with, and the
+  // name that certificate carries where the address is an IP.
+  std::string scheduler;
+  std::string tls_ca;
+  std::string tls_server_name;
+  std::string slurm_conf;             // SLURM_CONF for Slurm's commands ("" = Slurm's default)
+  std::string bin_dir = "/usr/bin";   // where sinfo, squeue, sbatch and scancel are
+  double command_timeout_s = 30;      // (0, 600]: a command slower than this is killed
+  // Whose uid a lease's Slurm job runs as (node/job_account.h's rule, as
+  // on synergy-node: accounts, allow_root_jobs, run_jobs_as_node_user).
+  node::AccountRule accounts;
+};
+
 // Each setting's bounds are checked where it is read: values outside them
 // are typing mistakes, or sizes no real cluster has.
 struct DaemonConfig {
@@ -76,6 +98,11 @@ struct DaemonConfig {
   // this fraction (a restart costs a checkpoint, a relaunch and a warm-up).
   // A job that cannot checkpoint is never restarted to be re-placed. [0, 10]
   double restart_gain = 0.1;
+  // What runs the leases: "node" (synergy-node processes register and
+  // heartbeat over the node protocol) or "slurm" (synergyd drives a Slurm
+  // partition itself, slurm: below; the node protocol's calls are refused).
+  std::string executor = "node";
+  SlurmSettings slurm;
   AuthConfig auth;
   TlsConfig tls;
   std::string log_level = "info";  // trace | debug | info | warn | error

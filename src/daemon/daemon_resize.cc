@@ -156,7 +156,8 @@ absl::Status DaemonState::NoteResizeReport(const v1::ProgressReport& report, int
   if (it == jobs_.end() || Terminal(it->second) || !it->second.has_lease()) return absl::OkStatus();
   const v1::Lease& lease = it->second.lease();
   if (lease.epoch() != report.epoch() || lease.ending()) return absl::OkStatus();
-  const bool learns_resizable = report.can_resize() && !lease.resizable();
+  // Slurm cannot change a running job's CPUs: under it no lease is resizable.
+  const bool learns_resizable = report.can_resize() && !lease.resizable() && config_.executor != "slurm";
   // A revision counts as applied only once the agent can have heard of it.
   const int64_t applied = std::min(report.applied_revision(), leases_.LaunchOf(report.job_id()).node_revision);
   const bool learns_applied = applied > lease.applied_revision();

@@ -99,6 +99,11 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
                config.listen, d->port_,
                config.tls.plaintext ? "plain text" : config.tls.client_ca.empty() ? "TLS" : "TLS, client certificates", config.metrics_listen.empty() ? "off" : config.metrics_listen,
                config.state_db, config.policy, config.mechanism, config.round_s);
+  if (config.executor == "slurm") {
+    auto slurm = SlurmExecutorLoop::Start(config, d->guarded_);
+    if (!slurm.ok()) return slurm.status();
+    d->slurm_ = std::move(*slurm);
+  }
   d->loop_ = std::thread([raw = d.get()] { raw->RoundLoop(); });
   return d;
 }
@@ -182,6 +187,7 @@ void Daemon::Shutdown() {
   if (stop_.exchange(true)) return;
   wait_cv_.notify_all();
   if (loop_.joinable()) loop_.join();
+  slurm_.reset();  // Slurm's jobs run on; a restarted synergyd finds them by name
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   if (state_) {
     // What agents reported since the last tick that stored it.

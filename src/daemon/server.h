@@ -13,6 +13,7 @@
 #include "daemon/config.h"
 #include "daemon/metrics.h"
 #include "daemon/services.h"
+#include "daemon/slurm_executor_loop.h"
 #include "grpcpp/grpcpp.h"
 #include "service/http_endpoint.h"
 
@@ -42,6 +43,7 @@ class Daemon {
   std::unique_ptr<NodeServiceImpl> node_;
   std::unique_ptr<AgentServiceImpl> agent_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<SlurmExecutorLoop> slurm_;  // executor: slurm
   service::HttpEndpoint metrics_;
   // When the round loop last ticked (unix ms): /healthz and /readyz read it.
   std::atomic<int64_t> last_tick_ms_{0};

@@ -12,6 +12,13 @@ using service::NowUnixMs;
 
 grpc::Status Denied(const std::string& why) { return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, why); }
 
+// executor: slurm: Slurm's nodes are synergyd's nodes; a synergy-node
+// registering too would be planned on beside them with its own processes.
+grpc::Status SlurmOwnsNodes() {
+  return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                      "this synergyd runs its leases through Slurm (executor: slurm): nodes do not register");
+}
+
 // The caller, if its credential passes `method`'s rule. Fail-closed: a
 // method without a rule is refused.
 absl::StatusOr<Principal> Authorize(const grpc::ServerContext& ctx, const DaemonState& state,
@@ -351,6 +358,7 @@ grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::R
   absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/RegisterNode", req->name()));
   SYNERGY_VALIDATE(service::ValidateRegisterNodeRequest(*req));
+  if (g_.state->config().executor == "slurm") return SlurmOwnsNodes();
   const bool joins = who->role == Role::kNodeJoin;
   if (joins) {
     // A join credential admits a new name once; the node gets a credential
@@ -374,6 +382,7 @@ grpc::Status NodeServiceImpl::Heartbeat(grpc::ServerContext* ctx, const v1::Hear
   absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/Heartbeat", req->name()));
   SYNERGY_VALIDATE(service::ValidateHeartbeatRequest(*req));
+  if (g_.state->config().executor == "slurm") return SlurmOwnsNodes();
   if (who->role == Role::kNodeJoin) return Denied("a join credential only registers: use the node's own credential");
   auto reply = g_.state->Heartbeat(*req, NowUnixMs());
   if (!reply.ok()) return ToGrpc(reply.status());

@@ -6,11 +6,45 @@
 
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "synergy/quote.h"
 
 namespace synergy::node {
 
-absl::StatusOr<std::optional<JobAccount>> AccountForJob(const std::string& user, const NodeConfig& config) {
+bool IsAccountLikeName(absl::string_view name, bool local_account) {
+  if (name.empty() || name.size() > 64 || (local_account && name[0] == '-')) return false;
+  for (unsigned char ch : name) {
+    if (!absl::ascii_isalnum(ch) && ch != '.' && ch != '_' && ch != '-' && ch != '@') return false;
+  }
+  return true;
+}
+
+// The map's entries have no lines of their own, so errors give the map's.
+absl::Status ReadAccounts(const YamlMap& m, std::map<std::string, std::string>& out) {
+  if (!m.Has("accounts")) return absl::OkStatus();
+  const YamlValue accounts = m.Get("accounts");
+  absl::StatusOr<std::map<std::string, std::string>> map = accounts.StringMap(kMaxAccounts, kMaxAccounts * 128);
+  if (!map.ok()) return map.status();
+  const auto refuse = [&](absl::string_view field, absl::string_view value, absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(accounts.source(), ":", accounts.line(), ": ", field, ": ", QuoteValue(value), ": ", why));
+  };
+  for (const auto& [user, account] : *map) {
+    if (!IsAccountLikeName(user, false)) {
+      return refuse(accounts.field(), user, "is not a user name (1-64 characters of A-Z a-z 0-9 . _ @ -)");
+    }
+    if (!IsAccountLikeName(account, true)) {
+      return refuse(absl::StrCat(accounts.field(), ".", user), account,
+                    "is not a local account name (1-64 characters of A-Z a-z 0-9 . _ @ -, not starting with -)");
+    }
+  }
+  out = *std::move(map);
+  return absl::OkStatus();
+}
+
+
+absl::StatusOr<std::optional<JobAccount>> AccountForJob(const std::string& user, const AccountRule& config) {
   const bool node_is_root = ::geteuid() == 0;
   if (config.run_jobs_as_node_user) {
     if (node_is_root && !config.allow_root_jobs) {

@@ -276,7 +276,7 @@ void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
     if (!config_.tls_ca.empty()) spec.env["SYNERGY_TLS_CA"] = config_.tls_ca;
     if (!config_.tls_server_name.empty()) spec.env["SYNERGY_TLS_SERVER_NAME"] = config_.tls_server_name;
     spec.env_passthrough = config_.job_env_passthrough;
-    auto account = AccountForJob(l.user(), config_);
+    auto account = AccountForJob(l.user(), {config_.accounts, config_.allow_root_jobs, config_.run_jobs_as_node_user});
     if (account.ok()) spec.account = *account;
     spec.gpu_ids.assign(l.gpu_ids().begin(), l.gpu_ids().end());
     const CpuConfinement cpus = CpusFor(offer_, l.cpu_ids());

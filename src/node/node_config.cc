@@ -17,6 +17,7 @@
 #include "service/request_limits.h"
 #include "service/request_validation.h"
 #include "synergy/config_loader.h"
+#include "node/job_account.h"
 #include "synergy/default_configs.h"
 #include "synergy/quote.h"
 #include "synergy/yaml_reader.h"
@@ -32,7 +33,6 @@ constexpr int kMaxCpuId = 65535;
 constexpr size_t kMaxCpus = 65536;
 constexpr int kMaxCpuSlots = 65536;
 constexpr double kMaxMemoryGb = 1e6;
-constexpr size_t kMaxAccounts = 4096;
 constexpr size_t kMaxPassthrough = 256;
 
 // token and join_token, when present (service::ReadCredentialYaml: never echoed).
@@ -82,40 +82,6 @@ absl::Status ReadCpus(const YamlMap& m, NodeConfig& c) {
   absl::StatusOr<std::vector<int>> ids = ReadIds(m.Get("cpus"), IntRange{0, kMaxCpuId}, kMaxCpus);
   if (!ids.ok()) return ids.status();
   c.cpu_ids = *std::move(ids);
-  return absl::OkStatus();
-}
-
-// 1-64 characters of [A-Za-z0-9._@-]: synergyd's principal names (its
-// auth: section) and, not starting with '-', local account names.
-bool IsAccountLikeName(absl::string_view name, bool local_account) {
-  if (name.empty() || name.size() > 64 || (local_account && name[0] == '-')) return false;
-  for (unsigned char ch : name) {
-    if (!absl::ascii_isalnum(ch) && ch != '.' && ch != '_' && ch != '-' && ch != '@') return false;
-  }
-  return true;
-}
-
-// accounts: {user: local account}. The map's entries have no lines of
-// their own, so errors give the map's.
-absl::Status ReadAccounts(const YamlMap& m, std::map<std::string, std::string>& out) {
-  if (!m.Has("accounts")) return absl::OkStatus();
-  const YamlValue accounts = m.Get("accounts");
-  absl::StatusOr<std::map<std::string, std::string>> map = accounts.StringMap(kMaxAccounts, kMaxAccounts * 128);
-  if (!map.ok()) return map.status();
-  const auto refuse = [&](absl::string_view field, absl::string_view value, absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(accounts.source(), ":", accounts.line(), ": ", field, ": ", QuoteValue(value), ": ", why));
-  };
-  for (const auto& [user, account] : *map) {
-    if (!IsAccountLikeName(user, false)) {
-      return refuse(accounts.field(), user, "is not a user name (1-64 characters of A-Z a-z 0-9 . _ @ -)");
-    }
-    if (!IsAccountLikeName(account, true)) {
-      return refuse(absl::StrCat(accounts.field(), ".", user), account,
-                    "is not a local account name (1-64 characters of A-Z a-z 0-9 . _ @ -, not starting with -)");
-    }
-  }
-  out = *std::move(map);
   return absl::OkStatus();
 }
 

@@ -173,18 +173,24 @@ bool NamedAsALease(const Struct& object) {
   return v != nullptr && v->kind_case() == Value::kStringValue && LeaseOfSlurmJobName(v->string_value()).has_value();
 }
 
-bool Usable(const SlurmNode& node) {
+// Whether Slurm would run a job on `node` now, counting its drain flags
+// or not.
+bool Usable(const SlurmNode& node, bool count_drain) {
   static const char* const kUp[] = {"idle", "mixed", "allocated", "completing"};
   bool up = false;
   for (const char* s : kUp) up |= node.state == s;
   if (!up) return false;
+  static const char* const kDrain[] = {"DRAIN", "DRAINED", "DRAINING"};
   static const char* const kKeepOff[] = {
-      "DRAIN",         "DRAINED",     "DRAINING",   "NOT_RESPONDING", "MAINTENANCE",      "POWERED_DOWN",
-      "POWERING_DOWN", "POWERING_UP", "POWER_DOWN", "POWER_UP",       "REBOOT_REQUESTED", "REBOOT_ISSUED",
-      "FAIL",          "INVALID_REG"};
+      "NOT_RESPONDING", "MAINTENANCE",   "POWERED_DOWN",     "POWERING_DOWN", "POWERING_UP",
+      "POWER_DOWN",     "POWER_UP",      "REBOOT_REQUESTED", "REBOOT_ISSUED", "FAIL",
+      "INVALID_REG"};
   for (const std::string& flag : node.state_flags) {
     for (const char* off : kKeepOff) {
       if (flag == off) return false;
+    }
+    for (const char* off : kDrain) {
+      if (count_drain && flag == off) return false;
     }
   }
   return true;
@@ -219,6 +225,7 @@ absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, std
     absl::Status st;
     st.Update(ReadString(n, "name", path, node.name));
     st.Update(ReadString(n, "state", path, node.state));
+    st.Update(ReadString(n, "address", path, node.address, /*required=*/false));
     st.Update(ReadStringList(n, "state_flags", path, node.state_flags));
     st.Update(ReadInt(n, "cpus", path, 0, 65535, cpus));
     st.Update(ReadInt(n, "real_memory", path, 0, int64_t{1} << 40, memory));
@@ -229,7 +236,8 @@ absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, std
     if (node.name.empty()) return absl::InvalidArgumentError(path + ".name: empty");
     node.cpus = static_cast<int>(cpus);
     node.memory_mb = memory;
-    node.usable = Usable(node);
+    node.usable = Usable(node, /*count_drain=*/true);
+    node.drained = !node.usable && Usable(node, /*count_drain=*/false);
     nodes.push_back(std::move(node));
   }
   return nodes;
@@ -254,6 +262,7 @@ absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
     st.Update(ReadString(j, "job_state", path, job.state));
     st.Update(ReadInt(j, "exit_code", path, 0, 0xffff, status));
     st.Update(ReadString(j, "nodes", path, job.nodes, /*required=*/false));
+    st.Update(ReadString(j, "required_nodes", path, job.required_nodes, /*required=*/false));
     st.Update(ReadString(j, "partition", path, job.partition, /*required=*/false));
     if (!st.ok()) return st;
     job.phase = PhaseOf(job.state);

@@ -24,12 +24,16 @@ inline constexpr size_t kMaxJobs = 100000;
 
 struct SlurmNode {
   std::string name;
+  std::string address;                   // NodeAddr ("" when Slurm gives none)
   std::string state;                     // as Slurm writes it: "idle", "mixed", "down", ...
   std::vector<std::string> state_flags;  // "DRAIN", "NOT_RESPONDING", ...
   // Slurm would run a job there now: up (idle, mixed, allocated or
   // completing) with no flag that keeps jobs off (drain, not responding,
   // maintenance, powered down or powering, reboot, fail).
   bool usable = false;
+  // Up, but drained (or draining) by an admin: its jobs may run on, new
+  // ones are not placed there.
+  bool drained = false;
   int cpus = 0;
   int64_t memory_mb = 0;  // RealMemory
   // GPUs from its gres ("gpu:2", "gpu:a100:2(S:0-1)", several entries
@@ -60,6 +64,9 @@ struct SlurmJob {
   int exit_code = 0;
   int signal = 0;
   std::string nodes;  // as Slurm writes them: "sn1", "sn[1-2]"; "" while pending
+  // The nodes it was submitted for (--nodelist): a lease's one node, known
+  // while it waits too.
+  std::string required_nodes;
   std::string partition;
 };
 // The jobs named as leases (SlurmJobName); every other job in the queue

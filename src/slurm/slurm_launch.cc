@@ -68,12 +68,14 @@ absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::st
   a.push_back("--nodes=1");
   a.push_back("--ntasks=1");
   a.push_back(absl::StrCat("--cpus-per-task=", std::max(1, order.cpu_ids_size())));
-  // Whole MB, at least 1: Slurm counts memory in MB.
-  a.push_back(absl::StrCat("--mem=", std::max<int64_t>(1, std::llround(order.mem_gb() * 1024)), "M"));
+  // Whole MB, at least 1, rounded down: Slurm counts memory in MB, and
+  // leases planned to fill a node exactly must fit in it together.
+  a.push_back(absl::StrCat("--mem=", std::max<int64_t>(1, static_cast<int64_t>(std::floor(order.mem_gb() * 1024 + 1e-6))), "M"));
   if (order.gpu_ids_size() > 0) a.push_back(absl::StrCat("--gres=gpu:", order.gpu_ids_size()));
   a.push_back(absl::StrCat("--uid=", uid));
   a.push_back("--no-requeue");
   a.push_back("--export=NONE");
+  if (!options.work_dir.empty()) a.push_back("--chdir=" + options.work_dir);
   a.push_back(absl::StrCat("--output=", options.log_dir, "/", order.job_id(), "-", order.epoch(), "-", node, ".out"));
   for (const auto& [name, value] : options.slurm_env) call.env.push_back(name + "=" + value);
   // The script: a PATH to find the command by (the spec's env may set its

@@ -36,6 +36,7 @@ v1::NodeResources ResourcesOfSlurmNode(const SlurmNode& node);
 struct SbatchOptions {
   std::string partition;  // the partition synergyd owns (its config)
   std::string log_dir;    // where each job's output goes: <log_dir>/<job>-<epoch>-<node>.out
+  std::string work_dir;   // where each job starts (--chdir); "" = Slurm's default
   // The environment sbatch runs with (SLURM_CONF, PATH): the executor's,
   // fixed, never the lease's.
   std::vector<std::pair<std::string, std::string>> slurm_env;

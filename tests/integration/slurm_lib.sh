@@ -58,6 +58,8 @@ start_slurm_cluster() {
     echo "SchedulerType=sched/builtin"
     echo "ReturnToService=2"
     echo "SlurmdTimeout=6"
+    # scancel of a job that ignores SIGTERM: SIGKILL 2 s later.
+    echo "KillWait=2"
     # The node sizes below, whatever the machine has (a small CI machine).
     echo "SlurmdParameters=config_overrides"
     echo "MpiDefault=none"

@@ -1,0 +1,54 @@
+#include "daemon/slurm_config.h"
+
+#include "service/request_limits.h"
+
+namespace synergy::daemon {
+namespace {
+
+// Slurm's names: a partition is one word of the characters Slurm allows in
+// its names, so that it reads the same on sbatch's command line.
+bool IsSlurmName(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name[0] == '-') return false;
+  for (unsigned char ch : name) {
+    if (!std::isalnum(ch) && ch != '_' && ch != '-' && ch != '.') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status ParseSlurmSection(const YamlValue& section, SlurmSettings& out) {
+  absl::StatusOr<YamlMap> m = section.Map({"partition", "log_dir", "work_dir", "scheduler", "tls_ca", "tls_server_name", "slurm_conf", "bin_dir", "command_timeout_s",
+                                           "accounts", "allow_root_jobs", "run_jobs_as_node_user"});
+  if (!m.ok()) return m.status();
+  absl::Status st;
+  st.Update(m->Read("partition", out.partition, 64));
+  st.Update(m->Read("log_dir", out.log_dir, service::kMaxPathBytes));
+  st.Update(m->Read("work_dir", out.work_dir, service::kMaxPathBytes));
+  st.Update(m->Read("scheduler", out.scheduler, service::kMaxNodeAddressBytes));
+  st.Update(m->Read("tls_ca", out.tls_ca, service::kMaxPathBytes));
+  st.Update(m->Read("tls_server_name", out.tls_server_name, service::kMaxNodeNameBytes));
+  st.Update(m->Read("slurm_conf", out.slurm_conf, service::kMaxPathBytes));
+  st.Update(m->Read("bin_dir", out.bin_dir, service::kMaxPathBytes));
+  st.Update(m->Read("command_timeout_s", out.command_timeout_s, DoubleRange::Positive(600)));
+  st.Update(node::ReadAccounts(*m, out.accounts.accounts));
+  st.Update(m->Read("allow_root_jobs", out.accounts.allow_root_jobs));
+  st.Update(m->Read("run_jobs_as_node_user", out.accounts.run_jobs_as_node_user));
+  if (!st.ok()) return st;
+  if (m->Has("partition") && !out.partition.empty() && !IsSlurmName(out.partition)) {
+    return m->Get("partition").Error("is not a Slurm partition name (1-64 characters of A-Z a-z 0-9 _ - .)");
+  }
+  for (const char* key : {"log_dir", "bin_dir"}) {
+    const std::string& path = std::string(key) == "log_dir" ? out.log_dir : out.bin_dir;
+    if (m->Has(key) && (path.empty() || path[0] != '/')) return m->Get(key).Error("is not an absolute path");
+  }
+  for (const char* key : {"slurm_conf", "work_dir", "tls_ca"}) {
+    const std::string& path = std::string(key) == "slurm_conf" ? out.slurm_conf
+                              : std::string(key) == "work_dir" ? out.work_dir
+                                                               : out.tls_ca;
+    if (m->Has(key) && !path.empty() && path[0] != '/') return m->Get(key).Error("is not an absolute path");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace synergy::daemon

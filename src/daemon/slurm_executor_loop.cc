@@ -1,0 +1,123 @@
+#include "daemon/slurm_executor_loop.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "service/auth.h"
+#include "service/request_validation.h"
+#include "spdlog/spdlog.h"
+
+namespace synergy::daemon {
+namespace {
+
+// The node protocol, in-process: what NodeServiceImpl does for a node's
+// call once the caller is known to be the node.
+class DaemonNodeEndpoint final : public slurm::NodeEndpoint {
+ public:
+  explicit DaemonNodeEndpoint(Guarded& g) : g_(g) {}
+
+  absl::StatusOr<v1::RegisterNodeResponse> Register(const v1::RegisterNodeRequest& request) override {
+    if (absl::Status st = service::ValidateRegisterNodeRequest(request); !st.ok()) return st;
+    absl::MutexLock lock(&g_.mu);
+    absl::StatusOr<int64_t> interval = g_.state->RegisterNode(request, service::NowUnixMs(), /*joins=*/false);
+    if (!interval.ok()) return interval.status();
+    v1::RegisterNodeResponse response;
+    response.set_heartbeat_interval_ms(*interval);
+    response.set_lease_grace_ms(static_cast<int64_t>(g_.state->config().lease_grace_s * 1000));
+    return response;
+  }
+
+  absl::StatusOr<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& request) override {
+    if (absl::Status st = service::ValidateHeartbeatRequest(request); !st.ok()) return st;
+    absl::MutexLock lock(&g_.mu);
+    return g_.state->Heartbeat(request, service::NowUnixMs());
+  }
+
+  std::optional<std::string> OwnerOf(const std::string& job_id) override {
+    absl::ReaderMutexLock lock(&g_.mu);
+    absl::StatusOr<std::string> owner = g_.state->OwnerOf(job_id);
+    if (!owner.ok()) return std::nullopt;
+    return *owner;
+  }
+
+ private:
+  Guarded& g_;
+};
+
+}  // namespace
+
+absl::StatusOr<int64_t> SlurmUidFor(const std::string& user, const node::AccountRule& rule) {
+  absl::StatusOr<std::optional<node::JobAccount>> account = node::AccountForJob(user, rule);
+  if (!account.ok()) return account.status();
+  if (!account->has_value()) return static_cast<int64_t>(::geteuid());
+  return static_cast<int64_t>((*account)->uid);
+}
+
+absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(const DaemonConfig& config,
+                                                                           Guarded& guarded) {
+  const SlurmSettings& s = config.slurm;
+  std::error_code ec;
+  std::filesystem::create_directories(s.log_dir, ec);
+  if (ec) return absl::FailedPreconditionError(absl::StrCat("slurm.log_dir: '", s.log_dir, "': ", std::string(ec.message())));
+  std::unique_ptr<SlurmExecutorLoop> loop(new SlurmExecutorLoop());
+  loop->interval_ms_ = config.heartbeat_interval_ms;
+  // Slurm's commands run with this environment only: nothing of synergyd's
+  // (its credentials) nor of any lease's.
+  std::vector<std::pair<std::string, std::string>> env = {{"PATH", s.bin_dir + ":/usr/bin:/bin"}};
+  if (!s.slurm_conf.empty()) env.emplace_back("SLURM_CONF", s.slurm_conf);
+  slurm::SlurmCliOptions cli;
+  cli.bin_dir = s.bin_dir;
+  cli.env = env;
+  cli.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.command_timeout_s * 1000));
+  loop->slurm_ = std::make_unique<slurm::SlurmCli>(cli);
+  loop->endpoint_ = std::make_unique<DaemonNodeEndpoint>(guarded);
+  slurm::SlurmExecutorConfig executor;
+  executor.partition = s.partition;
+  executor.sbatch.partition = s.partition;
+  executor.sbatch.log_dir = s.log_dir;
+  executor.sbatch.work_dir = s.work_dir;
+  executor.agent_env["SYNERGY_SCHEDULER"] = s.scheduler.empty() ? config.listen : s.scheduler;
+  if (config.tls.plaintext) executor.agent_env["SYNERGY_PLAINTEXT"] = "1";
+  if (!s.tls_ca.empty()) executor.agent_env["SYNERGY_TLS_CA"] = s.tls_ca;
+  if (!s.tls_server_name.empty()) executor.agent_env["SYNERGY_TLS_SERVER_NAME"] = s.tls_server_name;
+  executor.sbatch.slurm_env = env;
+  executor.sbatch.allow_root_jobs = s.accounts.allow_root_jobs;
+  // A job listed late by squeue, or a submission whose answer was lost, is
+  // looked for over several steps, at least 30 s.
+  executor.submit_visible_ms = std::max<int64_t>(30000, 10 * static_cast<int64_t>(config.heartbeat_interval_ms));
+  node::AccountRule rule = s.accounts;
+  loop->executor_ = std::make_unique<slurm::SlurmExecutor>(
+      executor, *loop->slurm_, *loop->endpoint_,
+      [rule](const std::string& user) { return SlurmUidFor(user, rule); });
+  spdlog::info("synergyd: leases run through Slurm, partition {} (commands in {}, output in {})", s.partition,
+               s.bin_dir, s.log_dir);
+  loop->thread_ = std::thread([raw = loop.get()] { raw->Run(); });
+  return loop;
+}
+
+void SlurmExecutorLoop::Run() {
+  bool failing = false;
+  while (!stop_) {
+    const absl::Status st = executor_->Step(service::NowUnixMs());
+    if (!st.ok() && !failing) {
+      spdlog::warn("slurm: cannot read the cluster: {} (retrying; jobs keep running, and nodes are lost after "
+                   "heartbeat_timeout_s)", std::string(st.message()));
+    } else if (st.ok() && failing) {
+      spdlog::info("slurm: the cluster answers again");
+    }
+    failing = !st.ok();
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, std::chrono::milliseconds(interval_ms_), [this] { return stop_.load(); });
+  }
+}
+
+SlurmExecutorLoop::~SlurmExecutorLoop() {
+  stop_ = true;
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace synergy::daemon

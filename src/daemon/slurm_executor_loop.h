@@ -1,0 +1,47 @@
+#pragma once
+// synergyd's side of the Slurm executor (executor: slurm; docs/slurm.md):
+// the thread that runs slurm::SlurmExecutor's step every
+// heartbeat_interval_ms, and the in-process node endpoint it speaks to.
+// Each request from the executor is checked as the node RPC's would be
+// (service/request_validation.h) and applied under the daemon's lock; Slurm
+// is read and commanded outside it.
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "daemon/config.h"
+#include "daemon/services.h"
+#include "slurm/slurm_executor.h"
+
+namespace synergy::daemon {
+
+class SlurmExecutorLoop {
+ public:
+  // Starts the thread; an error (the log folder cannot be made) starts
+  // nothing. `guarded` outlives the loop.
+  static absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> Start(const DaemonConfig& config, Guarded& guarded);
+  // Stops the thread (after its current step). Slurm's jobs run on.
+  ~SlurmExecutorLoop();
+
+ private:
+  SlurmExecutorLoop() = default;
+  void Run();
+
+  int interval_ms_ = 1000;
+  std::unique_ptr<slurm::SlurmControl> slurm_;
+  std::unique_ptr<slurm::NodeEndpoint> endpoint_;
+  std::unique_ptr<slurm::SlurmExecutor> executor_;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread thread_;
+};
+
+// The uid a user's Slurm jobs run as under `rule` (node/job_account.h):
+// the mapped account's, or synergyd's own where the rule keeps jobs on it.
+absl::StatusOr<int64_t> SlurmUidFor(const std::string& user, const node::AccountRule& rule);
+
+}  // namespace synergy::daemon

@@ -1,0 +1,86 @@
+#include "slurm/slurm_cli.h"
+
+#include <charconv>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "service/escape.h"
+#include "slurm/run_command.h"
+#include "slurm/slurm_json.h"
+
+namespace synergy::slurm {
+namespace {
+
+// What a command says on stderr, for a log line and an exit's reason:
+// its first line, printable, bounded.
+std::string FirstLine(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  return service::EscapeForDisplay(absl::StripAsciiWhitespace(line), 200);
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> ParseSbatchAnswer(const std::string& text) {
+  const std::string trimmed(absl::StripAsciiWhitespace(text));
+  const std::string id_text = trimmed.substr(0, trimmed.find(';'));
+  int64_t id = 0;
+  auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+  if (id_text.empty() || ec != std::errc() || end != id_text.data() + id_text.size() || id <= 0) {
+    return absl::InternalError(
+        absl::StrCat("sbatch answered ", service::QuoteForMessage(trimmed.substr(0, 200)), ", not a job id"));
+  }
+  return id;
+}
+
+absl::StatusOr<std::string> SlurmCli::Run(const std::string& name, const std::vector<std::string>& args,
+                                          const std::vector<std::string>& env, const std::string& input) {
+  std::vector<std::string> argv = {options_.bin_dir + "/" + name};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto out = RunCommand(argv, env, input, options_.timeout, kMaxJsonBytes);
+  if (!out.ok()) return out.status();
+  if (out->exit_code != 0) {
+    const std::string why = FirstLine(out->err);
+    return absl::FailedPreconditionError(absl::StrCat(
+        name, " failed (", out->exit_code < 0 ? absl::StrCat("signal ", out->signal) : absl::StrCat("exit ", out->exit_code),
+        ")", why.empty() ? "" : ": ", why));
+  }
+  return std::move(out->out);
+}
+
+namespace {
+std::vector<std::string> EnvOf(const SlurmCliOptions& options) {
+  std::vector<std::string> env;
+  for (const auto& [name, value] : options.env) env.push_back(name + "=" + value);
+  return env;
+}
+}  // namespace
+
+absl::StatusOr<std::string> SlurmCli::NodesJson() { return Run("sinfo", {"--json"}, EnvOf(options_), ""); }
+
+absl::StatusOr<std::string> SlurmCli::JobsJson() { return Run("squeue", {"--json"}, EnvOf(options_), ""); }
+
+absl::StatusOr<int64_t> SlurmCli::Submit(const SbatchCall& call) {
+  std::vector<std::string> args(call.argv.begin() + (call.argv.empty() ? 0 : 1), call.argv.end());
+  auto out = Run("sbatch", args, call.env, call.script);
+  if (!out.ok()) {
+    // sbatch that could not reach slurmctld may or may not have left a job
+    // there: the executor looks for it by name before deciding.
+    const bool uncertain = out.status().code() == absl::StatusCode::kDeadlineExceeded ||
+                           absl::StrContains(out.status().message(), "Unable to contact slurm controller") ||
+                           absl::StrContains(out.status().message(), "Socket timed out");
+    if (uncertain) return absl::UnavailableError(out.status().message());
+    return out.status();
+  }
+  return ParseSbatchAnswer(*out);
+}
+
+absl::Status SlurmCli::Signal(int64_t job, const std::string& signal) {
+  return Run("scancel", {"--signal=" + signal, "--batch", absl::StrCat(job)}, EnvOf(options_), "").status();
+}
+
+absl::Status SlurmCli::Cancel(int64_t job) {
+  return Run("scancel", {absl::StrCat(job)}, EnvOf(options_), "").status();
+}
+
+}  // namespace synergy::slurm

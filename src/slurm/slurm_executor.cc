@@ -1,0 +1,343 @@
+#include "slurm/slurm_executor.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "absl/strings/str_cat.h"
+#include "service/escape.h"
+#include "spdlog/spdlog.h"
+
+namespace synergy::slurm {
+namespace {
+
+// A Slurm job id as the process id of a RunningProcess (only logged there).
+int32_t PidOf(int64_t slurm_id) { return slurm_id > 0 && slurm_id <= INT32_MAX ? static_cast<int32_t>(slurm_id) : 0; }
+
+v1::ProcessExit ExitOf(const std::string& job_id, int64_t epoch, std::string reason) {
+  v1::ProcessExit e;
+  e.set_job_id(job_id);
+  e.set_epoch(epoch);
+  e.set_exit_code(-1);
+  e.set_reason(service::EscapeForDisplay(reason, 400));
+  return e;
+}
+
+// How an ended Slurm job exited, as the node protocol reports it.
+v1::ProcessExit ExitOfEnded(const SlurmJob& job, const std::string& job_id, int64_t epoch, bool stopped) {
+  std::string how = job.signal != 0 ? absl::StrCat("killed by signal ", job.signal)
+                                    : absl::StrCat("exited with status ", job.exit_code);
+  v1::ProcessExit e = ExitOf(job_id, epoch, absl::StrCat("Slurm job ", job.id, " ", job.state, ": ", how));
+  e.set_exit_code(job.signal != 0 ? -1 : job.exit_code);
+  e.set_signal(job.signal);
+  // In synergyd's partition only synergyd and the cluster's admins cancel.
+  e.set_stopped_by_node(stopped || job.state == "CANCELLED");
+  return e;
+}
+
+}  // namespace
+
+SlurmExecutor::SlurmExecutor(SlurmExecutorConfig config, SlurmControl& slurm, NodeEndpoint& daemon, UidFor uid_for)
+    : config_(std::move(config)), slurm_(slurm), daemon_(daemon), uid_for_(std::move(uid_for)) {}
+
+std::optional<int64_t> SlurmExecutor::SlurmJobOf(const std::string& job_id, int64_t epoch) const {
+  auto it = submitted_.find({job_id, epoch});
+  if (it == submitted_.end() || it->second.slurm_id == 0) return std::nullopt;
+  return it->second.slurm_id;
+}
+
+std::string SlurmExecutor::NodeOf(const SlurmJob& job) const {
+  return job.required_nodes.empty() ? job.nodes : job.required_nodes;
+}
+
+bool SlurmExecutor::OwnedByLeaseOwner(const SlurmJob& job, const Key& key) {
+  std::optional<std::string> owner = daemon_.OwnerOf(key.first);
+  // A job synergyd does not know is reported all the same: synergyd stops
+  // processes of leases that are not current.
+  if (!owner) return true;
+  auto cached = uid_of_user_.find(*owner);
+  if (cached == uid_of_user_.end()) {
+    absl::StatusOr<int64_t> uid = uid_for_(*owner);
+    if (!uid.ok()) return false;
+    cached = uid_of_user_.emplace(*owner, *uid).first;
+  }
+  return job.user_id == cached->second;
+}
+
+SlurmExecutor::Observed SlurmExecutor::Observe(const std::vector<SlurmJob>& jobs) {
+  Observed seen;
+  for (const SlurmJob& job : jobs) {
+    if (job.partition != config_.partition) continue;
+    std::optional<LeaseKey> lease = LeaseOfSlurmJobName(job.name);
+    if (!lease) continue;
+    const Key key{lease->job_id, lease->epoch};
+    if (!OwnedByLeaseOwner(job, key)) {
+      if (foreign_warned_.insert(job.id).second) {
+        spdlog::warn("slurm: job {} is named as lease {} of {} but runs as uid {}, not the job owner's: not synergyd's; "
+                     "ignored", job.id, key.second, key.first, job.user_id);
+      }
+      continue;
+    }
+    auto [it, fresh] = seen.by_lease.emplace(key, job);
+    if (!fresh) {
+      // Two Slurm jobs of one lease: the one this executor submitted wins,
+      // else the newer. Said, since it should not happen.
+      auto mine = submitted_.find(key);
+      const bool keep_new = mine != submitted_.end() ? mine->second.slurm_id == job.id : job.id > it->second.id;
+      if (foreign_warned_.insert(std::min(job.id, it->second.id)).second) {
+        spdlog::warn("slurm: jobs {} and {} are both named as lease {} of {}", it->second.id, job.id, key.second,
+                     key.first);
+      }
+      if (!keep_new) continue;
+      it->second = job;
+      continue;
+    }
+    seen.by_node[NodeOf(job)].push_back(key);
+  }
+  return seen;
+}
+
+void SlurmExecutor::QueueExit(const std::string& node, v1::ProcessExit exit) {
+  unsent_exits_[node].push_back(std::move(exit));
+}
+
+void SlurmExecutor::ForgetVanished(const Observed& seen, int64_t now_ms) {
+  for (auto it = submitted_.begin(); it != submitted_.end();) {
+    const auto& [key, sub] = *it;
+    if (seen.by_lease.count(key) || now_ms - sub.at_ms <= config_.submit_visible_ms) {
+      ++it;
+      continue;
+    }
+    v1::ProcessExit e =
+        sub.slurm_id != 0
+            ? ExitOf(key.first, key.second,
+                     absl::StrCat("Slurm job ", sub.slurm_id, " is gone from Slurm's queue (no exit recorded)"))
+            : ExitOf(key.first, key.second,
+                     absl::StrCat("sbatch: ", sub.unknown_reason, "; no Slurm job of the lease's name appeared"));
+    e.set_stopped_by_node(stopping_.count(key) > 0);
+    spdlog::warn("slurm: {} lease {} on {}: {}", key.first, key.second, sub.node, e.reason());
+    QueueExit(sub.node, std::move(e));
+    stopping_.erase(key);
+    it = submitted_.erase(it);
+  }
+}
+
+absl::Status SlurmExecutor::Step(int64_t now_ms) {
+  absl::StatusOr<std::string> nodes_text = slurm_.NodesJson();
+  if (!nodes_text.ok()) return nodes_text.status();
+  absl::StatusOr<std::vector<SlurmNode>> nodes = ParseSinfoJson(*nodes_text, config_.partition);
+  if (!nodes.ok()) return nodes.status();
+  absl::StatusOr<std::string> jobs_text = slurm_.JobsJson();
+  if (!jobs_text.ok()) return jobs_text.status();
+  absl::StatusOr<std::vector<SlurmJob>> jobs = ParseSqueueJson(*jobs_text);
+  if (!jobs.ok()) return jobs.status();
+
+  const Observed seen = Observe(*jobs);
+  // A submission whose answer was lost is the job Slurm lists by its name.
+  for (auto& [key, sub] : submitted_) {
+    auto found = seen.by_lease.find(key);
+    if (sub.slurm_id == 0 && found != seen.by_lease.end()) {
+      sub.slurm_id = found->second.id;
+      spdlog::info("slurm: {} lease {}: found as Slurm job {} after sbatch's answer was lost", key.first, key.second,
+                   sub.slurm_id);
+    }
+  }
+  ForgetVanished(seen, now_ms);
+  for (const SlurmNode& node : *nodes) ServeNode(node, seen, now_ms);
+  CancelOverdue(seen, now_ms);
+
+  // What Slurm no longer lists needs no memory here.
+  std::set<int64_t> listed;
+  for (const SlurmJob& job : *jobs) listed.insert(job.id);
+  for (auto it = told_.begin(); it != told_.end();) it = listed.count(*it) ? std::next(it) : told_.erase(it);
+  for (auto it = foreign_warned_.begin(); it != foreign_warned_.end();) {
+    it = listed.count(*it) ? std::next(it) : foreign_warned_.erase(it);
+  }
+  return absl::OkStatus();
+}
+
+void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64_t now_ms) {
+  const std::string& name = node.name;
+  // A node down (or not responding) gets no heartbeat: synergyd loses it
+  // after its timeout, as a silent synergy-node. A drained one is served
+  // while registered, to leave.
+  if (!node.usable && !(node.drained && registered_.count(name))) return;
+  v1::HeartbeatRequest beat;
+  beat.set_name(name);
+  beat.set_leaving(node.drained);
+  std::vector<std::pair<Key, int64_t>> ended;  // told with this heartbeat
+  std::set<Key> reported;
+  if (auto here = seen.by_node.find(name); here != seen.by_node.end()) {
+    for (const Key& key : here->second) {
+      const SlurmJob& job = seen.by_lease.at(key);
+      reported.insert(key);
+      if (job.phase != JobPhase::kEnded) {
+        v1::RunningProcess* p = beat.add_running();
+        p->set_job_id(key.first);
+        p->set_epoch(key.second);
+        p->set_pid(PidOf(job.id));
+      } else if (!told_.count(job.id)) {
+        *beat.add_exits() = ExitOfEnded(job, key.first, key.second, stopping_.count(key) > 0);
+        ended.emplace_back(key, job.id);
+      }
+    }
+  }
+  // Just submitted, not listed yet: running as far as synergyd is concerned.
+  for (const auto& [key, sub] : submitted_) {
+    if (sub.node != name || reported.count(key) || seen.by_lease.count(key)) continue;
+    v1::RunningProcess* p = beat.add_running();
+    p->set_job_id(key.first);
+    p->set_epoch(key.second);
+    p->set_pid(PidOf(sub.slurm_id));
+  }
+  auto unsent = unsent_exits_.find(name);
+  const size_t unsent_count = unsent != unsent_exits_.end() ? unsent->second.size() : 0;
+  if (unsent != unsent_exits_.end()) {
+    for (const v1::ProcessExit& e : unsent->second) *beat.add_exits() = e;
+  }
+
+  if (!registered_.count(name)) {
+    if (!node.usable) return;
+    v1::RegisterNodeRequest reg;
+    reg.set_name(name);
+    reg.set_address(node.address.empty() ? name : node.address);
+    *reg.mutable_resources() = ResourcesOfSlurmNode(node);
+    reg.set_cgroups(absl::StrCat("slurm (partition ", config_.partition, ")"));
+    *reg.mutable_running() = beat.running();
+    absl::StatusOr<v1::RegisterNodeResponse> registered = daemon_.Register(reg);
+    if (!registered.ok()) {
+      spdlog::warn("slurm: node {}: registration refused: {}", name, std::string(registered.status().message()));
+      return;
+    }
+    registered_.insert(name);
+  }
+  absl::StatusOr<v1::HeartbeatResponse> reply = daemon_.Heartbeat(beat);
+  if (!reply.ok()) {
+    spdlog::warn("slurm: node {}: heartbeat refused: {}", name, std::string(reply.status().message()));
+    return;
+  }
+  if (reply->reregister()) {
+    registered_.erase(name);  // the next step registers it, then tells its exits
+    return;
+  }
+  for (const auto& [key, slurm_id] : ended) {
+    told_.insert(slurm_id);
+    submitted_.erase(key);
+    stopping_.erase(key);
+  }
+  if (unsent != unsent_exits_.end()) {
+    // Exits queued while this heartbeat was built stay for the next.
+    unsent->second.erase(unsent->second.begin(), unsent->second.begin() + static_cast<long>(unsent_count));
+    if (unsent->second.empty()) unsent_exits_.erase(unsent);
+  }
+  for (const v1::StopOrder& stop : reply->stop()) Stop(stop, seen, now_ms);
+  for (const v1::LaunchOrder& launch : reply->launch()) Launch(launch, name, seen, now_ms);
+  if (reply->resize_size() > 0 && !resize_warned_) {
+    resize_warned_ = true;
+    spdlog::warn("slurm: synergyd asked to resize a running job in place, which Slurm cannot do: ignored");
+  }
+}
+
+void SlurmExecutor::Launch(const v1::LaunchOrder& order, const std::string& node, const Observed& seen,
+                           int64_t now_ms) {
+  const Key key{order.job_id(), order.epoch()};
+  if (submitted_.count(key)) return;
+  if (auto found = seen.by_lease.find(key); found != seen.by_lease.end()) {
+    submitted_[key] = {found->second.id, node, now_ms, ""};
+    spdlog::info("slurm: {} lease {} is Slurm job {} already: not submitted again", key.first, key.second,
+                 found->second.id);
+    return;
+  }
+  auto refuse = [&](const std::string& why) {
+    v1::ProcessExit e = ExitOf(key.first, key.second, why);
+    e.set_launch_refused(true);
+    spdlog::warn("slurm: {} lease {} on {}: not launched: {}", key.first, key.second, node, why);
+    QueueExit(node, std::move(e));
+  };
+  int64_t uid = 0;
+  if (auto cached = uid_of_user_.find(order.user()); cached != uid_of_user_.end()) {
+    uid = cached->second;
+  } else {
+    absl::StatusOr<int64_t> resolved = uid_for_(order.user());
+    if (!resolved.ok()) return refuse(std::string(resolved.status().message()));
+    uid = *resolved;
+    uid_of_user_[order.user()] = uid;
+  }
+  v1::LaunchOrder with_env = order;
+  for (const auto& [name, value] : config_.agent_env) (*with_env.mutable_env())[name] = value;
+  absl::StatusOr<SbatchCall> call = SbatchFor(with_env, node, uid, config_.sbatch);
+  if (!call.ok()) return refuse(std::string(call.status().message()));
+  absl::StatusOr<int64_t> id = slurm_.Submit(*call);
+  if (id.ok()) {
+    submitted_[key] = {*id, node, now_ms, ""};
+    spdlog::info("slurm: {} lease {} submitted to {} as Slurm job {}", key.first, key.second, node, *id);
+    return;
+  }
+  if (id.status().code() == absl::StatusCode::kUnavailable ||
+      id.status().code() == absl::StatusCode::kDeadlineExceeded) {
+    // Slurm may have it: looked for by name before anything else is done.
+    submitted_[key] = {0, node, now_ms, std::string(id.status().message())};
+    spdlog::warn("slurm: {} lease {}: sbatch's answer was lost ({}); looking for it by name", key.first, key.second,
+                 std::string(id.status().message()));
+    return;
+  }
+  // Slurm refused it now (a node that changed, a full queue): a crash, so
+  // the job is retried within its retries.
+  v1::ProcessExit e = ExitOf(key.first, key.second, absl::StrCat("Slurm refused it: ", std::string(id.status().message())));
+  spdlog::warn("slurm: {} lease {} on {}: {}", key.first, key.second, node, e.reason());
+  QueueExit(node, std::move(e));
+}
+
+void SlurmExecutor::Stop(const v1::StopOrder& order, const Observed& seen, int64_t now_ms) {
+  const Key key{order.job_id(), order.epoch()};
+  const int64_t kill_at = now_ms + std::max<int64_t>(0, order.grace_ms());
+  if (auto it = stopping_.find(key); it != stopping_.end()) {
+    it->second.kill_at_ms = std::min(it->second.kill_at_ms, kill_at);  // stopping again only shortens it
+    return;
+  }
+  auto found = seen.by_lease.find(key);
+  auto mine = submitted_.find(key);
+  const int64_t id = found != seen.by_lease.end() ? found->second.id : mine != submitted_.end() ? mine->second.slurm_id : 0;
+  Stopping& stopping = stopping_[key];
+  stopping.kill_at_ms = kill_at;
+  if (id == 0) return;  // not found yet: cancelled once found and overdue
+  if (found != seen.by_lease.end() && found->second.phase == JobPhase::kEnded) return;
+  if (found == seen.by_lease.end() || found->second.phase == JobPhase::kPending) {
+    // Nothing of it runs yet: nothing to give time to.
+    if (absl::Status st = slurm_.Cancel(id); st.ok()) {
+      stopping.cancelled = true;
+    } else {
+      spdlog::warn("slurm: cancelling job {} ({} lease {}): {}", id, key.first, key.second, std::string(st.message()));
+    }
+    return;
+  }
+  if (absl::Status st = slurm_.Signal(id, "TERM"); !st.ok()) {
+    spdlog::warn("slurm: SIGTERM to job {} ({} lease {}): {}; cancelled after its grace", id, key.first, key.second,
+                 std::string(st.message()));
+  }
+}
+
+void SlurmExecutor::CancelOverdue(const Observed& seen, int64_t now_ms) {
+  for (auto it = stopping_.begin(); it != stopping_.end();) {
+    auto& [key, stopping] = *it;
+    auto found = seen.by_lease.find(key);
+    auto mine = submitted_.find(key);
+    if (found == seen.by_lease.end() && mine == submitted_.end()) {
+      it = stopping_.erase(it);  // nothing of it is known: nothing to stop
+      continue;
+    }
+    const int64_t id = found != seen.by_lease.end() ? found->second.id : mine->second.slurm_id;
+    const bool ended = found != seen.by_lease.end() && found->second.phase == JobPhase::kEnded;
+    if (!stopping.cancelled && !ended && id != 0 && now_ms >= stopping.kill_at_ms) {
+      if (absl::Status st = slurm_.Cancel(id); st.ok()) {
+        stopping.cancelled = true;
+        spdlog::info("slurm: {} lease {}: Slurm job {} did not stop within its grace: cancelled", key.first,
+                     key.second, id);
+      } else {
+        spdlog::warn("slurm: cancelling job {} ({} lease {}): {}", id, key.first, key.second, std::string(st.message()));
+      }
+    }
+    ++it;
+  }
+}
+
+}  // namespace synergy::slurm

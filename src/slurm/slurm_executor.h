@@ -1,0 +1,143 @@
+#pragma once
+// synergyd's Slurm executor (issue 19, docs/slurm.md): Slurm's nodes as
+// synergyd's nodes. For each node of the partition synergyd owns, the
+// executor speaks synergyd's node protocol in-process: it registers the
+// node with what Slurm says it has, and each step heartbeats it with the
+// lease jobs Slurm lists there, then carries out the reply's orders as
+// Slurm commands. The round, the leases, the store and the agent protocol
+// are synergyd's as with synergy-node; only starting, stopping and
+// observing processes go through Slurm.
+//
+//   registration   a node usable in sinfo (not down, not drained); its
+//                  resources from sinfo (ResourcesOfSlurmNode)
+//   running        a job named as a lease (synergy-<job>-<epoch>) of the
+//                  partition, run as the lease owner's uid, on the node it
+//                  was submitted for, PENDING, RUNNING, COMPLETING, ...
+//   exit           the same job ended: its exit code or signal, once;
+//                  CANCELLED counts as stopped by the node (only synergyd
+//                  and the cluster's admins cancel in its partition)
+//   launch         one sbatch (SbatchFor), after a lookup by name: a lease
+//                  whose job Slurm already has is never submitted again
+//   stop           TERM to the batch step now, the job cancelled once the
+//                  order's grace has passed (a waiting job: cancelled now)
+//   node down      no heartbeat: synergyd loses it after its heartbeat
+//                  timeout and requeues its jobs, as for a silent node
+//   node drained   heartbeats saying it is leaving: its leases end (agents
+//                  checkpoint) and nothing new is placed there
+//   resize         refused: Slurm cannot change a running job's CPUs
+//
+// "Never twice": a launch order is stored by synergyd before it reaches
+// the executor; sbatch runs only after squeue shows no job of the lease's
+// name; a submission whose fate is unknown (sbatch timed out) is looked for
+// in the next steps before anything else is decided; after a restart the
+// executor knows its jobs again from squeue by their names.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "slurm/slurm_cli.h"
+#include "slurm/slurm_json.h"
+#include "slurm/slurm_launch.h"
+#include "synergy/v1/synergy.pb.h"
+
+namespace synergy::slurm {
+
+// synergyd's side of the node protocol, in-process. The daemon's adapter
+// checks each request as its RPC would and takes its lock.
+class NodeEndpoint {
+ public:
+  virtual ~NodeEndpoint() = default;
+  virtual absl::StatusOr<v1::RegisterNodeResponse> Register(const v1::RegisterNodeRequest& request) = 0;
+  virtual absl::StatusOr<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& request) = 0;
+  // The owner of a job synergyd knows (nullopt otherwise): a Slurm job of a
+  // lease's name counts only when it runs as its owner's account.
+  virtual std::optional<std::string> OwnerOf(const std::string& job_id) = 0;
+};
+
+struct SlurmExecutorConfig {
+  std::string partition;  // the partition synergyd owns; required
+  SbatchOptions sbatch;   // partition, log and work folders, sbatch's environment
+  // Variables every lease's job gets on top of the launch order's: how its
+  // agent reaches synergyd (SYNERGY_SCHEDULER, SYNERGY_TLS_CA, ...), as
+  // synergy-node adds them from its own config.
+  std::map<std::string, std::string> agent_env;
+  // How long a job just submitted may be missing from squeue before it
+  // counts as lost (slurmctld answers sbatch before squeue lists it only
+  // rarely; a submission whose fate is unknown is looked for this long).
+  int64_t submit_visible_ms = 30000;
+};
+
+class SlurmExecutor {
+ public:
+  // The uid a user's jobs run as (node/job_account.h's rule); an error
+  // refuses the launch (the job fails: retrying cannot help).
+  using UidFor = std::function<absl::StatusOr<int64_t>(const std::string& user)>;
+  SlurmExecutor(SlurmExecutorConfig config, SlurmControl& slurm, NodeEndpoint& daemon, UidFor uid_for);
+
+  // One step at `now_ms`: reads Slurm's nodes and jobs, registers and
+  // heartbeats every node of the partition, carries out the orders, and
+  // cancels stopped jobs whose grace has passed. An error (Slurm could not
+  // be read) sends nothing: nodes keep their leases until synergyd's
+  // heartbeat timeout.
+  absl::Status Step(int64_t now_ms);
+
+  // What the executor believes of a lease's Slurm job, for tests and logs.
+  std::optional<int64_t> SlurmJobOf(const std::string& job_id, int64_t epoch) const;
+
+ private:
+  using Key = std::pair<std::string, int64_t>;  // (job id, epoch)
+  // A job this executor submitted (or found by name), until its exit has
+  // been told.
+  struct Submitted {
+    int64_t slurm_id = 0;  // 0: sbatch's answer was lost; looked for by name
+    std::string node;
+    int64_t at_ms = 0;
+    std::string unknown_reason;  // why slurm_id is 0
+  };
+  struct Stopping {
+    int64_t kill_at_ms = 0;
+    bool cancelled = false;
+  };
+  // squeue's lease jobs that are this executor's to report: in the
+  // partition, named as a lease, run as the owner's uid.
+  struct Observed {
+    std::map<Key, SlurmJob> by_lease;
+    std::map<std::string, std::vector<Key>> by_node;
+  };
+  Observed Observe(const std::vector<SlurmJob>& jobs);
+  bool OwnedByLeaseOwner(const SlurmJob& job, const Key& key);
+  std::string NodeOf(const SlurmJob& job) const;
+  // The exits of jobs submitted but missing from squeue past
+  // submit_visible_ms, queued for their nodes.
+  void ForgetVanished(const Observed& seen, int64_t now_ms);
+  void ServeNode(const SlurmNode& node, const Observed& seen, int64_t now_ms);
+  void Launch(const v1::LaunchOrder& order, const std::string& node, const Observed& seen, int64_t now_ms);
+  void Stop(const v1::StopOrder& order, const Observed& seen, int64_t now_ms);
+  void CancelOverdue(const Observed& seen, int64_t now_ms);
+  void QueueExit(const std::string& node, v1::ProcessExit exit);
+
+  SlurmExecutorConfig config_;
+  SlurmControl& slurm_;
+  NodeEndpoint& daemon_;
+  UidFor uid_for_;
+  std::set<std::string> registered_;
+  std::map<Key, Submitted> submitted_;
+  std::map<Key, Stopping> stopping_;
+  // Ended Slurm jobs whose exit synergyd has taken (Slurm lists them for
+  // MinJobAge); trimmed to those squeue still lists.
+  std::set<int64_t> told_;
+  // Exits of launches that never became Slurm jobs, per node, until a
+  // heartbeat carries them.
+  std::map<std::string, std::vector<v1::ProcessExit>> unsent_exits_;
+  std::map<std::string, int64_t> uid_of_user_;  // cached UidFor
+  std::set<int64_t> foreign_warned_;            // lease-named jobs not ours, said once
+  bool resize_warned_ = false;
+};
+
+}  // namespace synergy::slurm

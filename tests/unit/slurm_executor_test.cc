@@ -1,0 +1,510 @@
+// The Slurm executor (slurm/slurm_executor.h) between a real DaemonState
+// (its store in a real SQLite file) and a scripted Slurm that answers
+// sinfo and squeue as Slurm 22.05 writes them and records every sbatch,
+// signal and cancel: registration from sinfo, a lease as one sbatch and
+// never two, exits told once, stops as TERM then cancel, lost and drained
+// nodes, foreign jobs, refused owners, and the same plan as with
+// synergy-node's registrations.
+#include "slurm/slurm_executor.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon_state_fixture.h"
+#include "gmock/gmock.h"
+#include "service/request_validation.h"
+
+namespace synergy::daemon {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A Slurm cluster as the executor sees it: nodes, jobs, and what was done.
+class ScriptedSlurm final : public slurm::SlurmControl {
+ public:
+  struct Node {
+    std::string name;
+    std::string state = "idle";
+    std::string flags;  // JSON list items: "\"DRAIN\""
+    int cpus = 4;
+    int64_t memory_mb = 24 * 1024;
+    int gpus = 2;
+    std::string partition = "synergy";
+  };
+  struct Job {
+    int64_t id = 0;
+    int64_t uid = 0;
+    std::string name;
+    std::string state = "RUNNING";
+    int wait_status = 0;
+    std::string node;
+    std::string partition = "synergy";
+  };
+  std::vector<Node> nodes;
+  std::map<int64_t, Job> jobs;
+  std::vector<slurm::SbatchCall> submitted;
+  std::vector<std::string> actions;  // "TERM 3", "cancel 3"
+  // The next Submit's answer is lost after Slurm took the job.
+  bool lose_next_answer = false;
+  bool refuse_next = false;
+  bool unreadable = false;
+  int64_t next_id = 100;
+
+  absl::StatusOr<std::string> NodesJson() override {
+    if (unreadable) return absl::UnavailableError("sinfo: Unable to contact slurm controller");
+    std::vector<std::string> items;
+    for (const Node& n : nodes) {
+      items.push_back(absl::StrCat(R"({"name": ")", n.name, R"(", "address": "127.0.0.1", "state": ")", n.state,
+                                   R"(", "state_flags": [)", n.flags, R"(], "cpus": )", n.cpus,
+                                   R"(, "real_memory": )", n.memory_mb, R"(, "gres": "gpu:)", n.gpus,
+                                   R"(", "partitions": [")", n.partition, R"("]})"));
+    }
+    return absl::StrCat(R"({"nodes": [)", absl::StrJoin(items, ", "), "]}");
+  }
+  absl::StatusOr<std::string> JobsJson() override {
+    std::vector<std::string> items;
+    for (const auto& [id, j] : jobs) {
+      const bool pending = j.state == "PENDING";
+      items.push_back(absl::StrCat(R"({"job_id": )", id, R"(, "user_id": )", j.uid, R"(, "name": ")", j.name,
+                                   R"(", "job_state": ")", j.state, R"(", "exit_code": )", j.wait_status,
+                                   R"(, "nodes": ")", pending ? "" : j.node, R"(", "required_nodes": ")", j.node,
+                                   R"(", "partition": ")", j.partition, R"("})"));
+    }
+    return absl::StrCat(R"({"jobs": [)", absl::StrJoin(items, ", "), "]}");
+  }
+  absl::StatusOr<int64_t> Submit(const slurm::SbatchCall& call) override {
+    if (refuse_next) {
+      refuse_next = false;
+      return absl::FailedPreconditionError("sbatch failed (exit 1): Requested node configuration is not available");
+    }
+    submitted.push_back(call);
+    Job j;
+    j.id = next_id++;
+    for (const std::string& a : call.argv) {
+      if (absl::StartsWith(a, "--job-name=")) j.name = a.substr(11);
+      if (absl::StartsWith(a, "--nodelist=")) j.node = a.substr(11);
+      if (absl::StartsWith(a, "--uid=")) j.uid = std::stoll(a.substr(6));
+    }
+    jobs[j.id] = j;
+    if (lose_next_answer) {
+      lose_next_answer = false;
+      return absl::UnavailableError("sbatch: error: Socket timed out");
+    }
+    return j.id;
+  }
+  absl::Status Signal(int64_t job, const std::string& signal) override {
+    actions.push_back(absl::StrCat(signal, " ", job));
+    return absl::OkStatus();
+  }
+  absl::Status Cancel(int64_t job) override {
+    actions.push_back(absl::StrCat("cancel ", job));
+    if (jobs.count(job)) {
+      jobs[job].state = "CANCELLED";
+      jobs[job].wait_status = 15;
+    }
+    return absl::OkStatus();
+  }
+  // The job Slurm has for a lease (0 when none).
+  int64_t JobOf(const std::string& job_id, int64_t epoch) const {
+    for (const auto& [id, j] : jobs) {
+      if (j.name == slurm::SlurmJobName(job_id, epoch)) return id;
+    }
+    return 0;
+  }
+};
+
+// synergyd's side, as the daemon's adapter gives it (checked, then applied).
+class StateEndpoint final : public slurm::NodeEndpoint {
+ public:
+  StateEndpoint(DaemonState& s, const int64_t& now_ms) : s_(s), now_ms_(now_ms) {}
+  absl::StatusOr<v1::RegisterNodeResponse> Register(const v1::RegisterNodeRequest& r) override {
+    if (absl::Status st = service::ValidateRegisterNodeRequest(r); !st.ok()) return st;
+    auto interval = s_.RegisterNode(r, now_ms_);
+    if (!interval.ok()) return interval.status();
+    return v1::RegisterNodeResponse();
+  }
+  absl::StatusOr<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& r) override {
+    if (absl::Status st = service::ValidateHeartbeatRequest(r); !st.ok()) return st;
+    return s_.Heartbeat(r, now_ms_);
+  }
+  std::optional<std::string> OwnerOf(const std::string& job_id) override {
+    auto owner = s_.OwnerOf(job_id);
+    if (!owner.ok()) return std::nullopt;
+    return *owner;
+  }
+
+ private:
+  DaemonState& s_;
+  const int64_t& now_ms_;
+};
+
+constexpr int64_t kAliceUid = 1000;
+
+absl::StatusOr<int64_t> TestUids(const std::string& user) {
+  if (user == "alice") return kAliceUid;
+  if (user == "bob") return 1001;
+  return absl::NotFoundError(absl::StrCat("user '", user, "': no local account '", user, "'"));
+}
+
+class SlurmExecutorTest : public DaemonStateTest {
+ protected:
+  void Start() {
+    state_ = Open();
+    endpoint_ = std::make_unique<StateEndpoint>(*state_, now_ms_);
+    executor_ = MakeExecutor();
+  }
+  std::unique_ptr<slurm::SlurmExecutor> MakeExecutor() {
+    slurm::SlurmExecutorConfig c;
+    c.partition = "synergy";
+    c.sbatch.partition = "synergy";
+    c.sbatch.log_dir = "/tmp/synergy-slurm-logs";
+    c.sbatch.slurm_env = {{"PATH", "/usr/bin"}};
+    c.submit_visible_ms = 10000;
+    return std::make_unique<slurm::SlurmExecutor>(c, slurm_, *endpoint_, TestUids);
+  }
+  void Step() { ASSERT_TRUE(executor_->Step(now_ms_).ok()); }
+  // The job's state as synergyd has it.
+  v1::JobState StateOf(const std::string& id) { return state_->GetJob(id)->state(); }
+  int64_t EpochOf(const std::string& id) { return state_->GetJob(id)->lease().epoch(); }
+
+  ScriptedSlurm slurm_;
+  int64_t now_ms_ = 1000;
+  std::unique_ptr<DaemonState> state_;
+  std::unique_ptr<StateEndpoint> endpoint_;
+  std::unique_ptr<slurm::SlurmExecutor> executor_;
+};
+
+TEST_F(SlurmExecutorTest, RegistersThePartitionsUsableNodesWithSlurmsResources) {
+  slurm_.nodes = {{"sn1"}, {"sn2", "down"}, {"other", "idle", "", 4, 24 * 1024, 2, "batch"}};
+  slurm_.nodes[0].cpus = 6;
+  slurm_.nodes[0].memory_mb = 48 * 1024;
+  Start();
+  Step();
+  std::vector<v1::Node> nodes = state_->ListNodes(now_ms_);
+  ASSERT_EQ(nodes.size(), 1u) << "a down node and another partition's are not synergyd's nodes";
+  EXPECT_EQ(nodes[0].name(), "sn1");
+  EXPECT_EQ(nodes[0].capacity().gpu_ids_size(), 2);
+  EXPECT_EQ(nodes[0].capacity().cpu_ids_size(), 6);
+  EXPECT_DOUBLE_EQ(nodes[0].capacity().mem_gb(), 48);
+  EXPECT_THAT(nodes[0].cgroups(), HasSubstr("slurm"));
+}
+
+TEST_F(SlurmExecutorTest, ALeaseBecomesOneSbatchOnItsNodeAsItsOwner) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();  // the heartbeat's reply carries the launch
+  ASSERT_EQ(slurm_.submitted.size(), 1u);
+  const std::string argv = absl::StrJoin(slurm_.submitted[0].argv, " ");
+  EXPECT_THAT(argv, HasSubstr("--nodelist=sn1"));
+  EXPECT_THAT(argv, HasSubstr(absl::StrCat("--uid=", kAliceUid)));
+  EXPECT_THAT(argv, HasSubstr(absl::StrCat("--job-name=synergy-", id, "-", EpochOf(id))));
+  EXPECT_THAT(argv, HasSubstr("--gres=gpu:1"));
+  EXPECT_THAT(slurm_.submitted[0].script, HasSubstr("SYNERGY_AGENT_TOKEN="));
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_RUNNING);
+  for (int i = 0; i < 5; ++i) {
+    now_ms_ += 1000;
+    Step();
+  }
+  EXPECT_EQ(slurm_.submitted.size(), 1u) << "a lease is submitted once";
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(executor_->SlurmJobOf(id, EpochOf(id)), slurm_.JobOf(id, EpochOf(id)));
+}
+
+TEST_F(SlurmExecutorTest, ASubmissionWhoseAnswerWasLostIsFoundByNameNotSubmittedAgain) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  slurm_.lose_next_answer = true;
+  Step();
+  ASSERT_EQ(slurm_.submitted.size(), 1u);
+  EXPECT_FALSE(executor_->SlurmJobOf(id, EpochOf(id)).has_value()) << "sbatch did not say which job";
+  now_ms_ += 1000;
+  Step();
+  EXPECT_EQ(slurm_.submitted.size(), 1u);
+  EXPECT_EQ(executor_->SlurmJobOf(id, EpochOf(id)), slurm_.JobOf(id, EpochOf(id)));
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_RUNNING);
+}
+
+TEST_F(SlurmExecutorTest, AfterARestartTheExecutorKnowsItsJobsByNameAndSubmitsNothing) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  ASSERT_EQ(slurm_.submitted.size(), 1u);
+  const int64_t epoch = EpochOf(id);
+  // synergyd killed and restarted: its state from the store, a new executor.
+  executor_.reset();
+  endpoint_.reset();
+  state_.reset();
+  now_ms_ += 2000;
+  Start();
+  for (int i = 0; i < 3; ++i) {
+    Step();
+    now_ms_ += 1000;
+  }
+  EXPECT_EQ(slurm_.submitted.size(), 1u) << "nothing runs twice";
+  EXPECT_EQ(EpochOf(id), epoch) << "the lease was re-adopted from Slurm's job of its name";
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_RUNNING);
+  EXPECT_TRUE(slurm_.actions.empty()) << "nothing was stopped";
+}
+
+TEST_F(SlurmExecutorTest, AnExitIsToldOnceWithItsCodeAndACrashIsRetried) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
+  slurm_.jobs[slurm_id].state = "FAILED";
+  slurm_.jobs[slurm_id].wait_status = 7 << 8;
+  now_ms_ += 1000;
+  Step();
+  v1::Job job = *state_->GetJob(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(job.crashes(), 1);
+  EXPECT_THAT(job.reason(), HasSubstr("exited with status 7"));
+  // Slurm lists the ended job for a while: told once only.
+  now_ms_ += 1000;
+  Step();
+  EXPECT_EQ(state_->GetJob(id)->crashes(), 1);
+}
+
+TEST_F(SlurmExecutorTest, AStopIsTermNowThenACancelOnceTheGraceHasPassed) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);  // no agent: stopped at lease end
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
+  ASSERT_NE(slurm_id, 0);
+  ASSERT_TRUE(state_->Cancel(id, now_ms_).ok());
+  now_ms_ += 100;
+  Step();
+  ASSERT_EQ(slurm_.actions, std::vector<std::string>{absl::StrCat("TERM ", slurm_id)});
+  now_ms_ += 1000;  // within lease_grace_s (2 s)
+  Step();
+  EXPECT_EQ(slurm_.actions.size(), 1u);
+  now_ms_ += 1500;
+  Step();
+  ASSERT_EQ(slurm_.actions.size(), 2u);
+  EXPECT_EQ(slurm_.actions[1], absl::StrCat("cancel ", slurm_id));
+  now_ms_ += 100;
+  Step();  // Slurm lists it CANCELLED: over
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_CANCELLED);
+  EXPECT_TRUE(state_->ListNodes(now_ms_)[0].jobs().empty());
+}
+
+TEST_F(SlurmExecutorTest, AWaitingJobThatIsStoppedIsCancelledAtOnce) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
+  slurm_.jobs[slurm_id].state = "PENDING";
+  ASSERT_TRUE(state_->Cancel(id, now_ms_).ok());
+  now_ms_ += 100;
+  Step();
+  EXPECT_EQ(slurm_.actions, std::vector<std::string>{absl::StrCat("cancel ", slurm_id)});
+}
+
+TEST_F(SlurmExecutorTest, ANodeThatGoesDownLosesItsLeasesAfterTheHeartbeatTimeout) {
+  slurm_.nodes = {{"sn1"}, {"sn2"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(2, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const std::string node = state_->GetJob(id)->lease().slices(0).node();
+  for (auto& n : slurm_.nodes) {
+    if (n.name == node) n.state = "down";
+  }
+  for (int i = 0; i < 4; ++i) {  // past heartbeat_timeout_s (3 s)
+    now_ms_ += 1000;
+    Step();
+    ASSERT_TRUE(state_->Tick(now_ms_).ok());
+  }
+  v1::Job job = *state_->GetJob(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED);
+  EXPECT_THAT(job.reason(), HasSubstr("lost"));
+  EXPECT_EQ(job.crashes(), 0) << "a lost node is not the job's crash";
+}
+
+TEST_F(SlurmExecutorTest, ADrainedNodeLeavesItsLeasesEndAndNothingNewGoesThere) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
+  slurm_.nodes[0].flags = R"("DRAIN")";
+  now_ms_ += 100;
+  Step();  // leaving: its lease ends
+  now_ms_ += 100;
+  Step();  // the stop order is carried out
+  EXPECT_EQ(slurm_.actions, std::vector<std::string>{absl::StrCat("TERM ", slurm_id)});
+  slurm_.jobs[slurm_id].state = "CANCELLED";
+  slurm_.jobs[slurm_id].wait_status = 15;
+  now_ms_ += 100;
+  Step();
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_SUSPENDED) << "waits for its next lease";
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  EXPECT_FALSE(state_->GetJob(id)->has_lease()) << "nothing is placed on a drained node";
+}
+
+TEST_F(SlurmExecutorTest, AJobNamedAsALeaseButRunByAnotherUidIsNotSynergyds) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const int64_t epoch = EpochOf(id);
+  const int64_t real = slurm_.JobOf(id, epoch);
+  // Slurm lists, in place of the lease's job, another user's job of the
+  // same name that says it failed.
+  slurm_.jobs.erase(real);
+  slurm_.jobs[500] = ScriptedSlurm::Job{500, 1001, slurm::SlurmJobName(id, epoch), "FAILED", 1 << 8, "sn1"};
+  now_ms_ += 1000;
+  Step();
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_RUNNING) << "the forged exit was not believed";
+  EXPECT_EQ(state_->GetJob(id)->crashes(), 0);
+}
+
+TEST_F(SlurmExecutorTest, AnOwnerWithoutAnAccountIsRefusedAndTheJobFailsAtOnce) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "mallory", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  EXPECT_TRUE(slurm_.submitted.empty());
+  now_ms_ += 1000;
+  Step();  // the refusal goes out with the next heartbeat
+  v1::Job job = *state_->GetJob(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_FAILED);
+  EXPECT_THAT(job.reason(), HasSubstr("no local account"));
+}
+
+TEST_F(SlurmExecutorTest, ASubmissionSlurmRefusesIsACrashAndIsRetried) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  slurm_.refuse_next = true;
+  Step();
+  now_ms_ += 1000;
+  Step();
+  v1::Job job = *state_->GetJob(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(job.crashes(), 1);
+  EXPECT_THAT(job.reason(), HasSubstr("Requested node configuration is not available"));
+}
+
+TEST_F(SlurmExecutorTest, AJobThatVanishesFromSlurmIsToldAsAnExit) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  slurm_.jobs.clear();  // purged without our seeing it end
+  now_ms_ += 5000;
+  Step();
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_RUNNING) << "a job just submitted may be listed late";
+  now_ms_ += 6000;
+  Step();
+  now_ms_ += 1000;
+  Step();
+  v1::Job job = *state_->GetJob(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED);
+  EXPECT_THAT(job.reason(), HasSubstr("gone from Slurm"));
+}
+
+TEST_F(SlurmExecutorTest, AnUnreadableSlurmSendsNothing) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  slurm_.unreadable = true;
+  EXPECT_FALSE(executor_->Step(now_ms_).ok());
+  EXPECT_TRUE(state_->ListNodes(now_ms_).empty());
+}
+
+// The same cluster registered by synergy-node processes and by the Slurm
+// executor: every round plans the same leases (the executor changes who
+// runs them, not what is decided).
+TEST_F(SlurmExecutorTest, TheSamePlanUnderBothExecutors) {
+  for (const char* policy : {"las", "fifo"}) {
+    for (const char* mechanism : {"tune", "proportional"}) {
+      SCOPED_TRACE(absl::StrCat(policy, " ", mechanism));
+      config_.policy = policy;
+      config_.mechanism = mechanism;
+      std::filesystem::remove(config_.state_db);
+      slurm_ = ScriptedSlurm();
+      slurm_.nodes = {{"sn1"}, {"sn2"}};
+      for (auto& n : slurm_.nodes) {
+        n.cpus = 8;
+        n.memory_mb = 96 * 1024;
+        n.gpus = 4;
+      }
+      Start();
+      Step();
+      DaemonConfig node_config = config_;
+      node_config.state_db = (dir_ / "nodes.db").string();
+      std::filesystem::remove(node_config.state_db);
+      auto store = SqliteStore::Open(node_config.state_db);
+      ASSERT_TRUE(store.ok());
+      auto by_nodes = DaemonState::Open(node_config, std::move(*store), testing::ZooOrDie(), 0);
+      ASSERT_TRUE(by_nodes.ok());
+      AddNode(**by_nodes, "sn1", 4, 8, 96, now_ms_);
+      AddNode(**by_nodes, "sn2", 4, 8, 96, now_ms_);
+      const std::vector<std::pair<int, std::string>> jobs = {{1, "res18"}, {2, "gnmt"},   {1, "alexnet"},
+                                                              {4, "res50"}, {1, "lstm"},   {2, "mobilenet"},
+                                                              {1, "res18"}, {1, "transformer"}};
+      std::vector<std::string> ids;
+      for (const auto& [gpus, model] : jobs) {
+        ids.push_back(*state_->Submit(Spec(gpus, model, 1000), "alice", now_ms_));
+        ASSERT_EQ(*(*by_nodes)->Submit(Spec(gpus, model, 1000), "alice", now_ms_), ids.back());
+      }
+      ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+      ASSERT_TRUE((*by_nodes)->RunRound(now_ms_).ok());
+      int leased = 0;
+      for (const std::string& id : ids) {
+        const v1::Job a = *state_->GetJob(id);
+        const v1::Job b = *(*by_nodes)->GetJob(id);
+        ASSERT_EQ(a.has_lease(), b.has_lease()) << id;
+        if (!a.has_lease()) continue;
+        ++leased;
+        ASSERT_EQ(a.lease().slices_size(), b.lease().slices_size()) << id;
+        for (int s = 0; s < a.lease().slices_size(); ++s) {
+          EXPECT_EQ(a.lease().slices(s).node(), b.lease().slices(s).node()) << id;
+          EXPECT_THAT(a.lease().slices(s).gpu_ids(), ::testing::ElementsAreArray(b.lease().slices(s).gpu_ids())) << id;
+          EXPECT_THAT(a.lease().slices(s).cpu_ids(), ::testing::ElementsAreArray(b.lease().slices(s).cpu_ids())) << id;
+          EXPECT_DOUBLE_EQ(a.lease().slices(s).mem_gb(), b.lease().slices(s).mem_gb()) << id;
+        }
+      }
+      EXPECT_GT(leased, 2);
+      executor_.reset();
+      endpoint_.reset();
+      state_.reset();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace synergy::daemon
