@@ -98,7 +98,7 @@ absl::Status CheckSettings(const YamlMap& m, const DaemonConfig& c) {
     return m.Get("executor").Error("is not node or slurm");
   }
   if (c.executor == "slurm" && c.slurm.partition.empty() && (m.Has("slurm") || m.Has("executor"))) {
-    return (m.Has("slurm") ? m.Get("slurm") : m.Get("executor")).Error("executor: slurm needs slurm.partition");
+    return (m.Has("slurm") ? m.Get("slurm") : m.Get("executor")).Error("needs slurm.partition (the partition synergyd owns)");
   }
   static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
   if (m.Has("log_level") && !kLevels.count(c.log_level)) {

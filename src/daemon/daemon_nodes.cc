@@ -114,7 +114,14 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
   bool unknown = false;
   for (const v1::RunningProcess& p : request.running()) {
     n.processes.insert({p.job_id(), p.epoch()});
-    if (!leases_.Holds(request.name(), {p.job_id(), p.epoch()})) unknown = true;
+    if (!leases_.Holds(request.name(), {p.job_id(), p.epoch()})) {
+      // A process this node holds no lease for (one that showed up late, as
+      // a Slurm job whose submission was given up on can): stopped, as at
+      // registration, so that it neither runs beside its successor nor
+      // keeps the node's launches waiting.
+      unknown = true;
+      SendStop(request.name(), p.job_id(), p.epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
+    }
   }
   n.unknown_processes = unknown;
   // Ids of processes that are gone (exit lost with a node restart) are free.
@@ -170,6 +177,11 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
     const v1::Job& current = jobs_.at(id);
     if (Terminal(current)) continue;
     if (leases_.LaunchOf(id).launched_on.count(n.info.name())) continue;
+    // Launched before synergyd restarted: adopted when its node reports the
+    // process, else requeued under a new lease at the deadline. Never
+    // launched again under the same lease: its first process may have run
+    // (and ended unseen, as a Slurm job purged while synergyd was down).
+    if (leases_.LaunchOf(id).adopt_deadline_ms > 0) continue;
     if (leases_.AnyEnding(id)) continue;  // its previous lease's processes still run
     v1::Job& job = jobs_.Edit(id);
     LeaseTable::Launch& launch = leases_.EditLaunch(id);

@@ -35,6 +35,9 @@ absl::Status ParseSlurmSection(const YamlValue& section, SlurmSettings& out) {
   st.Update(m->Read("allow_root_jobs", out.accounts.allow_root_jobs));
   st.Update(m->Read("run_jobs_as_node_user", out.accounts.run_jobs_as_node_user));
   if (!st.ok()) return st;
+  if (m->Has("command_timeout_s") && out.command_timeout_s < 0.1) {
+    return m->Get("command_timeout_s").Error("must be at least 0.1");
+  }
   if (m->Has("partition") && !out.partition.empty() && !IsSlurmName(out.partition)) {
     return m->Get("partition").Error("is not a Slurm partition name (1-64 characters of A-Z a-z 0-9 _ - .)");
   }

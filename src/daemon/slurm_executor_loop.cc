@@ -5,7 +5,9 @@
 #include <chrono>
 #include <filesystem>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "node/job_output.h"
 #include "service/auth.h"
 #include "service/request_validation.h"
 #include "spdlog/spdlog.h"
@@ -17,7 +19,7 @@ namespace {
 // call once the caller is known to be the node.
 class DaemonNodeEndpoint final : public slurm::NodeEndpoint {
  public:
-  explicit DaemonNodeEndpoint(Guarded& g) : g_(g) {}
+  DaemonNodeEndpoint(Guarded& g, std::string log_dir) : g_(g), log_dir_(std::move(log_dir)) {}
 
   absl::StatusOr<v1::RegisterNodeResponse> Register(const v1::RegisterNodeRequest& request) override {
     if (absl::Status st = service::ValidateRegisterNodeRequest(request); !st.ok()) return st;
@@ -32,8 +34,20 @@ class DaemonNodeEndpoint final : public slurm::NodeEndpoint {
 
   absl::StatusOr<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& request) override {
     if (absl::Status st = service::ValidateHeartbeatRequest(request); !st.ok()) return st;
-    absl::MutexLock lock(&g_.mu);
-    return g_.state->Heartbeat(request, service::NowUnixMs());
+    absl::StatusOr<v1::HeartbeatResponse> reply;
+    {
+      absl::MutexLock lock(&g_.mu);
+      reply = g_.state->Heartbeat(request, service::NowUnixMs());
+    }
+    // Output asked for by `synergyctl logs`: Slurm wrote it where the node
+    // writes its own (node/job_output.h), in the node's folder of log_dir.
+    // Read here, outside the lock, as the node reads it.
+    for (const v1::LogRequest& r : g_.logs->TakeFor(request.name())) {
+      v1::LogChunk chunk = node::ReadJobOutput(log_dir_ + "/" + request.name(), r);
+      chunk.set_name(request.name());
+      g_.logs->Deliver(request.name(), std::move(chunk));
+    }
+    return reply;
   }
 
   std::optional<std::string> OwnerOf(const std::string& job_id) override {
@@ -45,6 +59,7 @@ class DaemonNodeEndpoint final : public slurm::NodeEndpoint {
 
  private:
   Guarded& g_;
+  std::string log_dir_;
 };
 
 }  // namespace
@@ -73,13 +88,18 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
   cli.env = env;
   cli.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.command_timeout_s * 1000));
   loop->slurm_ = std::make_unique<slurm::SlurmCli>(cli);
-  loop->endpoint_ = std::make_unique<DaemonNodeEndpoint>(guarded);
+  loop->endpoint_ = std::make_unique<DaemonNodeEndpoint>(guarded, s.log_dir);
   slurm::SlurmExecutorConfig executor;
   executor.partition = s.partition;
   executor.sbatch.partition = s.partition;
   executor.sbatch.log_dir = s.log_dir;
   executor.sbatch.work_dir = s.work_dir;
   executor.agent_env["SYNERGY_SCHEDULER"] = s.scheduler.empty() ? config.listen : s.scheduler;
+  if (s.scheduler.empty() && (absl::StartsWith(config.listen, "127.") || absl::StartsWith(config.listen, "localhost") ||
+                              absl::StartsWith(config.listen, "[::1]") || absl::StartsWith(config.listen, "0.0.0.0"))) {
+    spdlog::warn("slurm.scheduler is empty: jobs' agents dial listen ({}), which other hosts cannot reach; set "
+                 "slurm.scheduler to synergyd's address as the nodes see it", config.listen);
+  }
   if (config.tls.plaintext) executor.agent_env["SYNERGY_PLAINTEXT"] = "1";
   if (!s.tls_ca.empty()) executor.agent_env["SYNERGY_TLS_CA"] = s.tls_ca;
   if (!s.tls_server_name.empty()) executor.agent_env["SYNERGY_TLS_SERVER_NAME"] = s.tls_server_name;
@@ -89,6 +109,7 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
   // looked for over several steps, at least 30 s.
   executor.submit_visible_ms = std::max<int64_t>(30000, 10 * static_cast<int64_t>(config.heartbeat_interval_ms));
   node::AccountRule rule = s.accounts;
+  rule.switched_by_caller = false;  // Slurm switches (sbatch --uid)
   loop->executor_ = std::make_unique<slurm::SlurmExecutor>(
       executor, *loop->slurm_, *loop->endpoint_,
       [rule](const std::string& user) { return SlurmUidFor(user, rule); });

@@ -67,7 +67,7 @@ absl::StatusOr<std::optional<JobAccount>> AccountForJob(const std::string& user,
     return absl::PermissionDeniedError(
         absl::StrCat("user '", user, "' maps to '", name, "', which is root: refused (allow_root_jobs is off)"));
   }
-  if (!node_is_root) {
+  if (!node_is_root && config.switched_by_caller) {
     if (pw.pw_uid != ::geteuid()) {
       return absl::PermissionDeniedError(absl::StrCat("user '", user, "': the node is not root and cannot run jobs as '",
                                                       name, "'"));

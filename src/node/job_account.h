@@ -25,6 +25,10 @@ struct AccountRule {
   // Every job runs as the caller's own account (a single-user machine;
   // when the caller is root it also needs allow_root_jobs).
   bool run_jobs_as_node_user = false;
+  // Who switches to the account: the caller (synergy-node, which must be
+  // root to run a job as another account), or Slurm (synergyd's executor
+  // submits with --uid as SlurmUser, root or not).
+  bool switched_by_caller = true;
 };
 inline constexpr size_t kMaxAccounts = 4096;
 

@@ -149,7 +149,11 @@ absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv, c
   // deadline too.
   while (failure.ok()) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
+      // Reaped elsewhere (or never ours): how it ended is not known.
+      return Errno(absl::StrCat(command, ": waiting for it"), errno);
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
       failure = absl::DeadlineExceededError(
           absl::StrCat(command, " did not finish within ", timeout.count(), " ms: killed"));

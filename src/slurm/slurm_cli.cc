@@ -39,11 +39,14 @@ absl::StatusOr<std::string> SlurmCli::Run(const std::string& name, const std::ve
   argv.insert(argv.end(), args.begin(), args.end());
   auto out = RunCommand(argv, env, input, options_.timeout, kMaxJsonBytes);
   if (!out.ok()) return out.status();
+  if (out->exit_code < 0) {
+    // Killed midway: what it did is not known.
+    return absl::UnavailableError(absl::StrCat(name, " was killed by signal ", out->signal));
+  }
   if (out->exit_code != 0) {
     const std::string why = FirstLine(out->err);
     return absl::FailedPreconditionError(absl::StrCat(
-        name, " failed (", out->exit_code < 0 ? absl::StrCat("signal ", out->signal) : absl::StrCat("exit ", out->exit_code),
-        ")", why.empty() ? "" : ": ", why));
+        name, " failed (exit ", out->exit_code, ")", why.empty() ? "" : ": ", why));
   }
   return std::move(out->out);
 }
@@ -67,12 +70,17 @@ absl::StatusOr<int64_t> SlurmCli::Submit(const SbatchCall& call) {
     // sbatch that could not reach slurmctld may or may not have left a job
     // there: the executor looks for it by name before deciding.
     const bool uncertain = out.status().code() == absl::StatusCode::kDeadlineExceeded ||
+                           out.status().code() == absl::StatusCode::kUnavailable ||
                            absl::StrContains(out.status().message(), "Unable to contact slurm controller") ||
-                           absl::StrContains(out.status().message(), "Socket timed out");
+                           absl::StrContains(out.status().message(), "Socket timed out") ||
+                           absl::StrContains(out.status().message(), "Zero Bytes were transmitted");
     if (uncertain) return absl::UnavailableError(out.status().message());
     return out.status();
   }
-  return ParseSbatchAnswer(*out);
+  absl::StatusOr<int64_t> id = ParseSbatchAnswer(*out);
+  // sbatch said yes in words it does not use: Slurm may well have the job.
+  if (!id.ok()) return absl::UnavailableError(id.status().message());
+  return id;
 }
 
 absl::Status SlurmCli::Signal(int64_t job, const std::string& signal) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "service/escape.h"
@@ -22,15 +23,24 @@ v1::ProcessExit ExitOf(const std::string& job_id, int64_t epoch, std::string rea
   return e;
 }
 
-// How an ended Slurm job exited, as the node protocol reports it.
+// Ends that are Slurm's doing, not the job's: in synergyd's partition only
+// synergyd and the cluster's admins cancel or preempt, and a node that
+// failed is lost as synergy-node's would be.
+bool EndedBySlurm(const std::string& state) {
+  return state == "CANCELLED" || state == "PREEMPTED" || state == "NODE_FAIL" || state == "BOOT_FAIL";
+}
+
+// How an ended Slurm job exited, as the node protocol reports it. Only
+// COMPLETED is a success: Slurm writes 0:0 for a job it ended itself
+// (NODE_FAIL, PREEMPTED, DEADLINE), which is no job's own exit 0.
 v1::ProcessExit ExitOfEnded(const SlurmJob& job, const std::string& job_id, int64_t epoch, bool stopped) {
   std::string how = job.signal != 0 ? absl::StrCat("killed by signal ", job.signal)
                                     : absl::StrCat("exited with status ", job.exit_code);
   v1::ProcessExit e = ExitOf(job_id, epoch, absl::StrCat("Slurm job ", job.id, " ", job.state, ": ", how));
-  e.set_exit_code(job.signal != 0 ? -1 : job.exit_code);
+  const bool own_exit = job.state == "COMPLETED" || job.state == "FAILED";
+  e.set_exit_code(job.signal != 0 ? -1 : own_exit || job.exit_code != 0 ? job.exit_code : -1);
   e.set_signal(job.signal);
-  // In synergyd's partition only synergyd and the cluster's admins cancel.
-  e.set_stopped_by_node(stopped || job.state == "CANCELLED");
+  e.set_stopped_by_node(stopped || EndedBySlurm(job.state));
   return e;
 }
 
@@ -70,7 +80,9 @@ SlurmExecutor::Observed SlurmExecutor::Observe(const std::vector<SlurmJob>& jobs
     std::optional<LeaseKey> lease = LeaseOfSlurmJobName(job.name);
     if (!lease) continue;
     const Key key{lease->job_id, lease->epoch};
-    if (!OwnedByLeaseOwner(job, key)) {
+    auto mine = submitted_.find(key);
+    const bool submitted_here = mine != submitted_.end() && mine->second.slurm_id == job.id;
+    if (!submitted_here && !OwnedByLeaseOwner(job, key)) {
       if (foreign_warned_.insert(job.id).second) {
         spdlog::warn("slurm: job {} is named as lease {} of {} but runs as uid {}, not the job owner's: not synergyd's; "
                      "ignored", job.id, key.second, key.first, job.user_id);
@@ -121,17 +133,33 @@ void SlurmExecutor::ForgetVanished(const Observed& seen, int64_t now_ms) {
   }
 }
 
-absl::Status SlurmExecutor::Step(int64_t now_ms) {
+absl::Status SlurmExecutor::ReadSlurm(int64_t now_ms) {
   absl::StatusOr<std::string> nodes_text = slurm_.NodesJson();
   if (!nodes_text.ok()) return nodes_text.status();
   absl::StatusOr<std::vector<SlurmNode>> nodes = ParseSinfoJson(*nodes_text, config_.partition);
   if (!nodes.ok()) return nodes.status();
   absl::StatusOr<std::string> jobs_text = slurm_.JobsJson();
   if (!jobs_text.ok()) return jobs_text.status();
-  absl::StatusOr<std::vector<SlurmJob>> jobs = ParseSqueueJson(*jobs_text);
+  absl::StatusOr<std::vector<SlurmJob>> jobs = ParseSqueueJson(*jobs_text, config_.partition);
   if (!jobs.ok()) return jobs.status();
+  last_nodes_ = *std::move(nodes);
+  last_jobs_ = *std::move(jobs);
+  last_read_ms_ = now_ms;
+  return absl::OkStatus();
+}
 
-  const Observed seen = Observe(*jobs);
+absl::Status SlurmExecutor::Step(int64_t now_ms) {
+  const absl::Status read = ReadSlurm(now_ms);
+  // Slurm unreadable (slurmctld restarting): its jobs run on. Nodes are
+  // heartbeat as last seen, for up to stale_limit_ms, so that synergyd does
+  // not lose them and stop every job when Slurm answers again; nothing is
+  // taken for gone meanwhile.
+  const bool stale = !read.ok();
+  if (stale && (last_read_ms_ < 0 || now_ms - last_read_ms_ > config_.stale_limit_ms)) return read;
+  const std::vector<SlurmNode>& nodes = last_nodes_;
+  const std::vector<SlurmJob>& jobs = last_jobs_;
+
+  const Observed seen = Observe(jobs);
   // A submission whose answer was lost is the job Slurm lists by its name.
   for (auto& [key, sub] : submitted_) {
     auto found = seen.by_lease.find(key);
@@ -141,13 +169,22 @@ absl::Status SlurmExecutor::Step(int64_t now_ms) {
                    sub.slurm_id);
     }
   }
-  ForgetVanished(seen, now_ms);
-  for (const SlurmNode& node : *nodes) ServeNode(node, seen, now_ms);
+  if (!stale) {
+    ForgetVanished(seen, now_ms);
+    CancelLongPending(seen, now_ms);
+  }
+  for (const SlurmNode& node : nodes) ServeNode(node, seen, now_ms);
   CancelOverdue(seen, now_ms);
+  if (stale) return read;
 
   // What Slurm no longer lists needs no memory here.
+  std::set<std::string> in_partition;
+  for (const SlurmNode& node : nodes) in_partition.insert(node.name);
+  for (auto it = registered_.begin(); it != registered_.end();) {
+    it = in_partition.count(*it) ? std::next(it) : registered_.erase(it);
+  }
   std::set<int64_t> listed;
-  for (const SlurmJob& job : *jobs) listed.insert(job.id);
+  for (const SlurmJob& job : jobs) listed.insert(job.id);
   for (auto it = told_.begin(); it != told_.end();) it = listed.count(*it) ? std::next(it) : told_.erase(it);
   for (auto it = foreign_warned_.begin(); it != foreign_warned_.end();) {
     it = listed.count(*it) ? std::next(it) : foreign_warned_.erase(it);
@@ -159,14 +196,17 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
   const std::string& name = node.name;
   // A node down (or not responding) gets no heartbeat: synergyd loses it
   // after its timeout, as a silent synergy-node. A drained one is served
-  // while registered, to leave.
-  if (!node.usable && !(node.drained && registered_.count(name))) return;
+  // while registered or while its lease jobs run (after a restart), to
+  // leave.
+  auto here = seen.by_node.find(name);
+  const bool has_jobs = here != seen.by_node.end() && !here->second.empty();
+  if (!node.usable && !(node.drained && (registered_.count(name) || has_jobs))) return;
   v1::HeartbeatRequest beat;
   beat.set_name(name);
   beat.set_leaving(node.drained);
   std::vector<std::pair<Key, int64_t>> ended;  // told with this heartbeat
   std::set<Key> reported;
-  if (auto here = seen.by_node.find(name); here != seen.by_node.end()) {
+  if (here != seen.by_node.end()) {
     for (const Key& key : here->second) {
       const SlurmJob& job = seen.by_lease.at(key);
       reported.insert(key);
@@ -196,7 +236,10 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
   }
 
   if (!registered_.count(name)) {
-    if (!node.usable) return;
+    // Its jobs' output folder (sbatch's --output): Slurm does not make it.
+    std::error_code ec;
+    std::filesystem::create_directories(config_.sbatch.log_dir + "/" + name, ec);
+    if (ec) spdlog::warn("slurm: node {}: cannot make its output folder: {}", name, ec.message());
     v1::RegisterNodeRequest reg;
     reg.set_name(name);
     reg.set_address(node.address.empty() ? name : node.address);
@@ -296,11 +339,12 @@ void SlurmExecutor::Stop(const v1::StopOrder& order, const Observed& seen, int64
   }
   auto found = seen.by_lease.find(key);
   auto mine = submitted_.find(key);
+  // Ended before the order: its own end, told as it was.
+  if (found != seen.by_lease.end() && found->second.phase == JobPhase::kEnded) return;
   const int64_t id = found != seen.by_lease.end() ? found->second.id : mine != submitted_.end() ? mine->second.slurm_id : 0;
   Stopping& stopping = stopping_[key];
   stopping.kill_at_ms = kill_at;
   if (id == 0) return;  // not found yet: cancelled once found and overdue
-  if (found != seen.by_lease.end() && found->second.phase == JobPhase::kEnded) return;
   if (found == seen.by_lease.end() || found->second.phase == JobPhase::kPending) {
     // Nothing of it runs yet: nothing to give time to.
     if (absl::Status st = slurm_.Cancel(id); st.ok()) {
@@ -313,6 +357,22 @@ void SlurmExecutor::Stop(const v1::StopOrder& order, const Observed& seen, int64
   if (absl::Status st = slurm_.Signal(id, "TERM"); !st.ok()) {
     spdlog::warn("slurm: SIGTERM to job {} ({} lease {}): {}; cancelled after its grace", id, key.first, key.second,
                  std::string(st.message()));
+  }
+}
+
+void SlurmExecutor::CancelLongPending(const Observed& seen, int64_t now_ms) {
+  for (auto& [key, sub] : submitted_) {
+    auto found = seen.by_lease.find(key);
+    if (found == seen.by_lease.end() || found->second.phase != JobPhase::kPending) continue;
+    if (now_ms - sub.at_ms <= config_.max_pending_ms || stopping_.count(key)) continue;
+    // synergyd planned it to fit; Slurm disagrees (a node shared with
+    // another partition, memory Slurm keeps back): its resources would be
+    // held for nothing. Cancelled: its end is told as stopped, and the job
+    // waits for another lease.
+    spdlog::warn("slurm: {} lease {}: Slurm job {} still waits on {} after {} s; cancelled (does Slurm's view of "
+                 "the node differ from synergyd's?)", key.first, key.second, found->second.id, sub.node,
+                 (now_ms - sub.at_ms) / 1000);
+    if (slurm_.Cancel(found->second.id).ok()) stopping_[key] = {now_ms, true};
   }
 }
 

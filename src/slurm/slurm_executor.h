@@ -71,6 +71,13 @@ struct SlurmExecutorConfig {
   // counts as lost (slurmctld answers sbatch before squeue lists it only
   // rarely; a submission whose fate is unknown is looked for this long).
   int64_t submit_visible_ms = 30000;
+  // How long a lease's Slurm job may wait in Slurm's queue before it is
+  // cancelled (synergyd submits only what its plan fits: a job that waits
+  // long means Slurm's view of the node differs).
+  int64_t max_pending_ms = 300000;
+  // How long nodes are heartbeat as last seen while Slurm cannot be read
+  // (a slurmctld restart), before they are left silent and lost.
+  int64_t stale_limit_ms = 600000;
 };
 
 class SlurmExecutor {
@@ -82,9 +89,9 @@ class SlurmExecutor {
 
   // One step at `now_ms`: reads Slurm's nodes and jobs, registers and
   // heartbeats every node of the partition, carries out the orders, and
-  // cancels stopped jobs whose grace has passed. An error (Slurm could not
-  // be read) sends nothing: nodes keep their leases until synergyd's
-  // heartbeat timeout.
+  // cancels stopped jobs whose grace has passed. An error says Slurm could
+  // not be read: the nodes were heartbeat as last seen (for up to
+  // stale_limit_ms; after that nothing is sent and synergyd loses them).
   absl::Status Step(int64_t now_ms);
 
   // What the executor believes of a lease's Slurm job, for tests and logs.
@@ -110,6 +117,8 @@ class SlurmExecutor {
     std::map<Key, SlurmJob> by_lease;
     std::map<std::string, std::vector<Key>> by_node;
   };
+  // Reads sinfo and squeue into last_nodes_ and last_jobs_.
+  absl::Status ReadSlurm(int64_t now_ms);
   Observed Observe(const std::vector<SlurmJob>& jobs);
   bool OwnedByLeaseOwner(const SlurmJob& job, const Key& key);
   std::string NodeOf(const SlurmJob& job) const;
@@ -120,12 +129,16 @@ class SlurmExecutor {
   void Launch(const v1::LaunchOrder& order, const std::string& node, const Observed& seen, int64_t now_ms);
   void Stop(const v1::StopOrder& order, const Observed& seen, int64_t now_ms);
   void CancelOverdue(const Observed& seen, int64_t now_ms);
+  void CancelLongPending(const Observed& seen, int64_t now_ms);
   void QueueExit(const std::string& node, v1::ProcessExit exit);
 
   SlurmExecutorConfig config_;
   SlurmControl& slurm_;
   NodeEndpoint& daemon_;
   UidFor uid_for_;
+  std::vector<SlurmNode> last_nodes_;
+  std::vector<SlurmJob> last_jobs_;
+  int64_t last_read_ms_ = -1;
   std::set<std::string> registered_;
   std::map<Key, Submitted> submitted_;
   std::map<Key, Stopping> stopping_;

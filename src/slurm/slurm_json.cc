@@ -8,6 +8,8 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "service/escape.h"
+#include "service/request_limits.h"
+#include "service/request_validation.h"
 
 namespace synergy::slurm {
 namespace {
@@ -243,7 +245,7 @@ absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, std
   return nodes;
 }
 
-absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
+absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text, std::string_view partition) {
   absl::StatusOr<Struct> doc = ParseDocument(text, "squeue --json");
   if (!doc.ok()) return doc.status();
   absl::StatusOr<std::vector<const Struct*>> objects = Objects(*doc, "squeue --json", "jobs", kMaxJobs);
@@ -253,6 +255,10 @@ absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
     const Struct& j = *(*objects)[i];
     const std::string path = absl::StrCat("squeue --json: jobs[", i, "]");
     if (!NamedAsALease(j)) continue;  // not ours: not read
+    if (!partition.empty()) {
+      const Value* p = Field(j, "partition");
+      if (p == nullptr || p->kind_case() != Value::kStringValue || p->string_value() != partition) continue;
+    }
     SlurmJob job;
     int64_t status = 0;
     absl::Status st;
@@ -291,7 +297,13 @@ std::optional<LeaseKey> LeaseOfSlurmJobName(std::string_view name) {
   int64_t epoch = 0;
   auto [end, ec] = std::from_chars(epoch_text.data(), epoch_text.data() + epoch_text.size(), epoch);
   if (ec != std::errc() || end != epoch_text.data() + epoch_text.size() || epoch < 0) return std::nullopt;
-  return LeaseKey{std::string(name.substr(kPrefix.size(), dash - kPrefix.size())), epoch};
+  const std::string_view job_id = name.substr(kPrefix.size(), dash - kPrefix.size());
+  // Only a job id synergyd could have given: a lease-like name of anything
+  // else (its owner may rename a Slurm job) is no lease.
+  if (job_id.size() > service::kMaxJobIdBytes || !service::IsNameToken(absl::string_view(job_id.data(), job_id.size()))) {
+    return std::nullopt;
+  }
+  return LeaseKey{std::string(job_id), epoch};
 }
 
 }  // namespace synergy::slurm

@@ -69,14 +69,17 @@ struct SlurmJob {
   std::string required_nodes;
   std::string partition;
 };
-// The jobs named as leases (SlurmJobName); every other job in the queue
-// (other users', other partitions') is skipped unread.
-absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text);
+// The jobs named as leases (SlurmJobName) in `partition` ("" any); every
+// other job in the queue (other users', other partitions') is skipped
+// unread.
+absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text, std::string_view partition = "");
 
 // The Slurm job name of a lease: "synergy-<job id>-<epoch>", so that the
 // executor finds its leases' Slurm jobs again after a restart from Slurm's
-// own records; and the lease of a name (nullopt for any other name, and
-// for an epoch written with leading zeros: one name a lease).
+// own records; and the lease of a name (nullopt for any other name, for a
+// job id synergyd would not give (service/request_validation.h
+// IsNameToken, at most kMaxJobIdBytes), and for an epoch written with
+// leading zeros: one name a lease).
 std::string SlurmJobName(std::string_view job_id, int64_t epoch);
 struct LeaseKey {
   std::string job_id;

@@ -76,7 +76,11 @@ absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::st
   a.push_back("--no-requeue");
   a.push_back("--export=NONE");
   if (!options.work_dir.empty()) a.push_back("--chdir=" + options.work_dir);
-  a.push_back(absl::StrCat("--output=", options.log_dir, "/", order.job_id(), "-", order.epoch(), "-", node, ".out"));
+  // As synergy-node writes them (node/job_output.h), in a folder per node:
+  // synergyd reads them for `synergyctl logs`.
+  const std::string stem = absl::StrCat(options.log_dir, "/", node, "/", order.job_id(), ".", order.epoch());
+  a.push_back(absl::StrCat("--output=", stem, ".out"));
+  a.push_back(absl::StrCat("--error=", stem, ".err"));
   for (const auto& [name, value] : options.slurm_env) call.env.push_back(name + "=" + value);
   // The script: a PATH to find the command by (the spec's env may set its
   // own), the lease's variables in name order, then the command.

@@ -35,7 +35,9 @@ v1::NodeResources ResourcesOfSlurmNode(const SlurmNode& node);
 
 struct SbatchOptions {
   std::string partition;  // the partition synergyd owns (its config)
-  std::string log_dir;    // where each job's output goes: <log_dir>/<job>-<epoch>-<node>.out
+  // Each job's output: <log_dir>/<node>/<job>.<epoch>.out and .err (the
+  // node's folder made by the executor when the node registers).
+  std::string log_dir;
   std::string work_dir;   // where each job starts (--chdir); "" = Slurm's default
   // The environment sbatch runs with (SLURM_CONF, PATH): the executor's,
   // fixed, never the lease's.

@@ -35,6 +35,12 @@ printf 'gpus: 1000000000\n' >"$work/node_gpus.yaml"
 printf 'name: n9\ntoken: "abc\\rdef-secret-0123"\n' >"$work/node_token.yaml"
 printf '? [a, b]\n: 1\n' >"$work/list_key.yaml"
 printf 'profile_wait_s: -5\n' >"$work/wait.yaml"
+printf 'executor: kubernetes\n' >"$work/executor.yaml"
+printf 'executor: slurm\n' >"$work/executor_partition.yaml"
+printf 'executor: slurm\nslurm: {partition: "gpu;rm"}\n' >"$work/slurm_partition.yaml"
+printf 'executor: slurm\nslurm: {partition: gpu, log_dir: logs}\n' >"$work/slurm_log_dir.yaml"
+printf 'slurm: {partition: gpu, accounts: {alice: "-root"}}\n' >"$work/slurm_accounts.yaml"
+printf 'slurm: {partition: gpu, command_timeout_s: 0}\n' >"$work/slurm_timeout.yaml"
 printf 'gpus: 1\npriority: 5000\ncommand: [x]\n' >"$work/priority.yaml"
 expect daemon_round "round.yaml:1: round_s: '0': must be > 0" "$bin/synergyd" --config "$work/round.yaml"
 expect daemon_policy "policy.yaml:2: policy: 'lifo': is not one of" "$bin/synergyd" --config "$work/policy.yaml"
@@ -46,6 +52,18 @@ expect daemon_short_token "short_token.yaml:2: auth.users[0].token: is shorter t
   "$bin/synergyd" --config "$work/short_token.yaml"
 expect daemon_list_key "list_key.yaml:1: document: (a list): is not a field name" "$bin/synergyd" --config "$work/list_key.yaml"
 expect daemon_profile_wait "wait.yaml:1: profile_wait_s: '-5': must be between 0 and" "$bin/synergyd" --config "$work/wait.yaml"
+expect daemon_executor "executor.yaml:1: executor: 'kubernetes': is not node or slurm" \
+  "$bin/synergyd" --config "$work/executor.yaml"
+expect daemon_executor_partition "executor_partition.yaml:1: executor: 'slurm': needs slurm.partition" \
+  "$bin/synergyd" --config "$work/executor_partition.yaml"
+expect daemon_slurm_partition "slurm_partition.yaml:2: slurm.partition: 'gpu;rm': is not a Slurm partition name" \
+  "$bin/synergyd" --config "$work/slurm_partition.yaml"
+expect daemon_slurm_log_dir "slurm_log_dir.yaml:2: slurm.log_dir: 'logs': is not an absolute path" \
+  "$bin/synergyd" --config "$work/slurm_log_dir.yaml"
+expect daemon_slurm_accounts "slurm_accounts.yaml:1: slurm.accounts.alice: '-root': is not a local account name" \
+  "$bin/synergyd" --config "$work/slurm_accounts.yaml"
+expect daemon_slurm_timeout "slurm_timeout.yaml:1: slurm.command_timeout_s: '0': must be > 0" \
+  "$bin/synergyd" --config "$work/slurm_timeout.yaml"
 expect daemon_missing "nope.yaml: cannot open" "$bin/synergyd" --config "$work/nope.yaml"
 expect daemon_flag "unknown flag '--bogus'" "$bin/synergyd" --bogus
 expect node_yaml "node.yaml:2: document: malformed YAML" "$bin/synergy-node" --config "$work/node.yaml"

@@ -50,7 +50,7 @@ start_daemon() {
     echo "policy: ${POLICY:-las}"
     echo "mechanism: ${MECHANISM:-tune}"
     echo "lease_grace_s: ${LEASE_GRACE_S:-2}"
-    echo "heartbeat_interval_ms: 200"
+    echo "heartbeat_interval_ms: ${HEARTBEAT_MS:-200}"
     echo "heartbeat_timeout_s: ${HEARTBEAT_TIMEOUT_S:-3}"
     echo "max_retries: 1"
     echo "tls: {cert: $pki/synergyd.crt, key: $pki/synergyd.key, client_ca: $pki/ca.crt, require_node_certificates: true}"

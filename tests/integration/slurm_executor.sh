@@ -12,7 +12,8 @@
 #   - a node whose slurmd is killed (with its jobs) is lost, and its job is
 #     requeued and finishes elsewhere;
 #   - synergyd killed with -9 and restarted loses nothing and submits no
-#     lease twice (every lease name is one Slurm job).
+#     lease twice (every lease name is one Slurm job);
+#   - synergyctl logs shows a job's output, read where Slurm wrote it.
 # Skipped (77) without root or without the packages.
 # usage: slurm_executor.sh BUILD_DIR
 BIN=$1
@@ -28,6 +29,8 @@ logs=$work/slurm-logs
 # A Slurm step reads the whole cluster; a slow one (a loaded CI machine)
 # must not lose nodes.
 export HEARTBEAT_TIMEOUT_S=8
+# Each step runs sinfo and squeue: twice a second is enough here.
+export HEARTBEAT_MS=500
 daemon_lines=(
   "executor: slurm"
   "slurm: {partition: synergy, log_dir: $logs, work_dir: $work, tls_ca: $pki/ca.crt, slurm_conf: $SLURM_CONF, accounts: {admin: root, alice: root, bob: root}, allow_root_jobs: true}"
@@ -132,14 +135,14 @@ echo "ok   $crashy crashed and was retried"
 # Preempted and resumed: some job ran under more than one lease.
 resumed=0
 for id in "${ids[@]}"; do
-  (($(ls "$logs/$id"-*.out 2>/dev/null | wc -l) > 1)) && resumed=$((resumed + 1))
+  (($(ls "$logs"/*/"$id".*.out 2>/dev/null | wc -l) > 1)) && resumed=$((resumed + 1))
 done
 ((resumed > 0)) || fail "no job ran under two leases"
 echo "ok   $resumed jobs ran under several leases"
 
 # Bound to the lease's CPUs, read from inside each job.
 bound=0
-for f in "$logs"/*.out; do
+for f in "$logs"/*/*.out; do
   line=$(grep -h "resuming at iteration" "$f") || continue
   [[ $line =~ on\ ([0-9]+)\ cpus\ \(allowed\ ([0-9,-]+) ]] || fail "$f: $line"
   want=${BASH_REMATCH[1]} allowed=${BASH_REMATCH[2]%,}
@@ -154,6 +157,12 @@ print(n)")
 done
 ((bound >= ${#ids[@]})) || fail "only $bound jobs said which CPUs they were bound to"
 echo "ok   $bound leases bound to their CPUs"
+
+# synergyctl logs reads a job's output where Slurm wrote it.
+last=${ids[0]}
+ctl logs "$last" | grep -q "agent_job $last: done, state $(expected_state 250)" ||
+  fail "synergyctl logs $last: $(ctl logs "$last" 2>&1 | tail -3)"
+echo "ok   synergyctl logs shows what Slurm's job wrote"
 
 # Never twice: each lease name is one Slurm job (squeue lists the ended ones
 # for MinJobAge), and synergyd submitted each once, across its restart.

@@ -48,8 +48,11 @@ class ScriptedSlurm final : public slurm::SlurmControl {
   std::map<int64_t, Job> jobs;
   std::vector<slurm::SbatchCall> submitted;
   std::vector<std::string> actions;  // "TERM 3", "cancel 3"
-  // The next Submit's answer is lost after Slurm took the job.
+  // The next Submit's answer is lost after Slurm took the job; with
+  // hide_lost, squeue lists that job only once `hidden` is cleared.
   bool lose_next_answer = false;
+  bool hide_lost = false;
+  std::map<int64_t, Job> hidden;
   bool refuse_next = false;
   bool unreadable = false;
   int64_t next_id = 100;
@@ -89,11 +92,12 @@ class ScriptedSlurm final : public slurm::SlurmControl {
       if (absl::StartsWith(a, "--nodelist=")) j.node = a.substr(11);
       if (absl::StartsWith(a, "--uid=")) j.uid = std::stoll(a.substr(6));
     }
-    jobs[j.id] = j;
     if (lose_next_answer) {
       lose_next_answer = false;
+      (hide_lost ? hidden : jobs)[j.id] = j;
       return absl::UnavailableError("sbatch: error: Socket timed out");
     }
+    jobs[j.id] = j;
     return j.id;
   }
   absl::Status Signal(int64_t job, const std::string& signal) override {
@@ -167,6 +171,13 @@ class SlurmExecutorTest : public DaemonStateTest {
     return std::make_unique<slurm::SlurmExecutor>(c, slurm_, *endpoint_, TestUids);
   }
   void Step() { ASSERT_TRUE(executor_->Step(now_ms_).ok()); }
+  // synergyd killed and started again on its store, with a new executor.
+  void Restart() {
+    executor_.reset();
+    endpoint_.reset();
+    state_.reset();
+    Start();
+  }
   // The job's state as synergyd has it.
   v1::JobState StateOf(const std::string& id) { return state_->GetJob(id)->state(); }
   int64_t EpochOf(const std::string& id) { return state_->GetJob(id)->lease().epoch(); }
@@ -244,11 +255,8 @@ TEST_F(SlurmExecutorTest, AfterARestartTheExecutorKnowsItsJobsByNameAndSubmitsNo
   ASSERT_EQ(slurm_.submitted.size(), 1u);
   const int64_t epoch = EpochOf(id);
   // synergyd killed and restarted: its state from the store, a new executor.
-  executor_.reset();
-  endpoint_.reset();
-  state_.reset();
   now_ms_ += 2000;
-  Start();
+  Restart();
   for (int i = 0; i < 3; ++i) {
     Step();
     now_ms_ += 1000;
@@ -443,6 +451,145 @@ TEST_F(SlurmExecutorTest, AnUnreadableSlurmSendsNothing) {
   slurm_.unreadable = true;
   EXPECT_FALSE(executor_->Step(now_ms_).ok());
   EXPECT_TRUE(state_->ListNodes(now_ms_).empty());
+}
+
+TEST_F(SlurmExecutorTest, ALeaseWhoseJobSlurmForgotDuringARestartIsNeverSubmittedAgain) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  ASSERT_EQ(slurm_.submitted.size(), 1u);
+  const int64_t epoch = EpochOf(id);
+  // It ran and ended while synergyd was away, and Slurm purged it.
+  slurm_.jobs.clear();
+  now_ms_ += 400000;
+  Restart();
+  for (int i = 0; i < 5; ++i) {
+    Step();
+    ASSERT_TRUE(state_->Tick(now_ms_).ok());
+    now_ms_ += 1000;
+  }
+  int of_lease = 0;
+  for (const slurm::SbatchCall& call : slurm_.submitted) {
+    of_lease += std::count(call.argv.begin(), call.argv.end(), "--job-name=" + slurm::SlurmJobName(id, epoch));
+  }
+  EXPECT_EQ(of_lease, 1) << "never the same lease twice";
+  EXPECT_FALSE(state_->GetJob(id)->has_lease() && EpochOf(id) == epoch) << "its lease is over, not relaunched";
+}
+
+TEST_F(SlurmExecutorTest, AJobThatShowsUpAfterItsSubmissionWasGivenUpOnIsStopped) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  const int64_t epoch = EpochOf(id);
+  slurm_.lose_next_answer = true;
+  slurm_.hide_lost = true;
+  Step();
+  now_ms_ += 11000;  // past submit_visible_ms: the launch counts as not made
+  Step();
+  now_ms_ += 1000;
+  Step();
+  EXPECT_EQ(state_->GetJob(id)->crashes(), 1);
+  // Slurm had it after all.
+  slurm_.jobs.insert(slurm_.hidden.begin(), slurm_.hidden.end());
+  const int64_t late = slurm_.hidden.begin()->first;
+  now_ms_ += 1000;
+  Step();  // reported; synergyd holds no lease for it: a stop
+  now_ms_ += 1000;
+  Step();
+  ASSERT_FALSE(slurm_.actions.empty()) << "the late job of lease " << epoch << " was left running";
+  EXPECT_THAT(slurm_.actions.front(), ::testing::EndsWith(absl::StrCat(" ", late)));
+}
+
+TEST_F(SlurmExecutorTest, ANodeFailureIsNoSuccessButTheJobWaitsForAnotherLease) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
+  slurm_.jobs[slurm_id].state = "NODE_FAIL";  // Slurm writes 0:0
+  now_ms_ += 1000;
+  Step();
+  v1::Job job = *state_->GetJob(id);
+  EXPECT_NE(job.state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_FALSE(job.has_lease());
+  EXPECT_EQ(job.crashes(), 0) << "a failed node is not the job's crash";
+}
+
+TEST_F(SlurmExecutorTest, WhileSlurmCannotBeReadNodesAreHeartbeatAsLastSeen) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  slurm_.unreadable = true;  // slurmctld restarting, past heartbeat_timeout_s (3 s)
+  for (int i = 0; i < 6; ++i) {
+    now_ms_ += 1000;
+    EXPECT_FALSE(executor_->Step(now_ms_).ok());
+    ASSERT_TRUE(state_->Tick(now_ms_).ok());
+  }
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_RUNNING) << "its node was not lost";
+  slurm_.unreadable = false;
+  now_ms_ += 1000;
+  Step();
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_RUNNING);
+  EXPECT_TRUE(slurm_.actions.empty()) << "nothing was stopped";
+}
+
+TEST_F(SlurmExecutorTest, ADrainedNodeFoundAfterARestartLeavesToo) {
+  slurm_.nodes = {{"sn1"}, {"sn2"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const std::string node = state_->GetJob(id)->lease().slices(0).node();
+  const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
+  for (auto& n : slurm_.nodes) {
+    if (n.name == node) n.flags = R"("DRAIN")";
+  }
+  now_ms_ += 1000;
+  Restart();
+  Step();
+  Step();
+  EXPECT_EQ(slurm_.actions, std::vector<std::string>{absl::StrCat("TERM ", slurm_id)})
+      << "its lease ended: the drained node was served to leave";
+}
+
+TEST_F(SlurmExecutorTest, AJobThatWaitsInSlurmTooLongIsCancelled) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
+  slurm_.jobs[slurm_id].state = "PENDING";
+  now_ms_ += 301000;
+  Step();
+  EXPECT_EQ(slurm_.actions, std::vector<std::string>{absl::StrCat("cancel ", slurm_id)});
+}
+
+TEST_F(SlurmExecutorTest, ALeaseLikeNameNoJobIdCouldHaveDoesNotSilenceTheNode) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  ScriptedSlurm::Job renamed{7, kAliceUid, "synergy-a b-1", "RUNNING", 0, "sn1"};
+  slurm_.jobs[7] = renamed;
+  for (int i = 0; i < 5; ++i) {
+    now_ms_ += 1000;
+    Step();
+    ASSERT_TRUE(state_->Tick(now_ms_).ok());
+  }
+  ASSERT_EQ(state_->ListNodes(now_ms_).size(), 1u);
+  EXPECT_TRUE(state_->ListNodes(now_ms_)[0].alive()) << "its heartbeats were taken";
 }
 
 // The same cluster registered by synergy-node processes and by the Slurm

@@ -115,6 +115,18 @@ TEST(SlurmJson, TextThatIsNotSlurmsIsRefusedNamingTheField) {
 // squeue lists every job of the cluster (22.05 ignores -j and -p with
 // --json): other users' jobs, whatever they hold, are skipped unread, and
 // so are nodes of other partitions.
+TEST(SlurmJson, LeaseJobsOfAnotherPartitionAreSkippedUnread) {
+  auto jobs = ParseSqueueJson(R"({"jobs": [
+      {"job_id": 1, "user_id": "x", "name": "synergy-j-000003-1", "job_state": "PENDING", "exit_code": 0,
+       "partition": "batch"},
+      {"job_id": 2, "user_id": 1001, "name": "synergy-j-000003-2", "job_state": "PENDING", "exit_code": 0,
+       "partition": "synergy"}]})",
+                              "synergy");
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ(jobs->at(0).id, 2);
+}
+
 TEST(SlurmJson, WhatIsNotOursIsSkippedUnread) {
   auto jobs = ParseSqueueJson(R"({"jobs": [
       {"job_id": -4, "name": "someone's job", "job_state": 7, "exit_code": "x", "nodes": 3},
@@ -146,6 +158,10 @@ TEST(SlurmJson, ALeasesSlurmJobNameRoundTrips) {
   EXPECT_FALSE(LeaseOfSlurmJobName("synergy-j-000012-"));
   EXPECT_FALSE(LeaseOfSlurmJobName("synergy--7"));
   EXPECT_FALSE(LeaseOfSlurmJobName("synergy-j-000012-x"));
+  // A name its owner gave a Slurm job: no job id synergyd would give.
+  EXPECT_FALSE(LeaseOfSlurmJobName("synergy-a b-1"));
+  EXPECT_FALSE(LeaseOfSlurmJobName("synergy-j/../x-1"));
+  EXPECT_FALSE(LeaseOfSlurmJobName("synergy-" + std::string(300, 'j') + "-1"));
 }
 
 }  // namespace

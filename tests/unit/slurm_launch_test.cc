@@ -45,7 +45,8 @@ TEST(SbatchFor, TheLeaseOnItsNodeWithItsGpusCpusMemoryAndOwner) {
                             "sbatch", "--parsable", "--job-name=synergy-j-000012-7", "--partition=synergy",
                             "--nodelist=gpu-07", "--nodes=1", "--ntasks=1", "--cpus-per-task=3", "--mem=12800M",
                             "--gres=gpu:2", "--uid=1001", "--no-requeue", "--export=NONE",
-                            "--output=/var/log/synergy/j-000012-7-gpu-07.out"}));
+                            "--output=/var/log/synergy/gpu-07/j-000012.7.out",
+                            "--error=/var/log/synergy/gpu-07/j-000012.7.err"}));
   // sbatch runs with the executor's fixed environment only: the lease's
   // (LD_PRELOAD, SBATCH_*, its own SLURM_CONF) could change what sbatch
   // does.
