@@ -20,6 +20,7 @@ std::vector<const JobView*> SelectRunnable(const std::vector<const JobView*>& or
   if (selection == Selection::kWalkQueue) return ordered;
   std::vector<const JobView*> picked;
   for (const JobView* job : ordered) {
+    if (free_gpus == 0) break;  // every job asks for a GPU or more: none would be picked
     if (job->gpus <= free_gpus) {
       picked.push_back(job);
       free_gpus -= job->gpus;
@@ -50,8 +51,12 @@ RoundSelection SelectForRound(const RoundInput& input, const Policy& policy, con
   context.mechanism_uses_speedup = mechanism.uses_speedup();
   context.reference_compatible = input.reference_compatible;
   policy.Order(queue, context);
-  std::stable_sort(queue.begin(), queue.end(),
-                   [](const JobView* a, const JobView* b) { return a->priority_class > b->priority_class; });
+  // Classes first. Usually one class (the simulator's always): a check of
+  // the order instead of a stable sort's allocation and passes each round,
+  // which at saturation, over a queue that grows with time, was most of a
+  // long run's cost (issue 20).
+  const auto by_class = [](const JobView* a, const JobView* b) { return a->priority_class > b->priority_class; };
+  if (!std::is_sorted(queue.begin(), queue.end(), by_class)) std::stable_sort(queue.begin(), queue.end(), by_class);
 
   for (const JobView* job : queue) {
     if (job->priority != 1 && Starved(*job, input.now_s)) out.bumped.push_back(job);

@@ -13,6 +13,9 @@ class Proportional final : public Mechanism {
   void Place(std::span<const JobView* const> candidates,
              PlacementState& state) const override {
     for (const JobView* job : candidates) {
+      // Free GPUs never come back within a round, and every job asks for
+      // one or more: once none is free, no later candidate is placed.
+      if (state.free_gpus() == 0) break;
       if (job->gpus > state.free_gpus()) continue;
       TryPlaceShare(state, job->id, job->gpus);
     }

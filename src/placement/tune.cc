@@ -36,6 +36,9 @@ class Tune final : public Mechanism {
              PlacementState& state) const override {
     std::unordered_map<JobId, const JobView*> placed;
     for (const JobView* job : candidates) {
+      // Free GPUs never come back within a round, and every job asks for
+      // one or more: once none is free, no later candidate is placed.
+      if (state.free_gpus() == 0) break;
       if (job->gpus > state.free_gpus()) continue;
       if (PlaceOne(*job, state, placed)) placed[job->id] = job;
     }

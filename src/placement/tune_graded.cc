@@ -24,6 +24,9 @@ class TuneGraded final : public Mechanism {
              PlacementState& state) const override {
     std::unordered_map<JobId, Placed> placed;
     for (const JobView* job : candidates) {
+      // Free GPUs never come back within a round, and every job asks for
+      // one or more: once none is free, no later candidate is placed.
+      if (state.free_gpus() == 0) break;
       if (job->gpus > state.free_gpus()) continue;
       std::vector<Option> options = OptionsAtOrAboveProportional(*job, state.cluster());
       if (PlaceOne(*job, options, state, placed)) {

@@ -1,0 +1,184 @@
+// Scale (issue 20): how the simulator's cost grows with the work, and
+// rounds at tens of thousands of GPUs. Each figure the issue names:
+//   - Window/START: FIFO-TUNE, load 9, seed 42, reference-compatible, the
+//     1,000 jobs from START on the default 128-GPU cluster (the issue's
+//     4000, 8000 and 16000 windows; linear cost keeps them within 4x);
+//   - Generated100k: 100,000 generated jobs on 1,024 GPUs (the default
+//     cluster eight times over) at a load that keeps it about 90% busy;
+//   - Replay1M: a replay of 1,000,000 generated jobs on the same cluster;
+//   - Round/MECHANISM/GPUS: one FIFO round of TUNE, TUNE-graded and OPT at
+//     16,384 and 65,536 GPUs with a queue of twice the GPUs.
+// Counters say what each run did (jobs finished, busy fraction, peak
+// resident memory), so a faster run that does less shows. Each run is long:
+// one iteration each (--benchmark_filter picks one).
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include "sim/simulator.h"
+#include "sim/workload.h"
+#include "synergy/default_configs.h"
+#include "synergy/job_view_rules.h"
+#include "synergy/round.h"
+
+namespace synergy::sim {
+namespace {
+
+SimConfig Config(const Cluster& c, const ModelZoo& z, const Policy& p, const Mechanism& m) {
+  SimConfig config;
+  config.cluster = &c;
+  config.zoo = &z;
+  config.policy = &p;
+  config.mechanism = &m;
+  config.reference_compatible = true;
+  return config;
+}
+
+// The default cluster `times` times over.
+Cluster Replicated(int times) {
+  const Cluster base = *DefaultCluster();
+  std::vector<ServerSpec> servers;
+  for (int t = 0; t < times; ++t) servers.insert(servers.end(), base.servers().begin(), base.servers().end());
+  return Cluster(std::move(servers));
+}
+
+double PeakResidentMb() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+// The share of GPU-time that was allocated over the run's rounds.
+double BusyFraction(const SimResult& r, const Cluster& cluster) {
+  double busy = 0;
+  for (const RoundSample& s : r.rounds) busy += s.allocated.gpus;
+  return r.rounds.empty() ? 0 : busy / (static_cast<double>(r.rounds.size()) * cluster.total().gpus);
+}
+
+void Report(benchmark::State& state, const SimResult& r, const Cluster& cluster) {
+  int64_t finished = 0;
+  for (const JobRecord& j : r.jobs) finished += j.finish_s >= 0;
+  state.counters["jobs"] = static_cast<double>(r.jobs.size());
+  state.counters["finished"] = static_cast<double>(finished);
+  state.counters["rounds"] = static_cast<double>(r.rounds.size());
+  state.counters["busy"] = BusyFraction(r, cluster);
+  state.counters["peak_rss_mb"] = PeakResidentMb();
+}
+
+void BM_Window(benchmark::State& state) {
+  const JobId from = state.range(0);
+  Cluster cluster = *DefaultCluster();
+  ModelZoo zoo = *DefaultModelZoo();
+  auto policy = *MakePolicy("fifo");
+  auto mechanism = *MakeMechanism("tune");
+  SimResult last;
+  for (auto _ : state) {
+    WorkloadGenerator gen(GeneratorConfig{}, zoo);
+    auto r = RunGenerated(Config(cluster, zoo, *policy, *mechanism), gen, from, from + 1000, nullptr);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    last = *std::move(r);
+  }
+  Report(state, last, cluster);
+}
+
+// Load 9 keeps the 128-GPU default cluster saturated; 8 times the GPUs at
+// 60 jobs an hour keeps them about 90% busy (the busy counter says).
+constexpr double kBusyLoad1024 = 60;
+
+void BM_Generated100k(benchmark::State& state) {
+  Cluster cluster = Replicated(8);
+  ModelZoo zoo = *DefaultModelZoo();
+  auto policy = *MakePolicy("fifo");
+  auto mechanism = *MakeMechanism("tune");
+  GeneratorConfig g;
+  g.load_jobs_per_hour = kBusyLoad1024;
+  SimResult last;
+  for (auto _ : state) {
+    WorkloadGenerator gen(g, zoo);
+    auto r = RunGenerated(Config(cluster, zoo, *policy, *mechanism), gen, 0, 100000, nullptr);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    last = *std::move(r);
+  }
+  Report(state, last, cluster);
+}
+
+void BM_Replay1M(benchmark::State& state) {
+  Cluster cluster = Replicated(8);
+  ModelZoo zoo = *DefaultModelZoo();
+  auto policy = *MakePolicy("fifo");
+  auto mechanism = *MakeMechanism("tune");
+  GeneratorConfig g;
+  g.load_jobs_per_hour = kBusyLoad1024;
+  std::vector<JobSpec> trace;
+  {
+    WorkloadGenerator gen(g, zoo);
+    trace.reserve(static_cast<size_t>(state.range(0)));
+    for (int64_t i = 0; i < state.range(0); ++i) trace.push_back(gen.Next());
+  }
+  SimResult last;
+  for (auto _ : state) {
+    auto r = RunTrace(Config(cluster, zoo, *policy, *mechanism), trace);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    last = *std::move(r);
+  }
+  Report(state, last, cluster);
+}
+
+// One round on `gpus` GPUs (servers of 8) with a queue of twice the GPUs.
+void Round(benchmark::State& state, const char* mechanism_name) {
+  const int gpus = static_cast<int>(state.range(0));
+  std::vector<ServerSpec> servers;
+  for (int i = 0; i < gpus / 8; ++i) servers.push_back({"s", Resources{8, 24, 500, 500}});
+  const Cluster cluster(std::move(servers));
+  const ModelZoo zoo = *DefaultModelZoo();
+  std::vector<JobView> jobs;
+  WorkloadGenerator gen(GeneratorConfig{}, zoo);
+  for (int i = 0; i < 2 * gpus; ++i) {
+    JobSpec spec = gen.Next();
+    JobView v;
+    v.id = spec.id;
+    v.gpus = spec.gpus;
+    v.arrival_s = spec.arrival_s;
+    SetModelFields(v, &zoo.model(spec.model), cluster);
+    v.last_round_speedup = v.ideal_speedup;
+    v.total_iterations = spec.iterations;
+    v.remaining_iterations = spec.iterations;
+    jobs.push_back(v);
+  }
+  auto policy = *MakePolicy("fifo");
+  auto mechanism = *MakeMechanism(mechanism_name);
+  RoundInput in;
+  in.now_s = 1e6;
+  in.cluster = &cluster;
+  for (const JobView& j : jobs) in.queue.push_back(&j);
+  size_t placed = 0;
+  for (auto _ : state) {
+    RoundResult r = ScheduleRound(in, *policy, *mechanism);
+    placed = r.plan.assignments.size();
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["jobs_placed"] = static_cast<double>(placed);
+  state.counters["queue"] = static_cast<double>(jobs.size());
+}
+
+void BM_TuneRound(benchmark::State& state) { Round(state, "tune"); }
+void BM_TuneGradedRound(benchmark::State& state) { Round(state, "tune-graded"); }
+void BM_OptRound(benchmark::State& state) { Round(state, "opt"); }
+
+BENCHMARK(BM_Window)->Arg(4000)->Arg(8000)->Arg(16000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Generated100k)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Replay1M)->Arg(1000000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TuneRound)->Arg(16384)->Arg(65536)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TuneGradedRound)->Arg(16384)->Arg(65536)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OptRound)->Arg(16384)->Arg(65536)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace synergy::sim
