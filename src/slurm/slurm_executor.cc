@@ -32,13 +32,15 @@ bool EndedBySlurm(const std::string& state) {
 
 // How an ended Slurm job exited, as the node protocol reports it. Only
 // COMPLETED is a success: Slurm writes 0:0 for a job it ended itself
-// (NODE_FAIL, PREEMPTED, DEADLINE), which is no job's own exit 0.
+// (NODE_FAIL, PREEMPTED, DEADLINE), and a FAILED without a code is no
+// job's own exit 0 either.
 v1::ProcessExit ExitOfEnded(const SlurmJob& job, const std::string& job_id, int64_t epoch, bool stopped) {
   std::string how = job.signal != 0 ? absl::StrCat("killed by signal ", job.signal)
                                     : absl::StrCat("exited with status ", job.exit_code);
   v1::ProcessExit e = ExitOf(job_id, epoch, absl::StrCat("Slurm job ", job.id, " ", job.state, ": ", how));
-  const bool own_exit = job.state == "COMPLETED" || job.state == "FAILED";
-  e.set_exit_code(job.signal != 0 ? -1 : own_exit || job.exit_code != 0 ? job.exit_code : -1);
+  e.set_exit_code(job.signal != 0                                     ? -1
+                  : job.exit_code != 0 || job.state == "COMPLETED" ? job.exit_code
+                                                                   : -1);
   e.set_signal(job.signal);
   e.set_stopped_by_node(stopped || EndedBySlurm(job.state));
   return e;

@@ -522,6 +522,22 @@ TEST_F(SlurmExecutorTest, ANodeFailureIsNoSuccessButTheJobWaitsForAnotherLease) 
   EXPECT_EQ(job.crashes(), 0) << "a failed node is not the job's crash";
 }
 
+TEST_F(SlurmExecutorTest, AJobSlurmFailedWithoutAnExitCodeIsACrashNotASuccess) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
+  slurm_.jobs[slurm_id].state = "FAILED";  // with 0:0
+  now_ms_ += 1000;
+  Step();
+  v1::Job job = *state_->GetJob(id);
+  EXPECT_NE(job.state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_EQ(job.crashes(), 1);
+}
+
 TEST_F(SlurmExecutorTest, WhileSlurmCannotBeReadNodesAreHeartbeatAsLastSeen) {
   slurm_.nodes = {{"sn1"}};
   Start();
