@@ -20,6 +20,35 @@
 
 namespace synergy {
 
+// The runnable set as a mechanism takes it, one job at a time and in order.
+// A mechanism never needs the jobs that cannot fit: once no GPU is free it
+// stops asking, so a long queue costs only the jobs it looks at.
+class Candidates {
+ public:
+  virtual ~Candidates() = default;
+  // The next job whose GPU count is at most `max_gpus` (skipping the larger
+  // ones before it), or nullptr when none is left. `max_gpus` never grows
+  // from one call to the next: free GPUs never come back within a round.
+  virtual const JobView* NextFitting(int max_gpus) = 0;
+};
+
+// Candidates from a list.
+class ListedCandidates final : public Candidates {
+ public:
+  explicit ListedCandidates(std::span<const JobView* const> jobs) : jobs_(jobs) {}
+  const JobView* NextFitting(int max_gpus) override {
+    while (next_ < jobs_.size()) {
+      const JobView* job = jobs_[next_++];
+      if (job->gpus <= max_gpus) return job;
+    }
+    return nullptr;
+  }
+
+ private:
+  std::span<const JobView* const> jobs_;
+  size_t next_ = 0;
+};
+
 class Mechanism {
  public:
   virtual ~Mechanism() = default;
@@ -31,8 +60,11 @@ class Mechanism {
   virtual bool prefers_large_jobs_first() const { return false; }
 
   // Places each candidate, in order, whose GPU count fits state.free_gpus().
-  virtual void Place(std::span<const JobView* const> candidates,
-                     PlacementState& state) const = 0;
+  virtual void PlaceFrom(Candidates& candidates, PlacementState& state) const = 0;
+  void Place(std::span<const JobView* const> candidates, PlacementState& state) const {
+    ListedCandidates listed(candidates);
+    PlaceFrom(listed, state);
+  }
 };
 
 // Settings of the mechanisms that have any.

@@ -1,9 +1,10 @@
 #pragma once
 // A Policy only orders jobs: who goes first. It never looks at servers.
 //
-// Contract: Order() is a stable sort of `queue` (jobs with equal keys keep
-// the order they came in, which is the previous round's order), and it reads
-// nothing but the JobViews and the context.
+// Contract: a policy is its Key. Order() is a stable sort of `queue` by Key
+// (jobs with equal keys keep the order they came in, which is the previous
+// round's order), and Key reads nothing but the JobView and the context.
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -34,13 +35,23 @@ enum class Selection {
   kCountFitFirst,
 };
 
+// A job's place in a policy's order: smaller keys go first, compared
+// element by element.
+using OrderKey = std::array<double, 3>;
+
 class Policy {
  public:
   virtual ~Policy() = default;
   virtual std::string_view name() const = 0;
   virtual Selection selection() const = 0;
-  virtual void Order(std::vector<const JobView*>& queue,
-                     const PolicyContext& context) const = 0;
+  virtual OrderKey Key(const JobView& job, const PolicyContext& context) const = 0;
+  // Whether Key moves with context.now_s alone (FTF's does). When it does
+  // not, a job's key changes only when its view does, and a caller may keep
+  // the order standing between rounds (synergy/standing_queue.h).
+  virtual bool key_moves_with_time() const = 0;
+
+  // Sorts `queue` by Key, stable.
+  void Order(std::vector<const JobView*>& queue, const PolicyContext& context) const;
 };
 
 // Registry: "fifo", "srtf", "las", "ftf". An unknown name is an error value.

@@ -34,15 +34,15 @@ class Opt final : public Mechanism {
   std::string_view name() const override { return "opt"; }
   bool uses_speedup() const override { return true; }
 
-  void Place(std::span<const JobView* const> candidates,
-             PlacementState& state) const override {
+  void PlaceFrom(Candidates& candidates, PlacementState& state) const override {
+    // The runnable set: the candidates whose GPU counts fit, in order.
     std::vector<const JobView*> jobs;
     int free = state.free_gpus();
-    for (const JobView* job : candidates) {
-      if (job->gpus <= free) {
-        jobs.push_back(job);
-        free -= job->gpus;
-      }
+    while (free > 0) {
+      const JobView* job = candidates.NextFitting(free);
+      if (job == nullptr) break;
+      jobs.push_back(job);
+      free -= job->gpus;
     }
     if (jobs.empty()) return;
     SolverStats stats;

@@ -10,13 +10,12 @@ class Proportional final : public Mechanism {
  public:
   std::string_view name() const override { return "proportional"; }
   bool uses_speedup() const override { return false; }
-  void Place(std::span<const JobView* const> candidates,
-             PlacementState& state) const override {
-    for (const JobView* job : candidates) {
-      // Free GPUs never come back within a round, and every job asks for
-      // one or more: once none is free, no later candidate is placed.
-      if (state.free_gpus() == 0) break;
-      if (job->gpus > state.free_gpus()) continue;
+  void PlaceFrom(Candidates& candidates, PlacementState& state) const override {
+    // Free GPUs never come back within a round, and every job asks for one
+    // or more: once none is free, no later candidate is placed.
+    while (state.free_gpus() > 0) {
+      const JobView* job = candidates.NextFitting(state.free_gpus());
+      if (job == nullptr) break;
       TryPlaceShare(state, job->id, job->gpus);
     }
   }

@@ -32,14 +32,13 @@ class Tune final : public Mechanism {
   bool uses_speedup() const override { return true; }
   bool prefers_large_jobs_first() const override { return true; }
 
-  void Place(std::span<const JobView* const> candidates,
-             PlacementState& state) const override {
+  void PlaceFrom(Candidates& candidates, PlacementState& state) const override {
     std::unordered_map<JobId, const JobView*> placed;
-    for (const JobView* job : candidates) {
-      // Free GPUs never come back within a round, and every job asks for
-      // one or more: once none is free, no later candidate is placed.
-      if (state.free_gpus() == 0) break;
-      if (job->gpus > state.free_gpus()) continue;
+    // Free GPUs never come back within a round, and every job asks for one
+    // or more: once none is free, no later candidate is placed.
+    while (state.free_gpus() > 0) {
+      const JobView* job = candidates.NextFitting(state.free_gpus());
+      if (job == nullptr) break;
       if (PlaceOne(*job, state, placed)) placed[job->id] = job;
     }
   }

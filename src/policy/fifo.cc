@@ -1,5 +1,3 @@
-#include <algorithm>
-
 #include "policies.h"
 
 namespace synergy::policies {
@@ -9,11 +7,8 @@ class Fifo final : public Policy {
  public:
   std::string_view name() const override { return "fifo"; }
   Selection selection() const override { return Selection::kWalkQueue; }
-  void Order(std::vector<const JobView*>& queue, const PolicyContext&) const override {
-    SortStable(queue, [](const JobView* a, const JobView* b) {
-      return a->arrival_s < b->arrival_s;
-    });
-  }
+  OrderKey Key(const JobView& job, const PolicyContext&) const override { return {job.arrival_s, 0, 0}; }
+  bool key_moves_with_time() const override { return false; }
 };
 
 }  // namespace

@@ -1,6 +1,3 @@
-#include <algorithm>
-#include <tuple>
-
 #include "policies.h"
 
 namespace synergy::policies {
@@ -15,17 +12,13 @@ class Ftf final : public Policy {
  public:
   std::string_view name() const override { return "ftf"; }
   Selection selection() const override { return Selection::kWalkQueue; }
-  void Order(std::vector<const JobView*>& queue,
-             const PolicyContext& context) const override {
+  OrderKey Key(const JobView& job, const PolicyContext& context) const override {
     const double sign = context.reference_compatible ? 1.0 : -1.0;
-    auto key = [&](const JobView* j) {
-      const double ideal = j->iteration_time_s * j->total_iterations;
-      const double rho = (context.now_s - j->arrival_s + RemainingTime(*j, context)) / ideal;
-      return std::make_tuple(-j->priority, sign * rho, j->arrival_s);
-    };
-    SortStable(queue,
-                     [&](const JobView* a, const JobView* b) { return key(a) < key(b); });
+    const double ideal = job.iteration_time_s * job.total_iterations;
+    const double rho = (context.now_s - job.arrival_s + RemainingTime(job, context)) / ideal;
+    return {-static_cast<double>(job.priority), sign * rho, job.arrival_s};
   }
+  bool key_moves_with_time() const override { return true; }
 };
 
 }  // namespace

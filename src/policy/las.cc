@@ -1,6 +1,3 @@
-#include <algorithm>
-#include <tuple>
-
 #include "policies.h"
 
 namespace synergy::policies {
@@ -12,13 +9,10 @@ class Las final : public Policy {
  public:
   std::string_view name() const override { return "las"; }
   Selection selection() const override { return Selection::kCountFitFirst; }
-  void Order(std::vector<const JobView*>& queue, const PolicyContext&) const override {
-    auto key = [](const JobView* j) {
-      return std::make_tuple(-j->priority, j->attained_service_s * j->gpus, j->arrival_s);
-    };
-    SortStable(queue,
-                     [&](const JobView* a, const JobView* b) { return key(a) < key(b); });
+  OrderKey Key(const JobView& job, const PolicyContext&) const override {
+    return {-static_cast<double>(job.priority), job.attained_service_s * job.gpus, job.arrival_s};
   }
+  bool key_moves_with_time() const override { return false; }
 };
 
 }  // namespace

@@ -1,6 +1,5 @@
 #pragma once
 // The four queue orders, one per file; the registry (registry.cc) names them.
-#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -16,14 +15,6 @@ std::unique_ptr<Policy> MakeFtf();   // finish-time fairness (Themis)
 // Remaining run time at the speed the job last ran, the way the reference's
 // remaining_duration(fair) computes it: divided by the last round's speedup
 // unless the mechanism is PROPORTIONAL.
-// A stable sort that first checks whether the queue is already in order
-// (FIFO's always is after the first round): same result, O(n) when sorted.
-template <typename Less>
-void SortStable(std::vector<const JobView*>& queue, Less less) {
-  if (std::is_sorted(queue.begin(), queue.end(), less)) return;
-  std::stable_sort(queue.begin(), queue.end(), less);
-}
-
 inline double RemainingTime(const JobView& job, const PolicyContext& context) {
   double t = job.iteration_time_s * job.remaining_iterations;
   if (context.mechanism_uses_speedup) t /= job.last_round_speedup;

@@ -1,6 +1,3 @@
-#include <algorithm>
-#include <tuple>
-
 #include "policies.h"
 
 namespace synergy::policies {
@@ -10,14 +7,10 @@ class Srtf final : public Policy {
  public:
   std::string_view name() const override { return "srtf"; }
   Selection selection() const override { return Selection::kWalkQueue; }
-  void Order(std::vector<const JobView*>& queue,
-             const PolicyContext& context) const override {
-    auto key = [&](const JobView* j) {
-      return std::make_tuple(-j->priority, RemainingTime(*j, context), j->arrival_s);
-    };
-    SortStable(queue,
-                     [&](const JobView* a, const JobView* b) { return key(a) < key(b); });
+  OrderKey Key(const JobView& job, const PolicyContext& context) const override {
+    return {-static_cast<double>(job.priority), RemainingTime(job, context), job.arrival_s};
   }
+  bool key_moves_with_time() const override { return false; }
 };
 
 }  // namespace

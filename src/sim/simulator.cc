@@ -12,6 +12,7 @@
 #include "synergy/gpu_type_model.h"
 #include "synergy/job_view_rules.h"
 #include "synergy/round.h"
+#include "synergy/standing_queue.h"
 #include "synergy/lease_fate.h"
 #include "synergy/sticky_servers.h"
 
@@ -94,6 +95,10 @@ class Engine {
 
   absl::StatusOr<SimResult> Run() {
     if (absl::Status st = PrepareGpuTypes(); !st.ok()) return st;
+    if (config_.standing_queue && !typed_ && !KeepsLeases() && !config_.on_round &&
+        !config_.policy->key_moves_with_time()) {
+      standing_.emplace(*config_.policy, *config_.mechanism, config_.reference_compatible);
+    }
     const double round = config_.round_s;
     double t = 0;
     if (replay_ && lookahead_) t = std::ceil(lookahead_->arrival_s / round) * round;
@@ -101,7 +106,7 @@ class Engine {
     while (true) {
       Admit(t);
       if (EndLeases(t)) break;
-      if (queue_.empty()) {
+      if (QueueEmpty()) {
         if (!lookahead_) break;                            // every job has run
         if (replay_ && config_.reference_compatible) break;  // the reference's early stop
         // Nothing to schedule until the next arrival: skip the empty rounds.
@@ -111,7 +116,7 @@ class Engine {
       }
       ScheduleAt(t);
       if (running_.empty()) {
-        const SimJob* stuck = queue_.front();
+        const SimJob* stuck = standing_ ? FromView(standing_->Front()) : queue_.front();
         return absl::FailedPreconditionError(absl::StrCat(
             "job ", stuck->spec.id, " (", stuck->spec.gpus, " GPUs, ",
             config_.zoo->model(stuck->spec.model).name,
@@ -124,7 +129,7 @@ class Engine {
       }
       if (config_.progress) {
         config_.progress(SimProgress{t, finished_measured_, measured_count_,
-                                     static_cast<int>(queue_.size())});
+                                     static_cast<int>(QueueSize())});
       }
       t += round;
     }
@@ -146,6 +151,13 @@ class Engine {
 
  private:
   bool Measured(JobId id) const { return id >= measure_from_ && id < measure_to_; }
+
+  bool QueueEmpty() const { return standing_ ? standing_->empty() : queue_.empty(); }
+  size_t QueueSize() const { return standing_ ? standing_->size() : queue_.size(); }
+  // The standing queue repositions a job whose view changed at the next round.
+  void Touched(const SimJob& job) {
+    if (standing_) standing_->Touch(&job.view);
+  }
 
   // A cluster of several GPU types: each type's servers, and every model on
   // each type. Every model must have a speed for every type.
@@ -237,7 +249,11 @@ class Engine {
       }
       v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, 1.0, /*held_ideal=*/true);
       by_id_[spec.id] = &job;
-      queue_.push_back(&job);
+      if (standing_) {
+        standing_->Add(&job.view);
+      } else {
+        queue_.push_back(&job);
+      }
       lookahead_ = next_();
     }
   }
@@ -247,23 +263,30 @@ class Engine {
   bool EndLeases(double t) {
     bool complete = false;
     bool any_finished = false;
+    booked_before_.clear();
     for (SimJob* job : running_) {
       job->view.last_execution_end_s = t;
-      if (job->executed < job->view.total_iterations) continue;
+      if (job->executed < job->view.total_iterations) {
+        Touched(*job);
+        if (standing_) booked_before_.push_back(job);
+        continue;
+      }
       job->finish_s = config_.reference_compatible ? t : job->finishes_at_s;
       any_finished = true;
       by_id_.erase(job->spec.id);
+      if (standing_) standing_->Remove(&job->view);
       if (job->measured && ++finished_measured_ == measured_count_) complete = true;
     }
     running_.clear();
     // Finished jobs leave the queue; the others keep their order.
-    if (any_finished) {
+    if (any_finished && !standing_) {
       std::erase_if(queue_, [](const SimJob* j) { return j->finish_s >= 0; });
     }
     return complete;
   }
 
-  void ScheduleAt(double t) {
+  // The round at `t` on the whole queue, sorted; the queue keeps its order.
+  RoundResult ScheduleSorted(double t) {
     RoundInput input;
     input.now_s = t;
     input.cluster = config_.cluster;
@@ -277,11 +300,32 @@ class Engine {
 
     // The queue keeps the policy's order for the next round's stable sort.
     for (size_t i = 0; i < round.order.size(); ++i) queue_[i] = FromView(round.order[i]);
-    for (const JobView* view : round.bumped) FromView(view)->view.priority = 1;
     // A job that holds nothing this round carries its ideal speedup; Book
     // sets what the placed ones carry.
     for (SimJob* job : queue_) {
       job->view.last_round_speedup = CarriedSpeedup(job->view.ideal_speedup, 1.0, /*held_ideal=*/true);
+    }
+    return round;
+  }
+
+  // The same round on the standing queue: only the jobs that ran last
+  // round go back to carrying their ideal speedup (every other job
+  // already does).
+  RoundResult ScheduleStanding(double t) {
+    RoundResult round = ScheduleStandingRound(*standing_, t, *config_.cluster, config_.gpu_placement);
+    for (SimJob* job : booked_before_) {
+      job->view.last_round_speedup = CarriedSpeedup(job->view.ideal_speedup, 1.0, /*held_ideal=*/true);
+      Touched(*job);
+    }
+    booked_before_.clear();
+    return round;
+  }
+
+  void ScheduleAt(double t) {
+    RoundResult round = standing_ ? ScheduleStanding(t) : ScheduleSorted(t);
+    for (const JobView* view : round.bumped) {
+      FromView(view)->view.priority = 1;
+      Touched(*FromView(view));
     }
     // Last round's holdings, for the jobs placed again; the others' leases
     // ended.
@@ -309,6 +353,7 @@ class Engine {
         running_before_.push_back(job);
       }
       Book(*job, a, t);
+      Touched(*job);
       if (config_.on_booked) config_.on_booked(t, a);
       running_.push_back(job);
       sample.allocated += a.Total();
@@ -329,7 +374,7 @@ class Engine {
       result_.solver_realised_sum += solver.realised;
     }
     sample.running = static_cast<int>(running_.size());
-    sample.queued = static_cast<int>(queue_.size()) - sample.running;
+    sample.queued = static_cast<int>(QueueSize()) - sample.running;
     result_.rounds.push_back(sample);
     result_.unplaced_after_revert +=
         static_cast<int64_t>(round.plan.unplaced_after_revert.size());
@@ -618,7 +663,11 @@ class Engine {
   std::optional<JobSpec> lookahead_;
   std::deque<SimJob> jobs_;  // stable addresses
   std::unordered_map<JobId, SimJob*> by_id_;
-  std::vector<SimJob*> queue_;    // the persistent policy order
+  std::vector<SimJob*> queue_;    // the persistent policy order (unless standing_)
+  // The queue kept in order between rounds (SimConfig::standing_queue), and
+  // the jobs it booked last round that are still queued.
+  std::optional<StandingQueue> standing_;
+  std::vector<SimJob*> booked_before_;
   std::vector<SimJob*> running_;  // leases ending at the next round
   // Default mode: the jobs placed last round, whose holdings the next round
   // compares with (running_ is emptied before it plans).

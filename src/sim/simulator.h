@@ -59,6 +59,13 @@ struct SimConfig {
   // every round is planned afresh, as the reference's simulator does.
   bool keep_leases = false;
   double restart_gain = 0.1;
+  // Keep the queue in order between rounds (synergy/standing_queue.h)
+  // where the policy allows it (FIFO, SRTF, LAS) and nothing needs the
+  // whole ordered queue each round (one GPU type, no lease keeping, no
+  // on_round): the same results, at a cost that grows with the work rather
+  // than with the waiting queue. false: every round sorts the whole queue
+  // (tests compare the two).
+  bool standing_queue = true;
   // Called after every round when set (the CLI draws a progress line).
   std::function<void(const SimProgress&)> progress;
   // Called with every round's input and result when set (tests compare the
