@@ -21,7 +21,8 @@
 // The caller owns the JobViews; each must outlive its time in the queue.
 // It says which views changed (Touch) before the next round: any field a
 // key or the starvation guard reads (progress, service, speedup, priority,
-// last execution end). Not thread-safe.
+// last execution end). A job's wait start (its last execution end, else
+// its arrival) never moves back. Not thread-safe.
 #include <array>
 #include <cstdint>
 #include <map>
@@ -101,7 +102,8 @@ class StandingQueue {
     Entry entry;
     bool ordered = false;  // false: added since the last round
     bool touched = false;
-    double waits_from = 0;  // what the starvation guard counts from
+    bool watched = false;    // in waits_
+    double waits_from = 0;   // its time there
   };
 
   Key KeyOf(const JobView& job) const;
@@ -109,7 +111,7 @@ class StandingQueue {
   void Settle();  // takes in the adds and touches since the last round
   void Insert(const Entry& entry);
   void Erase(const Entry& entry);
-  // Keeps the job in waits_ at its wait's start while it can be bumped.
+  // Keeps the job in waits_ while it can be bumped.
   void Watch(Slot& slot);
 
   const Policy* policy_;
@@ -123,8 +125,10 @@ class StandingQueue {
   std::map<int, std::set<Entry>> by_gpus_;
   int64_t next_low_ = -1;
   int64_t next_high_ = 0;
-  // The jobs that can still be bumped (priority not 1) by the time their
-  // wait counts from, earliest first.
+  // The jobs that can still be bumped (priority not 1) by the start of
+  // their wait, earliest first. A job that ran since it was put here sits
+  // at an earlier start than its own (Starved brings it up to date): a
+  // running job costs nothing here each round.
   std::set<std::pair<double, const JobView*>> waits_;
 };
 

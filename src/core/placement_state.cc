@@ -7,6 +7,14 @@
 #include <utility>
 
 namespace synergy {
+namespace {
+std::vector<Resources> Capacities(const Cluster& cluster) {
+  std::vector<Resources> capacities;
+  capacities.reserve(cluster.servers().size());
+  for (const ServerSpec& s : cluster.servers()) capacities.push_back(s.capacity);
+  return capacities;
+}
+}  // namespace
 
 Resources Assignment::Total() const {
   Resources total;
@@ -26,7 +34,9 @@ PlacementState::PlacementState(const Cluster& cluster, GpuPlacement placement)
       placement_(placement),
       used_(cluster.num_servers()),
       free_gpus_(cluster.total().gpus),
-      by_free_gpus_(cluster.largest_server().gpus + 1),
+      by_free_gpus_(cluster.largest_server().gpus + 1, ServerSet(cluster.num_servers())),
+      not_full_(cluster.num_servers()),
+      room_(Capacities(cluster)),
       jobs_on_server_(cluster.num_servers()) {
   for (int s = 0; s < cluster.num_servers(); ++s) {
     const int free = cluster.servers()[s].capacity.gpus;
@@ -60,9 +70,8 @@ std::optional<std::vector<Slice>> PlacementState::Fit(const Resources& demand) c
     if (f.gpus == demand.gpus && f.FitsIn(demand)) return std::nullopt;
   }
   const Resources per_gpu = PerGpuShare(demand);
-  auto whole_on = [&](int) -> const Resources& { return demand; };
   auto per_gpu_on = [&](int) -> const Resources& { return per_gpu; };
-  auto slices = placement_ == GpuPlacement::kConsolidate ? FitConsolidated(demand.gpus, whole_on, per_gpu_on)
+  auto slices = placement_ == GpuPlacement::kConsolidate ? FitConsolidatedIndexed(demand, per_gpu)
                                                          : FitFirst(demand.gpus, per_gpu_on);
   if (!slices) failed_.push_back(demand);
   return slices;
@@ -144,6 +153,40 @@ std::optional<std::vector<Slice>> PlacementState::FitConsolidated(int gpus, Whol
   return slices;
 }
 
+// FitConsolidated for one demand on every server, by the index: the same
+// servers in the same order, without visiting those that cannot hold it.
+std::optional<std::vector<Slice>> PlacementState::FitConsolidatedIndexed(const Resources& demand,
+                                                                         const Resources& per_gpu) const {
+  const int gpus = demand.gpus;
+  const int most_free = static_cast<int>(by_free_gpus_.size()) - 1;
+  if (gpus > 1) {
+    for (int free = gpus; free <= most_free; ++free) {
+      const int s = room_.FirstFitting(free, 0, demand);
+      if (s >= 0) return std::vector<Slice>{Slice{s, demand}};
+    }
+  }
+  std::vector<Slice> slices;
+  int found = 0;
+  for (int free = 1; free <= most_free && found < gpus; ++free) {
+    for (int s = room_.FirstFitting(free, 0, per_gpu); s >= 0 && found < gpus;
+         s = room_.FirstFitting(free, s + 1, per_gpu)) {
+      const Resources left = available(s);
+      Resources held;
+      int taken = 0;
+      while (taken < left.gpus && found + taken < gpus && per_gpu.FitsIn(left - held)) {
+        held += per_gpu;
+        ++taken;
+      }
+      held.gpus = taken;
+      slices.push_back(Slice{s, held});
+      found += taken;
+    }
+  }
+  if (found < gpus) return std::nullopt;
+  std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) { return a.server < b.server; });
+  return slices;
+}
+
 void PlacementState::Take(const std::vector<Slice>& slices) {
   failed_.clear();
   for (const Slice& s : slices) {
@@ -151,6 +194,7 @@ void PlacementState::Take(const std::vector<Slice>& slices) {
     used_[s.server] += s.resources;
     free_gpus_ -= s.resources.gpus;
     Reindex(s.server, old_free);
+    room_.Set(s.server, available(s.server));
   }
 }
 
@@ -161,6 +205,7 @@ void PlacementState::Give(const std::vector<Slice>& slices) {
     used_[s.server] -= s.resources;
     free_gpus_ += s.resources.gpus;
     Reindex(s.server, old_free);
+    room_.Set(s.server, available(s.server));
   }
 }
 

@@ -34,18 +34,22 @@ void StandingQueue::Add(const JobView* job) {
 void StandingQueue::Remove(const JobView* job) {
   auto it = slots_.find(job);
   if (it == slots_.end()) return;
-  if (it->second.ordered) {
-    Erase(it->second.entry);
-    waits_.erase({it->second.waits_from, job});
-  }
+  if (it->second.ordered) Erase(it->second.entry);
+  if (it->second.watched) waits_.erase({it->second.waits_from, job});
   slots_.erase(it);
 }
 
 void StandingQueue::Watch(Slot& slot) {
   const JobView* job = slot.entry.job;
-  waits_.erase({slot.waits_from, job});
-  slot.waits_from = WaitsFrom(*job);
-  if (job->priority != 1) waits_.insert({slot.waits_from, job});
+  const bool can_be_bumped = job->priority != 1;
+  if (can_be_bumped == slot.watched) return;  // its time is brought up to date when met
+  if (can_be_bumped) {
+    slot.waits_from = WaitsFrom(*job);
+    waits_.insert({slot.waits_from, job});
+  } else {
+    waits_.erase({slot.waits_from, job});
+  }
+  slot.watched = can_be_bumped;
 }
 
 void StandingQueue::Touch(const JobView* job) {
@@ -125,10 +129,23 @@ const JobView* StandingQueue::Front() {
 
 std::vector<const JobView*> StandingQueue::Starved(double now_s) {
   Settle();
+  // round.cc's test. A wait is kept at the start it had when the job was
+  // last met here; it only moves later, so the jobs met first are the only
+  // ones that can be starved.
+  const auto starved_at = [&](double from) { return now_s - from > kStarvationLimitS; };
+  std::vector<std::pair<double, const JobView*>> met;
+  for (auto w = waits_.begin(); w != waits_.end() && starved_at(w->first); ++w) met.push_back(*w);
   std::vector<Entry> starved;
-  for (const auto& [from, job] : waits_) {
-    if (!(now_s - from > kStarvationLimitS)) break;  // as round.cc's Starved
-    starved.push_back(slots_.at(job).entry);
+  for (const auto& [from, job] : met) {
+    Slot& slot = slots_.at(job);
+    const double now_from = WaitsFrom(*job);
+    if (now_from != from) {
+      waits_.erase({from, job});
+      waits_.insert({now_from, job});
+      slot.waits_from = now_from;
+      if (!starved_at(now_from)) continue;
+    }
+    starved.push_back(slot.entry);
   }
   std::sort(starved.begin(), starved.end());
   std::vector<const JobView*> jobs;

@@ -1,0 +1,60 @@
+// FreeServerIndex against the walk it replaces: for random servers,
+// changed at random, the first server in index order with the free GPUs and
+// the room asked for, from any starting index.
+#include "synergy/free_server_index.h"
+
+#include <random>
+
+#include "gtest/gtest.h"
+
+namespace synergy {
+namespace {
+
+int FirstByWalk(const std::vector<Resources>& available, int free_gpus, int from, const Resources& need) {
+  for (int s = from; s < static_cast<int>(available.size()); ++s) {
+    const Resources& a = available[s];
+    if (a.gpus == free_gpus && need.cpus <= a.cpus && need.mem_gb <= a.mem_gb && need.storage_mbps <= a.storage_mbps) {
+      return s;
+    }
+  }
+  return -1;
+}
+
+TEST(FreeServerIndexTest, FindsTheServerTheWalkWouldAfterEveryChange) {
+  std::mt19937_64 rng(11);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+  for (int servers : {1, 2, 7, 64, 100}) {
+    std::vector<Resources> available(servers);
+    // Few distinct values: many ties and exact equalities with the need.
+    auto random_room = [&] {
+      return Resources{pick(9), 3.0 * pick(9), 62.5 * pick(9), 500.0 * pick(2)};
+    };
+    for (Resources& r : available) r = random_room();
+    FreeServerIndex index(available);
+    int found = 0;
+    for (int step = 0; step < 2000; ++step) {
+      const int s = pick(servers);
+      available[s] = random_room();
+      index.Set(s, available[s]);
+      const Resources need{1, 3.0 * pick(9), 62.5 * pick(9), 500.0 * pick(2)};
+      const int free_gpus = 1 + pick(8);
+      const int from = pick(servers + 1);
+      const int want = FirstByWalk(available, free_gpus, from, need);
+      ASSERT_EQ(index.FirstFitting(free_gpus, from, need), want)
+          << servers << " servers, step " << step << ", free " << free_gpus << ", from " << from;
+      found += want >= 0;
+    }
+    if (servers > 2) EXPECT_GT(found, 100) << servers;  // the searches did find servers
+  }
+}
+
+TEST(FreeServerIndexTest, AServerWithNoFreeGpuIsNeverFound) {
+  FreeServerIndex index({Resources{0, 24, 500, 500}, Resources{2, 24, 500, 500}});
+  EXPECT_EQ(index.FirstFitting(2, 0, Resources{1, 1, 1, 0}), 1);
+  EXPECT_EQ(index.FirstFitting(1, 0, Resources{1, 1, 1, 0}), -1);
+  index.Set(1, Resources{0, 24, 500, 500});
+  EXPECT_EQ(index.FirstFitting(2, 0, Resources{1, 1, 1, 0}), -1);
+}
+
+}  // namespace
+}  // namespace synergy
