@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <optional>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "synergy/cluster.h"
 #include "synergy/free_server_index.h"
 #include "synergy/job.h"
@@ -147,7 +147,7 @@ class PlacementState {
   ServerSet not_full_;
   FreeServerIndex room_;  // the consolidating Fit's search
   std::vector<Assignment> order_;              // placement order
-  std::unordered_map<JobId, size_t> index_;    // job -> position in order_
+  absl::flat_hash_map<JobId, size_t> index_;   // job -> position in order_
   std::vector<std::vector<JobId>> jobs_on_server_;
   std::vector<JobId> unplaced_;
   SolverStats solver_;

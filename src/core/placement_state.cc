@@ -38,6 +38,9 @@ PlacementState::PlacementState(const Cluster& cluster, GpuPlacement placement)
       not_full_(cluster.num_servers()),
       room_(Capacities(cluster)),
       jobs_on_server_(cluster.num_servers()) {
+  // A round places at most a job a GPU: no rehash or regrowth within it.
+  order_.reserve(static_cast<size_t>(free_gpus_));
+  index_.reserve(static_cast<size_t>(free_gpus_));
   for (int s = 0; s < cluster.num_servers(); ++s) {
     const int free = cluster.servers()[s].capacity.gpus;
     if (free > 0) {

@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <array>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "mechanisms.h"
 
 namespace synergy::mechanisms {
@@ -33,7 +33,8 @@ class Tune final : public Mechanism {
   bool prefers_large_jobs_first() const override { return true; }
 
   void PlaceFrom(Candidates& candidates, PlacementState& state) const override {
-    std::unordered_map<JobId, const JobView*> placed;
+    absl::flat_hash_map<JobId, const JobView*> placed;
+    placed.reserve(static_cast<size_t>(state.free_gpus()));
     // Free GPUs never come back within a round, and every job asks for one
     // or more: once none is free, no later candidate is placed.
     while (state.free_gpus() > 0) {
@@ -45,7 +46,7 @@ class Tune final : public Mechanism {
 
  private:
   bool PlaceOne(const JobView& job, PlacementState& state,
-                const std::unordered_map<JobId, const JobView*>& placed) const {
+                const absl::flat_hash_map<JobId, const JobView*>& placed) const {
     const Cluster& cluster = state.cluster();
     if (TryPlaceIdeal(state, job)) return true;
     // What it asks for once peers make room: its ideal, or the share (of
@@ -67,7 +68,7 @@ class Tune final : public Mechanism {
   // lands there (gpus_here of job_gpus) would fit.
   static void RevertPeers(int server, int gpus_here, int job_gpus, const Resources& demand,
                           PlacementState& state,
-                          const std::unordered_map<JobId, const JobView*>& placed) {
+                          const absl::flat_hash_map<JobId, const JobView*>& placed) {
     const Cluster& cluster = state.cluster();
     const double ratio = double(gpus_here) / job_gpus;
     const Vec want = ToVec(demand);
