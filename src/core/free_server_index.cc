@@ -31,7 +31,11 @@ void FreeServerIndex::Put(int free_gpus, int server, const Room& room) {
   for (i /= 2; i >= 1; i /= 2) {
     const Room& a = tree[2 * i];
     const Room& b = tree[2 * i + 1];
-    tree[i] = Room{std::max(a.cpus, b.cpus), std::max(a.mem_gb, b.mem_gb), std::max(a.storage_mbps, b.storage_mbps)};
+    const Room most{std::max(a.cpus, b.cpus), std::max(a.mem_gb, b.mem_gb), std::max(a.storage_mbps, b.storage_mbps)};
+    Room& node = tree[i];
+    // Unchanged here: unchanged above (most placements change no maximum).
+    if (most.cpus == node.cpus && most.mem_gb == node.mem_gb && most.storage_mbps == node.storage_mbps) break;
+    node = most;
   }
 }
 
