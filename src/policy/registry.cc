@@ -8,14 +8,22 @@
 namespace synergy {
 
 void Policy::Order(std::vector<const JobView*>& queue, const PolicyContext& context) const {
-  // Each key once (FTF's is a few divisions), then a check of the order
-  // before the sort: FIFO's queue is already in order after its first round.
+  // Already in order (FIFO's queue after its first round; any queue whose
+  // keys did not move): one pass, each key once, nothing allocated.
+  if (queue.empty()) return;
+  bool sorted = true;
+  OrderKey previous = Key(*queue.front(), context);
+  for (size_t i = 1; i < queue.size() && sorted; ++i) {
+    const OrderKey key = Key(*queue[i], context);
+    sorted = !(key < previous);
+    previous = key;
+  }
+  if (sorted) return;
+  // Each key once (FTF's is a few divisions), then the stable sort.
   std::vector<std::pair<OrderKey, const JobView*>> keyed;
   keyed.reserve(queue.size());
   for (const JobView* job : queue) keyed.emplace_back(Key(*job, context), job);
-  const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
-  if (std::is_sorted(keyed.begin(), keyed.end(), by_key)) return;
-  std::stable_sort(keyed.begin(), keyed.end(), by_key);
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (size_t i = 0; i < keyed.size(); ++i) queue[i] = keyed[i].second;
 }
 
