@@ -62,7 +62,11 @@ class StandingQueue {
   void Touch(const JobView* job);
 
   // The first job of the order the next round sees; nullptr when empty.
+  // It takes in the changes told so far, as a round does: call it once a
+  // round's changes are all told, or ties may break otherwise.
   const JobView* Front();
+  // The whole order the next round sees (as Front; O(n), for tests).
+  std::vector<const JobView*> InOrder();
 
   // Phase 2 of a round: the jobs whose priority is not 1 and that have
   // waited over kStarvationLimitS at `now_s` since they last ran (or
@@ -94,8 +98,12 @@ class StandingQueue {
     Key key;
     int64_t label = 0;
     const JobView* job = nullptr;
+    int gpus = 0;  // the bucket it sits in (its GPU count when it was keyed)
+    // Strict weak order even for a NaN key: equal unless one is below.
     bool operator<(const Entry& other) const {
-      return key != other.key ? key < other.key : label < other.label;
+      if (key < other.key) return true;
+      if (other.key < key) return false;
+      return label < other.label;
     }
   };
   struct Slot {

@@ -34,7 +34,12 @@ void StandingQueue::Add(const JobView* job) {
 void StandingQueue::Remove(const JobView* job) {
   auto it = slots_.find(job);
   if (it == slots_.end()) return;
-  if (it->second.ordered) Erase(it->second.entry);
+  if (it->second.ordered) {
+    Erase(it->second.entry);
+  } else {
+    // Not yet ordered: a later job at this address is added anew.
+    std::erase(added_, job);
+  }
   if (it->second.watched) waits_.erase({it->second.waits_from, job});
   slots_.erase(it);
 }
@@ -60,10 +65,10 @@ void StandingQueue::Touch(const JobView* job) {
   touched_.push_back(job);
 }
 
-void StandingQueue::Insert(const Entry& entry) { by_gpus_[entry.job->gpus].insert(entry); }
+void StandingQueue::Insert(const Entry& entry) { by_gpus_[entry.gpus].insert(entry); }
 
 void StandingQueue::Erase(const Entry& entry) {
-  auto bucket = by_gpus_.find(entry.job->gpus);
+  auto bucket = by_gpus_.find(entry.gpus);
   bucket->second.erase(entry);
   if (bucket->second.empty()) by_gpus_.erase(bucket);
 }
@@ -84,7 +89,15 @@ void StandingQueue::Settle() {
     slot.touched = false;
     Watch(slot);
     const Key key = KeyOf(*job);
-    if (key == slot.entry.key) continue;
+    if (key == slot.entry.key) {
+      // The same key: it keeps its place, in the bucket of its GPUs.
+      if (job->gpus != slot.entry.gpus) {
+        Erase(slot.entry);
+        slot.entry.gpus = job->gpus;
+        Insert(slot.entry);
+      }
+      continue;
+    }
     (slot.entry.key < key ? up : down).push_back(Move{slot.entry, key});
   }
   touched_.clear();
@@ -96,14 +109,14 @@ void StandingQueue::Settle() {
   // Below every label so far, in their previous order.
   for (auto m = up.rbegin(); m != up.rend(); ++m) {
     Entry& entry = slots_.at(m->was.job).entry;
-    entry = Entry{m->key, next_low_--, m->was.job};
+    entry = Entry{m->key, next_low_--, m->was.job, m->was.job->gpus};
     Insert(entry);
   }
   // Above every label so far: first the moved, then the added (the caller's
   // queue has the added behind the previous order).
   for (const Move& m : down) {
     Entry& entry = slots_.at(m.was.job).entry;
-    entry = Entry{m.key, next_high_++, m.was.job};
+    entry = Entry{m.key, next_high_++, m.was.job, m.was.job->gpus};
     Insert(entry);
   }
   for (const JobView* job : added_) {
@@ -111,7 +124,7 @@ void StandingQueue::Settle() {
     if (it == slots_.end() || it->second.ordered) continue;  // removed, or a later add at its address
     Slot& slot = it->second;
     slot.ordered = true;
-    slot.entry = Entry{KeyOf(*job), next_high_++, job};
+    slot.entry = Entry{KeyOf(*job), next_high_++, job, job->gpus};
     Watch(slot);
     Insert(slot.entry);
   }
@@ -125,6 +138,18 @@ const JobView* StandingQueue::Front() {
     if (first == nullptr || *jobs.begin() < *first) first = &*jobs.begin();
   }
   return first == nullptr ? nullptr : first->job;
+}
+
+std::vector<const JobView*> StandingQueue::InOrder() {
+  Settle();
+  std::vector<Entry> entries;
+  entries.reserve(slots_.size());
+  for (const auto& [gpus, jobs] : by_gpus_) entries.insert(entries.end(), jobs.begin(), jobs.end());
+  std::sort(entries.begin(), entries.end());
+  std::vector<const JobView*> order;
+  order.reserve(entries.size());
+  for (const Entry& e : entries) order.push_back(e.job);
+  return order;
 }
 
 std::vector<const JobView*> StandingQueue::Starved(double now_s) {
