@@ -60,6 +60,20 @@ void PlacementState::Reindex(int server, int old_free) {
 }
 
 namespace {
+// What a server with `left` gives a job GPU by GPU, up to `wanted` GPUs,
+// each bringing `per_gpu`: summed k times, not multiplied, so the doubles
+// are the reference's. Its .gpus is how many were taken (0: not one fits).
+Resources TakeGpuByGpu(const Resources& left, const Resources& per_gpu, int wanted) {
+  Resources held;
+  int taken = 0;
+  while (taken < left.gpus && taken < wanted && per_gpu.FitsIn(left - held)) {
+    held += per_gpu;
+    ++taken;
+  }
+  held.gpus = taken;
+  return held;
+}
+
 Resources PerGpuShare(const Resources& demand) {
   // The reference's gpu_normalized_vector.
   const double g = demand.gpus;
@@ -94,18 +108,10 @@ std::optional<std::vector<Slice>> PlacementState::FitFirst(int gpus, PerGpuOn pe
   std::vector<Slice> slices;
   int found = 0;
   VisitInIndexOrder([&](int s) {
-    const Resources& per_gpu = per_gpu_on(s);
-    const Resources left = available(s);
-    Resources held;
-    int taken = 0;
-    while (taken < left.gpus && found + taken < gpus && per_gpu.FitsIn(left - held)) {
-      held += per_gpu;
-      ++taken;
-    }
-    if (taken > 0) {
-      held.gpus = taken;
+    const Resources held = TakeGpuByGpu(available(s), per_gpu_on(s), gpus - found);
+    if (held.gpus > 0) {
       slices.push_back(Slice{s, held});
-      found += taken;
+      found += held.gpus;
     }
     return found < gpus;
   });
@@ -135,18 +141,10 @@ std::optional<std::vector<Slice>> PlacementState::FitConsolidated(int gpus, Whol
   std::vector<Slice> slices;
   int found = 0;
   VisitByFreeGpus(1, [&](int s) {
-    const Resources& per_gpu = per_gpu_on(s);
-    const Resources left = available(s);
-    Resources held;
-    int taken = 0;
-    while (taken < left.gpus && found + taken < gpus && per_gpu.FitsIn(left - held)) {
-      held += per_gpu;
-      ++taken;
-    }
-    if (taken > 0) {
-      held.gpus = taken;
+    const Resources held = TakeGpuByGpu(available(s), per_gpu_on(s), gpus - found);
+    if (held.gpus > 0) {
       slices.push_back(Slice{s, held});
-      found += taken;
+      found += held.gpus;
     }
     return found < gpus;
   });
@@ -173,16 +171,10 @@ std::optional<std::vector<Slice>> PlacementState::FitConsolidatedIndexed(const R
   for (int free = 1; free <= most_free && found < gpus; ++free) {
     for (int s = room_.FirstFitting(free, 0, per_gpu); s >= 0 && found < gpus;
          s = room_.FirstFitting(free, s + 1, per_gpu)) {
-      const Resources left = available(s);
-      Resources held;
-      int taken = 0;
-      while (taken < left.gpus && found + taken < gpus && per_gpu.FitsIn(left - held)) {
-        held += per_gpu;
-        ++taken;
-      }
-      held.gpus = taken;
+      // The index found it holds one GPU's worth: at least one is taken.
+      const Resources held = TakeGpuByGpu(available(s), per_gpu, gpus - found);
       slices.push_back(Slice{s, held});
-      found += taken;
+      found += held.gpus;
     }
   }
   if (found < gpus) return std::nullopt;

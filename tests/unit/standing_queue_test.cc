@@ -179,6 +179,21 @@ TEST(StandingQueueTest, AJobAddedAndRemovedBeforeAnyRoundLeavesNoTrace) {
   EXPECT_EQ(r.plan.assignments[0].job, 2);
 }
 
+// A replay of `trace` on the standing queue or on sorted rounds.
+sim::SimResult Replay(const Cluster& cluster, const ModelZoo& zoo, const Policy& policy, const Mechanism& mechanism,
+                      bool reference, bool standing, const std::vector<sim::JobSpec>& trace) {
+  sim::SimConfig c;
+  c.cluster = &cluster;
+  c.zoo = &zoo;
+  c.policy = &policy;
+  c.mechanism = &mechanism;
+  c.reference_compatible = reference;
+  c.standing_queue = standing;
+  auto r = sim::RunTrace(c, trace);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *std::move(r) : sim::SimResult{};
+}
+
 // The simulator with and without the standing queue: the same records and
 // the same utilisation, round for round, on a cluster saturated by a
 // replay (which then drains).
@@ -195,21 +210,9 @@ TEST(StandingQueueTest, TheSimulatorGivesTheSameResultsEitherWay) {
       for (bool reference : {true, false}) {
         auto policy = *MakePolicy(policy_name);
         auto mechanism = *MakeMechanism(mechanism_name);
-        auto run = [&](bool standing) {
-          sim::SimConfig c;
-          c.cluster = &cluster;
-          c.zoo = &zoo;
-          c.policy = policy.get();
-          c.mechanism = mechanism.get();
-          c.reference_compatible = reference;
-          c.standing_queue = standing;
-          auto r = sim::RunTrace(c, trace);
-          EXPECT_TRUE(r.ok()) << r.status();
-          return *r;
-        };
         const std::string where = std::string(policy_name) + "/" + mechanism_name + (reference ? " ref" : "");
-        const sim::SimResult want = run(false);
-        const sim::SimResult got = run(true);
+        const sim::SimResult want = Replay(cluster, zoo, *policy, *mechanism, reference, false, trace);
+        const sim::SimResult got = Replay(cluster, zoo, *policy, *mechanism, reference, true, trace);
         ASSERT_EQ(got.jobs.size(), want.jobs.size()) << where;
         for (size_t i = 0; i < want.jobs.size(); ++i) {
           EXPECT_EQ(got.jobs[i].spec.id, want.jobs[i].spec.id) << where;
@@ -243,21 +246,9 @@ TEST(StandingQueueTest, TheSimulatorBumpsAStarvedJobTheSameEitherWay) {
     for (bool reference : {true, false}) {
       auto policy = *MakePolicy("srtf");
       auto mechanism = *MakeMechanism(mechanism_name);
-      auto run = [&](bool standing) {
-        sim::SimConfig c;
-        c.cluster = &cluster;
-        c.zoo = &zoo;
-        c.policy = policy.get();
-        c.mechanism = mechanism.get();
-        c.reference_compatible = reference;
-        c.standing_queue = standing;
-        auto r = sim::RunTrace(c, trace);
-        EXPECT_TRUE(r.ok()) << r.status();
-        return *r;
-      };
       const std::string where = std::string(mechanism_name) + (reference ? " ref" : "");
-      const sim::SimResult want = run(false);
-      const sim::SimResult got = run(true);
+      const sim::SimResult want = Replay(cluster, zoo, *policy, *mechanism, reference, false, trace);
+      const sim::SimResult got = Replay(cluster, zoo, *policy, *mechanism, reference, true, trace);
       ASSERT_EQ(got.jobs.size(), want.jobs.size()) << where;
       // Bumped: it started after the limit and finished before the stream.
       ASSERT_GT(want.jobs[0].start_s, kStarvationLimitS) << where;
