@@ -26,9 +26,11 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <unordered_map>
+#include <utility>
 #include <vector>
+
+#include "absl/container/btree_set.h"
 
 #include "synergy/cluster.h"
 #include "synergy/job.h"
@@ -41,7 +43,22 @@
 namespace synergy {
 
 class StandingQueue {
-  struct Entry;
+  using Key = std::array<double, 4>;  // -priority class, then the policy's key
+  struct Entry {
+    Key key;
+    int64_t label = 0;
+    const JobView* job = nullptr;
+    int gpus = 0;  // the bucket it sits in (its GPU count when it was keyed)
+    // Strict weak order even for a NaN key: equal unless one is below.
+    bool operator<(const Entry& other) const {
+      if (key < other.key) return true;
+      if (other.key < key) return false;
+      return label < other.label;
+    }
+  };
+  // A B-tree: a round walks many jobs in order, and a walk over a red-black
+  // tree's nodes was most of the queue's cost at 131,072 jobs.
+  using Bucket = absl::btree_set<Entry>;
 
  public:
   // The order of `policy` for rounds placed by `mechanism` (whose speedup
@@ -85,27 +102,14 @@ class StandingQueue {
     friend class StandingQueue;
     struct Cursor {
       int gpus;
-      std::set<Entry>::const_iterator at;
-      std::set<Entry>::const_iterator end;
+      Bucket::const_iterator at;
+      Bucket::const_iterator end;
     };
     std::vector<Cursor> cursors_;  // ascending GPU count
   };
   Walk Begin();
 
  private:
-  using Key = std::array<double, 4>;  // -priority class, then the policy's key
-  struct Entry {
-    Key key;
-    int64_t label = 0;
-    const JobView* job = nullptr;
-    int gpus = 0;  // the bucket it sits in (its GPU count when it was keyed)
-    // Strict weak order even for a NaN key: equal unless one is below.
-    bool operator<(const Entry& other) const {
-      if (key < other.key) return true;
-      if (other.key < key) return false;
-      return label < other.label;
-    }
-  };
   struct Slot {
     Entry entry;
     bool ordered = false;  // false: added since the last round
@@ -125,19 +129,21 @@ class StandingQueue {
   const Policy* policy_;
   const Mechanism* mechanism_;
   PolicyContext context_;
+  // Nodes, allocated as jobs are added: a round touches its jobs in about
+  // that order, where a flat table's slots are scattered over many MB.
   std::unordered_map<const JobView*, Slot> slots_;
   std::vector<const JobView*> added_;    // in the order added
   std::vector<const JobView*> touched_;  // may name jobs since removed
   // The ordered jobs by GPU count: a walk merges them, and skips the
   // counts that do not fit instead of the jobs.
-  std::map<int, std::set<Entry>> by_gpus_;
+  std::map<int, Bucket> by_gpus_;
   int64_t next_low_ = -1;
   int64_t next_high_ = 0;
   // The jobs that can still be bumped (priority not 1) by the start of
   // their wait, earliest first. A job that ran since it was put here sits
   // at an earlier start than its own (Starved brings it up to date): a
   // running job costs nothing here each round.
-  std::set<std::pair<double, const JobView*>> waits_;
+  absl::btree_set<std::pair<double, const JobView*>> waits_;
 };
 
 // ScheduleRound (round.h) on a standing queue, with its policy and

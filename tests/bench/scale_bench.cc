@@ -20,6 +20,8 @@
 #include "synergy/default_configs.h"
 #include "synergy/job_view_rules.h"
 #include "synergy/round.h"
+#include "synergy/standing_queue.h"
+#include "absl/container/flat_hash_map.h"
 
 namespace synergy::sim {
 namespace {
@@ -136,32 +138,42 @@ void BM_Replay1M(benchmark::State& state) {
   Report(state, last, cluster);
 }
 
-// One round on `gpus` GPUs (servers of 8) with a queue of twice the GPUs.
-void Round(benchmark::State& state, const char* mechanism_name) {
-  const int gpus = static_cast<int>(state.range(0));
-  std::vector<ServerSpec> servers;
-  for (int i = 0; i < gpus / 8; ++i) servers.push_back({"s", Resources{8, 24, 500, 500}});
-  const Cluster cluster(std::move(servers));
-  const ModelZoo zoo = *DefaultModelZoo();
-  std::vector<JobView> jobs;
-  WorkloadGenerator gen(GeneratorConfig{}, zoo);
-  for (int i = 0; i < 2 * gpus; ++i) {
-    JobSpec spec = gen.Next();
-    JobView v;
-    v.id = spec.id;
-    v.gpus = spec.gpus;
-    v.arrival_s = spec.arrival_s;
-    SetModelFields(v, &zoo.model(spec.model), cluster);
-    v.last_round_speedup = v.ideal_speedup;
-    v.total_iterations = spec.iterations;
-    v.remaining_iterations = spec.iterations;
-    jobs.push_back(v);
+// `gpus` GPUs on servers of 8, and a generated queue of twice the GPUs.
+struct RoundSetting {
+  explicit RoundSetting(int gpus) : cluster(Servers(gpus)), zoo(*DefaultModelZoo()) {
+    WorkloadGenerator gen(GeneratorConfig{}, zoo);
+    for (int i = 0; i < 2 * gpus; ++i) {
+      JobSpec spec = gen.Next();
+      JobView v;
+      v.id = spec.id;
+      v.gpus = spec.gpus;
+      v.arrival_s = spec.arrival_s;
+      SetModelFields(v, &zoo.model(spec.model), cluster);
+      v.last_round_speedup = v.ideal_speedup;
+      v.total_iterations = spec.iterations;
+      v.remaining_iterations = spec.iterations;
+      jobs.push_back(v);
+    }
   }
+  static std::vector<ServerSpec> Servers(int gpus) {
+    std::vector<ServerSpec> servers;
+    for (int i = 0; i < gpus / 8; ++i) servers.push_back({"s", Resources{8, 24, 500, 500}});
+    return servers;
+  }
+  const Cluster cluster;
+  const ModelZoo zoo;  // the views' profiles point into it
+  std::vector<JobView> jobs;
+};
+
+// One round as the daemon plans it: the queue ordered and selected afresh.
+void Round(benchmark::State& state, const char* mechanism_name) {
+  const RoundSetting setting(static_cast<int>(state.range(0)));
+  const std::vector<JobView>& jobs = setting.jobs;
   auto policy = *MakePolicy("fifo");
   auto mechanism = *MakeMechanism(mechanism_name);
   RoundInput in;
   in.now_s = 1e6;
-  in.cluster = &cluster;
+  in.cluster = &setting.cluster;
   for (const JobView& j : jobs) in.queue.push_back(&j);
   size_t placed = 0;
   for (auto _ : state) {
@@ -173,7 +185,32 @@ void Round(benchmark::State& state, const char* mechanism_name) {
   state.counters["queue"] = static_cast<double>(jobs.size());
 }
 
+// One round as the simulator plans it, on its standing queue (FIFO keeps
+// its order between rounds): the round, then the queue told of the jobs
+// that ran, as the simulator tells it.
+void StandingRound(benchmark::State& state, const char* mechanism_name) {
+  const RoundSetting setting(static_cast<int>(state.range(0)));
+  auto policy = *MakePolicy("fifo");
+  auto mechanism = *MakeMechanism(mechanism_name);
+  StandingQueue queue(*policy, *mechanism, /*reference_compatible=*/true);
+  absl::flat_hash_map<JobId, const JobView*> by_id;
+  for (const JobView& j : setting.jobs) {
+    queue.Add(&j);
+    by_id[j.id] = &j;
+  }
+  size_t placed = 0;
+  for (auto _ : state) {
+    RoundResult r = ScheduleStandingRound(queue, 1e6, setting.cluster, GpuPlacement::kConsolidate);
+    for (const Assignment& a : r.plan.assignments) queue.Touch(by_id.at(a.job));
+    placed = r.plan.assignments.size();
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["jobs_placed"] = static_cast<double>(placed);
+  state.counters["queue"] = static_cast<double>(setting.jobs.size());
+}
+
 void BM_TuneRound(benchmark::State& state) { Round(state, "tune"); }
+void BM_TuneStandingRound(benchmark::State& state) { StandingRound(state, "tune"); }
 void BM_TuneGradedRound(benchmark::State& state) { Round(state, "tune-graded"); }
 void BM_OptRound(benchmark::State& state) { Round(state, "opt"); }
 
@@ -187,6 +224,7 @@ BENCHMARK(BM_Generated)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Replay1M)->Arg(1000000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TuneRound)->Arg(16384)->Arg(65536)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TuneStandingRound)->Arg(8192)->Arg(16384)->Arg(32768)->Arg(65536)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TuneGradedRound)->Arg(16384)->Arg(65536)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OptRound)->Arg(16384)->Arg(65536)->Iterations(1)->Unit(benchmark::kMillisecond);
 

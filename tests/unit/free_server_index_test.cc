@@ -23,7 +23,7 @@ int FirstByWalk(const std::vector<Resources>& available, int free_gpus, int from
 TEST(FreeServerIndexTest, FindsTheServerTheWalkWouldAfterEveryChange) {
   std::mt19937_64 rng(11);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
-  for (int servers : {1, 2, 7, 64, 100}) {
+  for (int servers : {1, 2, 7, 8, 9, 64, 100, 600}) {
     std::vector<Resources> available(servers);
     // Few distinct values: many ties and exact equalities with the need.
     auto random_room = [&] {
@@ -54,6 +54,23 @@ TEST(FreeServerIndexTest, AServerWithNoFreeGpuIsNeverFound) {
   EXPECT_EQ(index.FirstFitting(1, 0, Resources{1, 1, 1, 0}), -1);
   index.Set(1, Resources{0, 24, 500, 500});
   EXPECT_EQ(index.FirstFitting(2, 0, Resources{1, 1, 1, 0}), -1);
+}
+
+TEST(FreeServerIndexTest, ANeedThatFoundNoServerFindsOneOnceARoomGrows) {
+  // Each server holds the need in one dimension: the tree's most, though
+  // not any one server, holds it.
+  FreeServerIndex index({Resources{2, 8, 10, 0}, Resources{2, 1, 100, 0}, Resources{2, 1, 10, 0}});
+  const Resources need{1, 4, 50, 0};
+  EXPECT_EQ(index.FirstFitting(2, 0, need), -1);
+  EXPECT_EQ(index.FirstFitting(2, 0, Resources{1, 5, 60, 0}), -1);  // more than a need that failed
+  index.Set(1, Resources{2, 0.5, 100, 0});  // shrinks: still none
+  EXPECT_EQ(index.FirstFitting(2, 0, need), -1);
+  index.Set(2, Resources{2, 4, 50, 0});  // grows to hold it
+  EXPECT_EQ(index.FirstFitting(2, 0, need), 2);
+  EXPECT_EQ(index.FirstFitting(2, 1, need), 2);
+  index.Set(2, Resources{1, 4, 50, 0});  // leaves the count; enters another
+  EXPECT_EQ(index.FirstFitting(2, 0, need), -1);
+  EXPECT_EQ(index.FirstFitting(1, 0, need), 2);
 }
 
 }  // namespace
