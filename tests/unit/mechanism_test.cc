@@ -215,5 +215,21 @@ TEST_F(MechanismTest, StarvedJobsAreBumped) {
   EXPECT_EQ(r.bumped[0]->id, 1);
 }
 
+TEST_F(MechanismTest, StarvedJobsAreBumpedInTheOrderOfTheirClasses) {
+  std::vector<JobView> jobs = {testing::MakeJob(zoo_, cluster_, 1, "gnmt", 1, 0),
+                               testing::MakeJob(zoo_, cluster_, 2, "gnmt", 1, 1),
+                               testing::MakeJob(zoo_, cluster_, 3, "gnmt", 1, 2)};
+  jobs[2].priority_class = 1;  // FIFO puts it last; its class puts it first
+  jobs[1].last_execution_end_s = 999.0 * 3600;  // not starved
+  RoundInput in;
+  in.now_s = 1000.5 * 3600;
+  in.cluster = &cluster_;
+  in.queue = testing::Pointers(jobs);
+  RoundResult r = ScheduleRound(in, **MakePolicy("fifo"), **MakeMechanism("proportional"));
+  ASSERT_EQ(r.bumped.size(), 2u);
+  EXPECT_EQ(r.bumped[0]->id, 3);
+  EXPECT_EQ(r.bumped[1]->id, 1);
+}
+
 }  // namespace
 }  // namespace synergy
