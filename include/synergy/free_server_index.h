@@ -10,9 +10,10 @@
 // cannot hold the demand.
 //
 // The trees are eight-way: a node keeps its eight children's rooms a
-// dimension at a time, one cache line each, so a change or a search at
+// dimension at a time, a cache line each, so a change or a search at
 // 8,192 servers touches five nodes, not the thirteen levels of a binary
 // tree, and compares a node's children together.
+#include <array>
 #include <cstddef>
 #include <vector>
 
@@ -44,7 +45,9 @@ class FreeServerIndex {
   // servers (server s is slot s % 8 of node s / 8); at level l + 1, slot j
   // of node n holds the most of each dimension in node 8n + j of level l.
   // Absent children hold -infinity, which no demand fits in.
-  struct alignas(64) Node {
+  // 16-byte aligned for paired loads; not to a cache line, which costs an
+  // aligned allocation per tree per round.
+  struct alignas(16) Node {
     double cpus[kFanout];
     double mem_gb[kFanout];
     double storage_mbps[kFanout];
@@ -61,7 +64,10 @@ class FreeServerIndex {
   int Descend(const Tree& tree, int level, size_t n, int first_slot, const Resources& need) const;
 
   int servers_ = 0;
-  std::vector<size_t> level_start_;  // where each level's nodes begin in a tree; the last level is one node
+  // Where each level's nodes begin in a tree; the last level is one node.
+  // 8^11 places cover any int server index.
+  std::array<size_t, 12> level_start_{};
+  int levels_ = 0;
   size_t tree_nodes_ = 0;
   std::vector<int> free_of_;    // by server
   std::vector<Tree> by_free_;   // by free GPU count; empty until a server has that count

@@ -34,8 +34,15 @@ enum class GpuPlacement {
 
 class PlacementState {
  public:
+  // The consolidating Fit searches a FreeServerIndex on clusters of more
+  // than `indexed_from_servers` servers, and walks the servers by free GPUs
+  // on smaller ones, where the walk costs less than keeping the index (on
+  // 16 and 128 servers the simulator ran a quarter faster; on 1,024 the
+  // index was ahead, on 8,192 three times). Both find the same servers.
+  static constexpr int kIndexedFromServers = 256;
   explicit PlacementState(const Cluster& cluster,
-                          GpuPlacement placement = GpuPlacement::kConsolidate);
+                          GpuPlacement placement = GpuPlacement::kConsolidate,
+                          int indexed_from_servers = kIndexedFromServers);
 
   const Cluster& cluster() const { return *cluster_; }
   int free_gpus() const { return free_gpus_; }
@@ -145,7 +152,7 @@ class PlacementState {
   };
   std::vector<ServerSet> by_free_gpus_;
   ServerSet not_full_;
-  FreeServerIndex room_;  // the consolidating Fit's search
+  std::optional<FreeServerIndex> room_;  // the consolidating Fit's search, on large clusters
   std::vector<Assignment> order_;              // placement order
   absl::flat_hash_map<JobId, size_t> index_;   // job -> position in order_
   std::vector<std::vector<JobId>> jobs_on_server_;

@@ -10,13 +10,24 @@
 namespace synergy {
 namespace {
 constexpr double kNone = -std::numeric_limits<double>::infinity();
+
+// The largest of a node's eight values (rooms are never NaN).
+double Most(const double (&values)[8]) {
+#ifdef __SSE2__
+  const __m128d most = _mm_max_pd(_mm_max_pd(_mm_load_pd(&values[0]), _mm_load_pd(&values[2])),
+                                  _mm_max_pd(_mm_load_pd(&values[4]), _mm_load_pd(&values[6])));
+  return std::max(_mm_cvtsd_f64(most), _mm_cvtsd_f64(_mm_unpackhi_pd(most, most)));
+#else
+  return *std::max_element(std::begin(values), std::end(values));
+#endif
+}
 }  // namespace
 
 FreeServerIndex::FreeServerIndex(const std::vector<Resources>& available)
     : servers_(static_cast<int>(available.size())), free_of_(available.size(), 0) {
   size_t nodes = std::max<size_t>(1, (available.size() + kFanout - 1) / kFanout);
   for (;;) {
-    level_start_.push_back(tree_nodes_);
+    level_start_[static_cast<size_t>(levels_++)] = tree_nodes_;
     tree_nodes_ += nodes;
     if (nodes == 1) break;
     nodes = (nodes + kFanout - 1) / kFanout;
@@ -73,10 +84,8 @@ void FreeServerIndex::Put(Tree& tree, int server, Room room) {
     node.cpus[slot] = room.cpus;
     node.mem_gb[slot] = room.mem_gb;
     node.storage_mbps[slot] = room.storage_mbps;
-    if (level + 1 == level_start_.size()) return;
-    room = Room{*std::max_element(std::begin(node.cpus), std::end(node.cpus)),
-                *std::max_element(std::begin(node.mem_gb), std::end(node.mem_gb)),
-                *std::max_element(std::begin(node.storage_mbps), std::end(node.storage_mbps))};
+    if (level + 1 == static_cast<size_t>(levels_)) return;
+    room = Room{Most(node.cpus), Most(node.mem_gb), Most(node.storage_mbps)};
     slot = static_cast<int>(n % kFanout);
     n /= kFanout;
   }
@@ -108,7 +117,7 @@ int FreeServerIndex::FirstFitting(int free_gpus, int from, const Resources& need
   if (free_gpus <= 0 || free_gpus >= static_cast<int>(by_free_.size()) || by_free_[free_gpus].empty()) return -1;
   if (from >= servers_) return -1;
   const Tree& tree = by_free_[free_gpus];
-  const int top = static_cast<int>(level_start_.size()) - 1;
+  const int top = levels_ - 1;
   if (from <= 0) return Descend(tree, top, 0, 0, need);
   if (Holding(NodeAt(tree, top, 0), 0, need) == 0) return -1;
   // Up from `from`'s node: at each level, the slots after the subtree just

@@ -29,16 +29,16 @@ const Assignment* Plan::Find(JobId job) const {
   return nullptr;
 }
 
-PlacementState::PlacementState(const Cluster& cluster, GpuPlacement placement)
+PlacementState::PlacementState(const Cluster& cluster, GpuPlacement placement, int indexed_from_servers)
     : cluster_(&cluster),
       placement_(placement),
       used_(cluster.num_servers()),
       free_gpus_(cluster.total().gpus),
       by_free_gpus_(cluster.largest_server().gpus + 1, ServerSet(cluster.num_servers())),
       not_full_(cluster.num_servers()),
-      room_(Capacities(cluster)),
       jobs_on_server_(cluster.num_servers()) {
   // A round places at most a job a GPU: no rehash or regrowth within it.
+  if (cluster.num_servers() > indexed_from_servers) room_.emplace(Capacities(cluster));
   order_.reserve(static_cast<size_t>(free_gpus_));
   index_.reserve(static_cast<size_t>(free_gpus_));
   for (int s = 0; s < cluster.num_servers(); ++s) {
@@ -88,8 +88,15 @@ std::optional<std::vector<Slice>> PlacementState::Fit(const Resources& demand) c
   }
   const Resources per_gpu = PerGpuShare(demand);
   auto per_gpu_on = [&](int) -> const Resources& { return per_gpu; };
-  auto slices = placement_ == GpuPlacement::kConsolidate ? FitConsolidatedIndexed(demand, per_gpu)
-                                                         : FitFirst(demand.gpus, per_gpu_on);
+  auto whole_on = [&](int) -> const Resources& { return demand; };
+  std::optional<std::vector<Slice>> slices;
+  if (placement_ == GpuPlacement::kFirstFit) {
+    slices = FitFirst(demand.gpus, per_gpu_on);
+  } else if (room_) {
+    slices = FitConsolidatedIndexed(demand, per_gpu);
+  } else {
+    slices = FitConsolidated(demand.gpus, whole_on, per_gpu_on);
+  }
   if (!slices) failed_.push_back(demand);
   return slices;
 }
@@ -162,15 +169,15 @@ std::optional<std::vector<Slice>> PlacementState::FitConsolidatedIndexed(const R
   const int most_free = static_cast<int>(by_free_gpus_.size()) - 1;
   if (gpus > 1) {
     for (int free = gpus; free <= most_free; ++free) {
-      const int s = room_.FirstFitting(free, 0, demand);
+      const int s = room_->FirstFitting(free, 0, demand);
       if (s >= 0) return std::vector<Slice>{Slice{s, demand}};
     }
   }
   std::vector<Slice> slices;
   int found = 0;
   for (int free = 1; free <= most_free && found < gpus; ++free) {
-    for (int s = room_.FirstFitting(free, 0, per_gpu); s >= 0 && found < gpus;
-         s = room_.FirstFitting(free, s + 1, per_gpu)) {
+    for (int s = room_->FirstFitting(free, 0, per_gpu); s >= 0 && found < gpus;
+         s = room_->FirstFitting(free, s + 1, per_gpu)) {
       // The index found it holds one GPU's worth: at least one is taken.
       const Resources held = TakeGpuByGpu(available(s), per_gpu, gpus - found);
       slices.push_back(Slice{s, held});
@@ -189,7 +196,7 @@ void PlacementState::Take(const std::vector<Slice>& slices) {
     used_[s.server] += s.resources;
     free_gpus_ -= s.resources.gpus;
     Reindex(s.server, old_free);
-    room_.Set(s.server, available(s.server));
+    if (room_) room_->Set(s.server, available(s.server));
   }
 }
 
@@ -200,7 +207,7 @@ void PlacementState::Give(const std::vector<Slice>& slices) {
     used_[s.server] -= s.resources;
     free_gpus_ += s.resources.gpus;
     Reindex(s.server, old_free);
-    room_.Set(s.server, available(s.server));
+    if (room_) room_->Set(s.server, available(s.server));
   }
 }
 

@@ -1,0 +1,64 @@
+// The consolidating Fit finds the same servers through the FreeServerIndex
+// (large clusters) as by walking the servers by free GPUs (small ones):
+// two states of one cluster, one each way, given the same random demands,
+// commits and releases.
+#include <climits>
+#include <random>
+
+#include "gtest/gtest.h"
+#include "synergy/placement_state.h"
+#include "test_support.h"
+
+namespace synergy {
+namespace {
+
+void ExpectSameSlices(const std::optional<std::vector<Slice>>& indexed,
+                      const std::optional<std::vector<Slice>>& walked, const std::string& label) {
+  ASSERT_EQ(indexed.has_value(), walked.has_value()) << label;
+  if (!indexed) return;
+  ASSERT_EQ(indexed->size(), walked->size()) << label;
+  for (size_t i = 0; i < indexed->size(); ++i) {
+    EXPECT_EQ((*indexed)[i].server, (*walked)[i].server) << label << " slice " << i;
+    EXPECT_EQ((*indexed)[i].resources, (*walked)[i].resources) << label << " slice " << i;
+  }
+}
+
+TEST(PlacementSearchTest, TheIndexFindsTheServersTheWalkWould) {
+  std::mt19937 rng(5);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  int placed = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int servers = 1 + pick(20);
+    const int gpus = std::vector<int>{2, 4, 8}[pick(3)];
+    const Cluster cluster = testing::Homogeneous(servers, gpus, 3.0 * gpus, 62.5 * gpus, 500);
+    PlacementState indexed(cluster, GpuPlacement::kConsolidate, /*indexed_from_servers=*/0);
+    PlacementState walked(cluster, GpuPlacement::kConsolidate, /*indexed_from_servers=*/INT_MAX);
+    std::vector<JobId> jobs;
+    for (int step = 0; step < 300; ++step) {
+      const std::string label = "trial " + std::to_string(trial) + " step " + std::to_string(step);
+      if (!jobs.empty() && pick(4) == 0) {
+        const size_t k = static_cast<size_t>(pick(static_cast<int>(jobs.size())));
+        indexed.Release(jobs[k]);
+        walked.Release(jobs[k]);
+        jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(k));
+        continue;
+      }
+      // Per GPU: a few CPU and memory sizes, some over a server's share,
+      // so that servers run out of CPUs or memory with GPUs still free.
+      const int g = std::vector<int>{1, 1, 1, 2, 3, 4, 8}[pick(7)];
+      const Resources demand{g, g * 1.5 * pick(5), g * 31.25 * pick(5), g * 62.5 * pick(2)};
+      const auto slices = indexed.Fit(demand);
+      ASSERT_NO_FATAL_FAILURE(ExpectSameSlices(slices, walked.Fit(demand), label));
+      if (!slices) continue;
+      const JobId id = trial * 1000 + step;
+      indexed.Commit(Assignment{id, *slices, 1.0, false});
+      walked.Commit(Assignment{id, *slices, 1.0, false});
+      jobs.push_back(id);
+      ++placed;
+    }
+  }
+  EXPECT_GT(placed, 1000);  // the searches did place jobs
+}
+
+}  // namespace
+}  // namespace synergy
