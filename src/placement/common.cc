@@ -85,4 +85,13 @@ std::vector<Option> OptionsAtOrAboveProportional(const JobView& job, const Clust
   return frontier;
 }
 
+const std::vector<Option>& RoundOptions::For(const JobView& job) {
+  const Resources& ideal = job.ideal_demand;
+  const Shape shape{job.profile, job.gpus, ideal.gpus, ideal.cpus, ideal.mem_gb, ideal.storage_mbps,
+                    job.ideal_speedup};
+  auto it = by_shape_.find(shape);
+  if (it == by_shape_.end()) it = by_shape_.emplace(shape, OptionsAtOrAboveProportional(job, *cluster_)).first;
+  return it->second;
+}
+
 }  // namespace synergy::mechanisms

@@ -1,7 +1,9 @@
 #pragma once
 // The placement mechanisms, one per file; the registry (registry.cc) names
 // them. Helpers shared by all of them live here.
+#include <map>
 #include <memory>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -44,6 +46,23 @@ struct Option {
 // server are left out. Only the Pareto frontier is kept; best first: higher speedup, then
 // fewer cores, then less memory. Storage is the proportional share per GPU.
 std::vector<Option> OptionsAtOrAboveProportional(const JobView& job, const Cluster& cluster);
+
+// OptionsAtOrAboveProportional for the jobs of one round: jobs of one shape
+// (profile, GPUs, ideal demand and speedup, all it reads of a job) share
+// their options, worked out once. A queue holds thousands of jobs of each
+// model, and walking a profile's grid for each was a third of a graded
+// round at 16,384 GPUs.
+class RoundOptions {
+ public:
+  explicit RoundOptions(const Cluster& cluster) : cluster_(&cluster) {}
+  // Valid while this object lives.
+  const std::vector<Option>& For(const JobView& job);
+
+ private:
+  using Shape = std::tuple<const SensitivityProfile*, int, int, double, double, double, double>;
+  const Cluster* cluster_;
+  std::map<Shape, std::vector<Option>> by_shape_;  // nodes: references stay valid
+};
 
 // The whole-job demand of `option` for `gpus` GPUs.
 inline Resources DemandFor(const Option& option, int gpus) {

@@ -51,9 +51,8 @@ class Opt final : public Mechanism {
     const Cluster& cluster = state.cluster();
     std::vector<PooledJob> pooled;
     pooled.reserve(jobs.size());
-    for (const JobView* job : jobs) {
-      pooled.push_back(PooledJob{job->gpus, OptionsAtOrAboveProportional(*job, cluster)});
-    }
+    RoundOptions round_options(cluster);
+    for (const JobView* job : jobs) pooled.push_back(PooledJob{job->gpus, round_options.For(*job)});
     Resources capacity;
     std::vector<FreeServer> servers;
     for (int s = 0; s < cluster.num_servers(); ++s) {

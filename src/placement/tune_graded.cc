@@ -22,22 +22,21 @@ class TuneGraded final : public Mechanism {
 
   void PlaceFrom(Candidates& candidates, PlacementState& state) const override {
     std::unordered_map<JobId, Placed> placed;
+    RoundOptions round_options(state.cluster());
     // Free GPUs never come back within a round, and every job asks for one
     // or more: once none is free, no later candidate is placed.
     while (state.free_gpus() > 0) {
       const JobView* job = candidates.NextFitting(state.free_gpus());
       if (job == nullptr) break;
-      std::vector<Option> options = OptionsAtOrAboveProportional(*job, state.cluster());
-      if (PlaceOne(*job, options, state, placed)) {
-        placed.emplace(job->id, Placed{job, std::move(options)});
-      }
+      const std::vector<Option>& options = round_options.For(*job);
+      if (PlaceOne(*job, options, state, placed)) placed.emplace(job->id, Placed{job, &options});
     }
   }
 
  private:
   struct Placed {
     const JobView* job;
-    std::vector<Option> options;
+    const std::vector<Option>* options;  // the round's, shared by its shape
   };
 
   static bool TryOptions(const JobView& job, const std::vector<Option>& options,
@@ -96,7 +95,7 @@ class TuneGraded final : public Mechanism {
         const Resources total = a->Total();
         const Resources current{1, total.cpus / total.gpus, total.mem_gb / total.gpus,
                                 total.storage_mbps / total.gpus};
-        for (const Option& o : it->second.options) {
+        for (const Option& o : *it->second.options) {
           if (!o.per_gpu.FitsIn(current) || o.per_gpu == current || o.speedup > a->speedup) continue;
           const std::array<double, 3> freed = {(current.cpus - o.per_gpu.cpus) * here,
                                                (current.mem_gb - o.per_gpu.mem_gb) * here,
