@@ -113,9 +113,17 @@ int FreeServerIndex::Descend(const Tree& tree, int level, size_t n, int first_sl
   return -1;
 }
 
-int FreeServerIndex::FirstFitting(int free_gpus, int from, const Resources& need) const {
+int FreeServerIndex::FirstFitting(int free_gpus, int from, const Resources& asked) const {
   if (free_gpus <= 0 || free_gpus >= static_cast<int>(by_free_.size()) || by_free_[free_gpus].empty()) return -1;
   if (from >= servers_) return -1;
+  // Empty slots hold -infinity: a need of -infinity is searched as the
+  // lowest finite value, which every server's room holds and no empty slot
+  // does, as the walk would find it (NaN stays NaN and fits nowhere).
+  const double lowest = std::numeric_limits<double>::lowest();
+  Resources need = asked;
+  need.cpus = std::max(need.cpus, lowest);
+  need.mem_gb = std::max(need.mem_gb, lowest);
+  need.storage_mbps = std::max(need.storage_mbps, lowest);
   const Tree& tree = by_free_[free_gpus];
   const int top = levels_ - 1;
   if (from <= 0) return Descend(tree, top, 0, 0, need);

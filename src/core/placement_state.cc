@@ -38,7 +38,9 @@ PlacementState::PlacementState(const Cluster& cluster, GpuPlacement placement, i
       not_full_(cluster.num_servers()),
       jobs_on_server_(cluster.num_servers()) {
   // A round places at most a job a GPU: no rehash or regrowth within it.
-  if (cluster.num_servers() > indexed_from_servers) room_.emplace(Capacities(cluster));
+  if (placement == GpuPlacement::kConsolidate && cluster.num_servers() > indexed_from_servers) {
+    room_.emplace(Capacities(cluster));
+  }
   order_.reserve(static_cast<size_t>(free_gpus_));
   index_.reserve(static_cast<size_t>(free_gpus_));
   for (int s = 0; s < cluster.num_servers(); ++s) {

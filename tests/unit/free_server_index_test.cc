@@ -3,6 +3,7 @@
 // the room asked for, from any starting index.
 #include "synergy/free_server_index.h"
 
+#include <limits>
 #include <random>
 
 #include "gtest/gtest.h"
@@ -71,6 +72,41 @@ TEST(FreeServerIndexTest, ANeedThatFoundNoServerFindsOneOnceARoomGrows) {
   index.Set(2, Resources{1, 4, 50, 0});  // leaves the count; enters another
   EXPECT_EQ(index.FirstFitting(2, 0, need), -1);
   EXPECT_EQ(index.FirstFitting(1, 0, need), 2);
+}
+
+TEST(FreeServerIndexTest, ASearchBacksOutOfSubtreesThatHoldTheNeedOnlyAcrossServers) {
+  // 80 servers: three levels. In each of the first 64, one dimension is
+  // short, so the maxima of every subtree above them hold the need; server
+  // 70 alone holds it.
+  std::vector<Resources> available;
+  for (int s = 0; s < 80; ++s) {
+    available.push_back(s % 2 == 0 ? Resources{2, 8, 10, 0} : Resources{2, 1, 100, 0});
+  }
+  available[70] = Resources{2, 4, 50, 0};
+  FreeServerIndex index(available);
+  const Resources need{1, 4, 50, 0};
+  EXPECT_EQ(index.FirstFitting(2, 0, need), 70);
+  EXPECT_EQ(index.FirstFitting(2, 65, need), 70);
+  EXPECT_EQ(index.FirstFitting(2, 71, need), -1);
+  index.Set(70, Resources{2, 3.5, 50, 0});
+  EXPECT_EQ(index.FirstFitting(2, 0, need), -1);
+  index.Set(9, Resources{2, 4, 50, 0});
+  EXPECT_EQ(index.FirstFitting(2, 0, need), 9);
+}
+
+TEST(FreeServerIndexTest, ANeedOfMinusInfinityFindsTheServersOfItsCountOnly) {
+  // Empty slots hold -infinity too: they must not match it. 65 servers,
+  // so that the tree's last nodes are partly empty.
+  std::vector<Resources> available(65, Resources{1, 4, 50, 0});
+  available[64] = Resources{2, 4, 50, 0};
+  FreeServerIndex index(available);
+  const double inf = std::numeric_limits<double>::infinity();
+  const Resources any{1, -inf, -inf, -inf};
+  EXPECT_EQ(index.FirstFitting(2, 0, any), 64);
+  EXPECT_EQ(index.FirstFitting(1, 64, any), -1);
+  EXPECT_EQ(index.FirstFitting(3, 0, any), -1);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(index.FirstFitting(1, 0, Resources{1, nan, 0, 0}), -1);  // fits nowhere, as FitsIn says
 }
 
 }  // namespace

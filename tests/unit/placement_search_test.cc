@@ -28,7 +28,8 @@ TEST(PlacementSearchTest, TheIndexFindsTheServersTheWalkWould) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   int placed = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    const int servers = 1 + pick(20);
+    // Up to 20 servers (one or two levels of the index), or 65 to 600 (three to four).
+    const int servers = trial % 4 == 3 ? 65 + pick(536) : 1 + pick(20);
     const int gpus = std::vector<int>{2, 4, 8}[pick(3)];
     const Cluster cluster = testing::Homogeneous(servers, gpus, 3.0 * gpus, 62.5 * gpus, 500);
     PlacementState indexed(cluster, GpuPlacement::kConsolidate, /*indexed_from_servers=*/0);

@@ -24,6 +24,14 @@ TEST(RoundOptionsTest, EachJobGetsTheOptionsWorkedOutForItAlone) {
       job.id = ++id;
       job.ideal_demand.cpus /= 2;
       jobs.push_back(job);
+      job.id = ++id;
+      job.ideal_demand.mem_gb /= 2;
+      jobs.push_back(job);
+      if (gpus > 1) {  // an ideal for fewer GPUs than the job's: other per-GPU points
+        job.id = ++id;
+        job.ideal_demand.gpus = gpus / 2;
+        jobs.push_back(job);
+      }
     }
   }
   RoundOptions round_options(cluster);
