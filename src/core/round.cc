@@ -51,13 +51,11 @@ RoundSelection SelectForRound(const RoundInput& input, const Policy& policy, con
   context.mechanism_uses_speedup = mechanism.uses_speedup();
   context.reference_compatible = input.reference_compatible;
   policy.Order(queue, context);
-  // Classes first. Usually one class (the simulator's always): a check of
-  // the order instead of a stable sort's allocation and passes each round,
-  // which at saturation, over a queue that grows with time, was most of a
-  // long run's cost (issue 20).
-  // One pass checks the classes' order and finds the starved jobs (a pass
-  // over 131,072 views costs a millisecond); a second only when a class is
-  // out of order.
+  // Classes first. Usually one class (the simulator's always): the pass
+  // that finds the starved jobs also checks the classes' order, and only a
+  // queue out of order is sorted and passed again. A stable sort's
+  // allocation and passes each round, over a queue that grows with time,
+  // were most of a long run's cost at saturation (issue 20).
   const auto by_class = [](const JobView* a, const JobView* b) { return a->priority_class > b->priority_class; };
   const auto find_starved = [&](bool check_classes) {
     bool classes_in_order = true;

@@ -12,6 +12,9 @@ TypeProgramChoice ChooseGpuTypesByProgram(const std::vector<const JobView*>& run
                                           int branch_nodes) {
   std::vector<mechanisms::TypedPooledJob> jobs;
   jobs.reserve(runnable.size());
+  std::vector<mechanisms::RoundOptions> options_on_type;
+  options_on_type.reserve(types.size());
+  for (const Cluster* type : types) options_on_type.emplace_back(*type);
   for (const JobView* job : runnable) {
     const std::vector<const JobView*>& views = on_type.at(job->id);
     mechanisms::TypedPooledJob& pooled = jobs.emplace_back();
@@ -20,7 +23,7 @@ TypeProgramChoice ChooseGpuTypesByProgram(const std::vector<const JobView*>& run
     for (size_t t = 0; t < types.size(); ++t) {
       // A type with fewer GPUs than the job, all told, cannot hold it.
       pooled.options.push_back(job->gpus <= types[t]->total().gpus
-                                   ? mechanisms::OptionsAtOrAboveProportional(*views[t], *types[t])
+                                   ? options_on_type[t].For(*views[t])
                                    : std::vector<mechanisms::Option>{});
     }
   }
