@@ -9,7 +9,10 @@ BIN=$1
 TEST=multi_rank
 source "$(dirname "$0")/lib.sh"
 POLICY=fifo
-start_daemon
+# Rank 0 hears of the lease's end at its next report (up to 1 s) and picks a
+# stop 1.25 report intervals ahead, so the ranks need up to ~2.3 s, more on
+# a loaded machine under ASan; lib.sh's 2 s grace would kill them first.
+LEASE_GRACE_S=10 start_daemon
 start_node n1 1
 start_node n2 1
 wait_for_nodes 2
