@@ -49,7 +49,7 @@ struct HeldAllocation {
   // Servers of the round's cluster (-1: a server no longer in the round),
   // with the GPUs, CPUs and memory held there, in the units the plan is
   // compared in (the caller rounds the plan as it grants).
-  std::vector<Slice> slices;
+  Slices slices;
   double speedup = 1;       // what the plan expected of it when granted
   // On a cluster of several GPU types, what a unit of `speedup` is worth in
   // the base type's units on the type it holds (its service weight there);

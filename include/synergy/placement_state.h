@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "synergy/cluster.h"
 #include "synergy/free_server_index.h"
 #include "synergy/job.h"
@@ -56,12 +57,12 @@ class PlacementState {
   // while the rest are found, so a slice is that share added k times.
   // Returns the slices, ascending server index, or nullopt when the GPUs
   // cannot all be found.
-  std::optional<std::vector<Slice>> Fit(const Resources& demand) const;
+  std::optional<Slices> Fit(const Resources& demand) const;
   // Where the proportional share of `gpus` GPUs would go: like Fit, but
   // each GPU brings its own server's share (Cluster::share_per_gpu_on).
   // The same as Fit(cluster().ProportionalShare(gpus)) when the share is
   // uniform.
-  std::optional<std::vector<Slice>> FitShare(int gpus) const;
+  std::optional<Slices> FitShare(int gpus) const;
 
   // Records `assignment` and takes its resources. Precondition: it fits.
   void Commit(Assignment assignment);
@@ -69,14 +70,17 @@ class PlacementState {
   Assignment Release(JobId job);
   // Replaces the slices and speedup of a job that is already placed, keeping
   // its place in the plan order and in the per-server lists.
-  void Replace(JobId job, std::vector<Slice> slices, double speedup, bool at_ideal);
+  void Replace(JobId job, Slices slices, double speedup, bool at_ideal);
 
   const Assignment* Find(JobId job) const;
   // The jobs placed so far, in placement order.
   std::vector<JobId> placed_jobs() const;
   // Jobs placed on `server` this round, in the order the TUNE peer search
   // last left them (it sorts this list in place, as the reference does).
-  std::vector<JobId>& jobs_on_server(int server) { return jobs_on_server_[server]; }
+  // Held in place up to a job a GPU of the usual 8-GPU server: a round at
+  // tens of thousands of GPUs made a list (and grew it) on every server.
+  using JobList = absl::InlinedVector<JobId, 8>;
+  JobList& jobs_on_server(int server) { return jobs_on_server_[server]; }
 
   // Visits the servers that have at least `min_free` free GPUs, fewest free
   // GPUs first and then by index, until `visit(server)` returns false.
@@ -101,17 +105,17 @@ class PlacementState {
   Plan TakePlan();
 
  private:
-  void Take(const std::vector<Slice>& slices);
-  void Give(const std::vector<Slice>& slices);
+  void Take(const Slices& slices);
+  void Give(const Slices& slices);
 
   // `whole_on(s)`: the job's whole demand if it all lands on server s;
   // `per_gpu_on(s)`: what each of its GPUs brings to server s.
   template <typename WholeOn, typename PerGpuOn>
-  std::optional<std::vector<Slice>> FitConsolidated(int gpus, WholeOn whole_on, PerGpuOn per_gpu_on) const;
+  std::optional<Slices> FitConsolidated(int gpus, WholeOn whole_on, PerGpuOn per_gpu_on) const;
   template <typename PerGpuOn>
-  std::optional<std::vector<Slice>> FitFirst(int gpus, PerGpuOn per_gpu_on) const;
+  std::optional<Slices> FitFirst(int gpus, PerGpuOn per_gpu_on) const;
   // FitConsolidated of `demand` (per_gpu on every server) through room_.
-  std::optional<std::vector<Slice>> FitConsolidatedIndexed(const Resources& demand, const Resources& per_gpu) const;
+  std::optional<Slices> FitConsolidatedIndexed(const Resources& demand, const Resources& per_gpu) const;
 
   // Demands that failed since the state last changed. A demand with the same
   // GPUs that is at least as large in every dimension fails too: either
@@ -155,7 +159,7 @@ class PlacementState {
   std::optional<FreeServerIndex> room_;  // the consolidating Fit's search, on large clusters
   std::vector<Assignment> order_;              // placement order
   absl::flat_hash_map<JobId, size_t> index_;   // job -> position in order_
-  std::vector<std::vector<JobId>> jobs_on_server_;
+  std::vector<JobList> jobs_on_server_;
   std::vector<JobId> unplaced_;
   SolverStats solver_;
 };

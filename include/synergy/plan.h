@@ -2,6 +2,7 @@
 // The result of a round: for each job that runs, what it gets on which server.
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "synergy/job.h"
 #include "synergy/resources.h"
 
@@ -13,9 +14,13 @@ struct Slice {
   Resources resources;
 };
 
+// A job's slices, held in place for a job on one server (most jobs): a
+// round at tens of thousands of GPUs allocated a list per placed job.
+using Slices = absl::InlinedVector<Slice, 1>;
+
 struct Assignment {
   JobId job = 0;
-  std::vector<Slice> slices;  // ascending server index, one per server
+  Slices slices;  // ascending server index, one per server
   // Throughput relative to the proportional share at this allocation: the
   // job's ideal speedup when it holds its ideal demand, 1 otherwise.
   double speedup = 1.0;

@@ -29,7 +29,7 @@ bool Holds(const HeldAllocation& held, const Assignment& planned) {
   return true;
 }
 
-std::map<int, int> GpusByServer(const std::vector<Slice>& slices) {
+std::map<int, int> GpusByServer(const Slices& slices) {
   std::map<int, int> out;
   for (const Slice& s : slices) out[s.server] += s.resources.gpus;
   return out;

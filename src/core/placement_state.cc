@@ -83,7 +83,7 @@ Resources PerGpuShare(const Resources& demand) {
 }
 }  // namespace
 
-std::optional<std::vector<Slice>> PlacementState::Fit(const Resources& demand) const {
+std::optional<Slices> PlacementState::Fit(const Resources& demand) const {
   if (demand.gpus > free_gpus_ || demand.gpus <= 0) return std::nullopt;
   for (const Resources& f : failed_) {
     if (f.gpus == demand.gpus && f.FitsIn(demand)) return std::nullopt;
@@ -91,7 +91,7 @@ std::optional<std::vector<Slice>> PlacementState::Fit(const Resources& demand) c
   const Resources per_gpu = PerGpuShare(demand);
   auto per_gpu_on = [&](int) -> const Resources& { return per_gpu; };
   auto whole_on = [&](int) -> const Resources& { return demand; };
-  std::optional<std::vector<Slice>> slices;
+  std::optional<Slices> slices;
   if (placement_ == GpuPlacement::kFirstFit) {
     slices = FitFirst(demand.gpus, per_gpu_on);
   } else if (room_) {
@@ -103,7 +103,7 @@ std::optional<std::vector<Slice>> PlacementState::Fit(const Resources& demand) c
   return slices;
 }
 
-std::optional<std::vector<Slice>> PlacementState::FitShare(int gpus) const {
+std::optional<Slices> PlacementState::FitShare(int gpus) const {
   if (cluster_->share_is_uniform()) return Fit(cluster_->ProportionalShare(gpus));
   if (gpus > free_gpus_ || gpus <= 0) return std::nullopt;
   auto whole_on = [&](int s) { return cluster_->ShareOn(s, gpus); };
@@ -113,8 +113,8 @@ std::optional<std::vector<Slice>> PlacementState::FitShare(int gpus) const {
 }
 
 template <typename PerGpuOn>
-std::optional<std::vector<Slice>> PlacementState::FitFirst(int gpus, PerGpuOn per_gpu_on) const {
-  std::vector<Slice> slices;
+std::optional<Slices> PlacementState::FitFirst(int gpus, PerGpuOn per_gpu_on) const {
+  Slices slices;
   int found = 0;
   VisitInIndexOrder([&](int s) {
     const Resources held = TakeGpuByGpu(available(s), per_gpu_on(s), gpus - found);
@@ -129,7 +129,7 @@ std::optional<std::vector<Slice>> PlacementState::FitFirst(int gpus, PerGpuOn pe
 }
 
 template <typename WholeOn, typename PerGpuOn>
-std::optional<std::vector<Slice>> PlacementState::FitConsolidated(int gpus, WholeOn whole_on,
+std::optional<Slices> PlacementState::FitConsolidated(int gpus, WholeOn whole_on,
                                                                   PerGpuOn per_gpu_on) const {
   if (gpus > 1) {
     // The fewest free GPUs first, then the lowest index: the first server
@@ -140,14 +140,14 @@ std::optional<std::vector<Slice>> PlacementState::FitConsolidated(int gpus, Whol
       target = s;
       return false;
     });
-    if (target >= 0) return std::vector<Slice>{Slice{target, whole_on(target)}};
+    if (target >= 0) return Slices{Slice{target, whole_on(target)}};
   }
   // GPU by GPU from a heap of (free GPUs, server): a server just taken from
   // sorts before every other, so the heap walk is this visit in (free,
   // index) order, taking from each server as many GPUs as still fit. Held
   // resources are added GPU by GPU (per_gpu summed k times, not
   // multiplied): the same doubles as the reference.
-  std::vector<Slice> slices;
+  Slices slices;
   int found = 0;
   VisitByFreeGpus(1, [&](int s) {
     const Resources held = TakeGpuByGpu(available(s), per_gpu_on(s), gpus - found);
@@ -165,17 +165,17 @@ std::optional<std::vector<Slice>> PlacementState::FitConsolidated(int gpus, Whol
 
 // FitConsolidated for one demand on every server, by the index: the same
 // servers in the same order, without visiting those that cannot hold it.
-std::optional<std::vector<Slice>> PlacementState::FitConsolidatedIndexed(const Resources& demand,
+std::optional<Slices> PlacementState::FitConsolidatedIndexed(const Resources& demand,
                                                                          const Resources& per_gpu) const {
   const int gpus = demand.gpus;
   const int most_free = static_cast<int>(by_free_gpus_.size()) - 1;
   if (gpus > 1) {
     for (int free = gpus; free <= most_free; ++free) {
       const int s = room_->FirstFitting(free, 0, demand);
-      if (s >= 0) return std::vector<Slice>{Slice{s, demand}};
+      if (s >= 0) return Slices{Slice{s, demand}};
     }
   }
-  std::vector<Slice> slices;
+  Slices slices;
   int found = 0;
   for (int free = 1; free <= most_free && found < gpus; ++free) {
     for (int s = room_->FirstFitting(free, 0, per_gpu); s >= 0 && found < gpus;
@@ -191,7 +191,7 @@ std::optional<std::vector<Slice>> PlacementState::FitConsolidatedIndexed(const R
   return slices;
 }
 
-void PlacementState::Take(const std::vector<Slice>& slices) {
+void PlacementState::Take(const Slices& slices) {
   failed_.clear();
   for (const Slice& s : slices) {
     const int old_free = available(s.server).gpus;
@@ -202,7 +202,7 @@ void PlacementState::Take(const std::vector<Slice>& slices) {
   }
 }
 
-void PlacementState::Give(const std::vector<Slice>& slices) {
+void PlacementState::Give(const Slices& slices) {
   failed_.clear();
   for (const Slice& s : slices) {
     const int old_free = available(s.server).gpus;
@@ -236,7 +236,7 @@ Assignment PlacementState::Release(JobId job) {
   return a;
 }
 
-void PlacementState::Replace(JobId job, std::vector<Slice> slices, double speedup,
+void PlacementState::Replace(JobId job, Slices slices, double speedup,
                              bool at_ideal) {
   Assignment& a = order_[index_.at(job)];
   Give(a.slices);

@@ -191,7 +191,7 @@ class Opt final : public Mechanism {
       const Assignment& held = *out.state.Find(jobs[j]->id);
       const std::vector<Option>& options = pooled[j].options;
       for (size_t k = choice[j]; k < options.size() && options[k].speedup > held.speedup; ++k) {
-        std::vector<Slice> slices = held.slices;
+        Slices slices = held.slices;
         bool fits = true;
         for (Slice& s : slices) {
           const Resources wanted = DemandFor(options[k], s.resources.gpus);

@@ -77,7 +77,7 @@ class Tune final : public Mechanism {
     for (int d = 0; d < 4; ++d) spare[d] = std::max(0.0, want[d] * ratio - avail[d]);
     if (AllZero(spare)) return;
 
-    std::vector<JobId>& peers = state.jobs_on_server(server);
+    PlacementState::JobList& peers = state.jobs_on_server(server);
     // Jobs spanning fewest servers, then most CPU per GPU, then most memory
     // per GPU give back first. The list is sorted in place and stays sorted
     // for the next job (as in the reference).
@@ -123,7 +123,7 @@ class Tune final : public Mechanism {
   static void RevertToProportional(const JobView& peer, PlacementState& state) {
     const Cluster& cluster = state.cluster();
     const bool above = !peer.asks_for_share && AboveProportional(peer.ideal_demand, cluster);
-    std::vector<Slice> slices = state.Find(peer.id)->slices;
+    Slices slices = state.Find(peer.id)->slices;
     for (Slice& s : slices) {
       const Resources demand =
           above || peer.asks_for_share ? cluster.ShareOn(s.server, peer.gpus) : peer.ideal_demand;

@@ -117,7 +117,7 @@ class TuneGraded final : public Mechanism {
       }
       if (best_job < 0) return;
       const Option chosen = *best_option;
-      std::vector<Slice> slices = state.Find(best_job)->slices;
+      Slices slices = state.Find(best_job)->slices;
       for (Slice& s : slices) s.resources = DemandFor(chosen, s.resources.gpus);
       state.Replace(best_job, std::move(slices), chosen.speedup, chosen.ideal);
       for (int d = 0; d < 3; ++d) shortfall[d] -= best_freed[d];

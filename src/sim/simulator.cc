@@ -35,7 +35,7 @@ struct SimJob {
   double finishes_at_s = -1;  // default mode: exact time the last iteration ends
   // Default mode: what it held last round (empty: it did not run), restart
   // time not yet served, and its restarts and resizes.
-  std::vector<Slice> held;
+  Slices held;
   double held_speedup = 1;
   bool held_at_ideal = false;
   double restart_debt_s = 0;
@@ -53,7 +53,7 @@ struct SimJob {
 // How a job's assignment this round follows what it held last round.
 enum class LeaseChange { kFirstStart, kSame, kResize, kRestart };
 
-LeaseChange ChangeOf(const SimJob& job, std::vector<Slice> previous, std::vector<Slice> planned) {
+LeaseChange ChangeOf(const SimJob& job, Slices previous, Slices planned) {
   if (previous.empty()) return job.start_s < 0 ? LeaseChange::kFirstStart : LeaseChange::kRestart;
   if (previous.size() != planned.size()) return LeaseChange::kRestart;
   auto by_server = [](const Slice& x, const Slice& y) { return x.server < y.server; };
@@ -329,7 +329,7 @@ class Engine {
     }
     // Last round's holdings, for the jobs placed again; the others' leases
     // ended.
-    std::unordered_map<JobId, std::vector<Slice>> previous;
+    std::unordered_map<JobId, Slices> previous;
     if (!config_.reference_compatible) {
       for (SimJob* job : running_before_) {
         if (job->finish_s < 0 && !job->held.empty()) previous[job->spec.id] = std::move(job->held);
@@ -344,7 +344,7 @@ class Engine {
       SimJob* job = by_id_.at(a.job);
       if (!config_.reference_compatible) {
         auto p = previous.find(a.job);
-        const std::vector<Slice>& before = p == previous.end() ? std::vector<Slice>() : p->second;
+        const Slices& before = p == previous.end() ? Slices() : p->second;
         // One server: one agent to confirm, as synergyd resizes only those.
         ChargeChange(*job, ChangeOf(*job, before, a.slices), before.size() == 1);
         job->held = a.slices;

@@ -12,8 +12,8 @@
 namespace synergy {
 namespace {
 
-void ExpectSameSlices(const std::optional<std::vector<Slice>>& indexed,
-                      const std::optional<std::vector<Slice>>& walked, const std::string& label) {
+void ExpectSameSlices(const std::optional<Slices>& indexed,
+                      const std::optional<Slices>& walked, const std::string& label) {
   ASSERT_EQ(indexed.has_value(), walked.has_value()) << label;
   if (!indexed) return;
   ASSERT_EQ(indexed->size(), walked->size()) << label;
