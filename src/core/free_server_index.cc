@@ -1,22 +1,45 @@
 #include "synergy/free_server_index.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #ifdef __SSE2__
 #include <emmintrin.h>
+#include <xmmintrin.h>
 #endif
 
 namespace synergy {
 namespace {
-constexpr double kNone = -std::numeric_limits<double>::infinity();
+constexpr float kNone = -std::numeric_limits<float>::infinity();
+constexpr double kFloatMost = std::numeric_limits<float>::max();
+
+// The least float >= x (x is never NaN: rooms are not). Beyond the
+// floats' range: +infinity above, the lowest float below.
+float RoundedUp(double x) {
+  if (x > kFloatMost) return std::numeric_limits<float>::infinity();
+  if (x < -kFloatMost) return -std::numeric_limits<float>::max();
+  const float f = static_cast<float>(x);
+  return static_cast<double>(f) < x ? std::nextafter(f, std::numeric_limits<float>::infinity()) : f;
+}
+
+// The greatest float <= x, NaN for NaN (it fits nowhere). Beyond the
+// floats' range: the largest float above, the lowest below, which every
+// present room holds and no absent one does.
+float RoundedDown(double x) {
+  if (x > kFloatMost) return std::numeric_limits<float>::max();
+  if (x < -kFloatMost) return -std::numeric_limits<float>::max();
+  const float f = static_cast<float>(x);
+  return static_cast<double>(f) > x ? std::nextafter(f, -std::numeric_limits<float>::infinity()) : f;
+}
 
 // The largest of a node's eight values (rooms are never NaN).
-double Most(const double (&values)[8]) {
+float Most(const float (&values)[8]) {
 #ifdef __SSE2__
-  const __m128d most = _mm_max_pd(_mm_max_pd(_mm_load_pd(&values[0]), _mm_load_pd(&values[2])),
-                                  _mm_max_pd(_mm_load_pd(&values[4]), _mm_load_pd(&values[6])));
-  return std::max(_mm_cvtsd_f64(most), _mm_cvtsd_f64(_mm_unpackhi_pd(most, most)));
+  __m128 most = _mm_max_ps(_mm_load_ps(&values[0]), _mm_load_ps(&values[4]));
+  most = _mm_max_ps(most, _mm_movehl_ps(most, most));
+  most = _mm_max_ss(most, _mm_shuffle_ps(most, most, 1));
+  return _mm_cvtss_f32(most);
 #else
   return *std::max_element(std::begin(values), std::end(values));
 #endif
@@ -24,7 +47,7 @@ double Most(const double (&values)[8]) {
 }  // namespace
 
 FreeServerIndex::FreeServerIndex(const std::vector<Resources>& available)
-    : servers_(static_cast<int>(available.size())), free_of_(available.size(), 0) {
+    : servers_(static_cast<int>(available.size())), free_of_(available.size(), 0), room_of_(available.size()) {
   size_t nodes = std::max<size_t>(1, (available.size() + kFanout - 1) / kFanout);
   for (;;) {
     level_start_[static_cast<size_t>(levels_++)] = tree_nodes_;
@@ -35,18 +58,18 @@ FreeServerIndex::FreeServerIndex(const std::vector<Resources>& available)
   for (size_t s = 0; s < available.size(); ++s) Set(static_cast<int>(s), available[s]);
 }
 
-unsigned FreeServerIndex::Holding(const Node& node, int first_slot, const Resources& need) {
+unsigned FreeServerIndex::Holding(const Node& node, int first_slot, const Bound& need) {
   unsigned holding = 0;
 #ifdef __SSE2__
-  // Two slots a compare: a search spends most of its time here.
-  const __m128d cpus = _mm_set1_pd(need.cpus);
-  const __m128d mem_gb = _mm_set1_pd(need.mem_gb);
-  const __m128d storage_mbps = _mm_set1_pd(need.storage_mbps);
-  for (int j = 0; j < kFanout; j += 2) {
-    const __m128d holds = _mm_and_pd(_mm_and_pd(_mm_cmple_pd(cpus, _mm_load_pd(&node.cpus[j])),
-                                                _mm_cmple_pd(mem_gb, _mm_load_pd(&node.mem_gb[j]))),
-                                     _mm_cmple_pd(storage_mbps, _mm_load_pd(&node.storage_mbps[j])));
-    holding |= static_cast<unsigned>(_mm_movemask_pd(holds)) << j;
+  // Four slots a compare: a search spends most of its time here.
+  const __m128 cpus = _mm_set1_ps(need.cpus);
+  const __m128 mem_gb = _mm_set1_ps(need.mem_gb);
+  const __m128 storage_mbps = _mm_set1_ps(need.storage_mbps);
+  for (int j = 0; j < kFanout; j += 4) {
+    const __m128 holds = _mm_and_ps(_mm_and_ps(_mm_cmple_ps(cpus, _mm_load_ps(&node.cpus[j])),
+                                               _mm_cmple_ps(mem_gb, _mm_load_ps(&node.mem_gb[j]))),
+                                    _mm_cmple_ps(storage_mbps, _mm_load_ps(&node.storage_mbps[j])));
+    holding |= static_cast<unsigned>(_mm_movemask_ps(holds)) << j;
   }
 #else
   for (int j = 0; j < kFanout; ++j) {
@@ -71,21 +94,21 @@ FreeServerIndex::Tree& FreeServerIndex::TreeOf(int free_gpus) {
   return tree;
 }
 
-void FreeServerIndex::Put(Tree& tree, int server, Room room) {
+void FreeServerIndex::Put(Tree& tree, int server, Bound room) {
   size_t n = static_cast<size_t>(server) / kFanout;
   int slot = server % kFanout;
+  auto [cpus, mem_gb, storage_mbps] = room;
   for (size_t level = 0;; ++level) {
     Node& node = tree[level_start_[level] + n];
     // Unchanged here: unchanged above (most placements change no maximum).
-    if (node.cpus[slot] == room.cpus && node.mem_gb[slot] == room.mem_gb &&
-        node.storage_mbps[slot] == room.storage_mbps) {
-      return;
-    }
-    node.cpus[slot] = room.cpus;
-    node.mem_gb[slot] = room.mem_gb;
-    node.storage_mbps[slot] = room.storage_mbps;
+    if (node.cpus[slot] == cpus && node.mem_gb[slot] == mem_gb && node.storage_mbps[slot] == storage_mbps) return;
+    node.cpus[slot] = cpus;
+    node.mem_gb[slot] = mem_gb;
+    node.storage_mbps[slot] = storage_mbps;
     if (level + 1 == static_cast<size_t>(levels_)) return;
-    room = Room{Most(node.cpus), Most(node.mem_gb), Most(node.storage_mbps)};
+    cpus = Most(node.cpus);
+    mem_gb = Most(node.mem_gb);
+    storage_mbps = Most(node.storage_mbps);
     slot = static_cast<int>(n % kFanout);
     n /= kFanout;
   }
@@ -93,21 +116,31 @@ void FreeServerIndex::Put(Tree& tree, int server, Room room) {
 
 void FreeServerIndex::Set(int server, const Resources& available) {
   const int was = free_of_[server];
-  if (was > 0 && was != available.gpus) Put(by_free_[was], server, Room{kNone, kNone, kNone});
+  if (was > 0 && was != available.gpus) Put(by_free_[was], server, Bound{kNone, kNone, kNone});
   free_of_[server] = available.gpus;
+  room_of_[server] = Room{available.cpus, available.mem_gb, available.storage_mbps};
   if (available.gpus > 0) {
-    Put(TreeOf(available.gpus), server, Room{available.cpus, available.mem_gb, available.storage_mbps});
+    Put(TreeOf(available.gpus), server,
+        Bound{RoundedUp(available.cpus), RoundedUp(available.mem_gb), RoundedUp(available.storage_mbps)});
   }
 }
 
-int FreeServerIndex::Descend(const Tree& tree, int level, size_t n, int first_slot, const Resources& need) const {
-  // A slot can hold the demand in each dimension through different
-  // children: the search then backs out of it and goes on to the next.
-  for (unsigned holding = Holding(NodeAt(tree, level, n), first_slot, need); holding != 0;
+int FreeServerIndex::Descend(const Tree& tree, int level, size_t n, int first_slot, const Bound& bound,
+                             const Room& need) const {
+  // A slot can hold the bound in each dimension through different
+  // children, or only through rounding: the search then backs out of it
+  // and goes on to the next.
+  for (unsigned holding = Holding(NodeAt(tree, level, n), first_slot, bound); holding != 0;
        holding &= holding - 1) {
     const size_t child = n * kFanout + static_cast<size_t>(__builtin_ctz(holding));
-    if (level == 0) return static_cast<int>(child);  // a server's own room: it holds the demand
-    const int found = Descend(tree, level - 1, child, 0, need);
+    if (level == 0) {
+      const Room& room = room_of_[child];
+      if (need.cpus <= room.cpus && need.mem_gb <= room.mem_gb && need.storage_mbps <= room.storage_mbps) {
+        return static_cast<int>(child);
+      }
+      continue;
+    }
+    const int found = Descend(tree, level - 1, child, 0, bound, need);
     if (found >= 0) return found;
   }
   return -1;
@@ -116,24 +149,21 @@ int FreeServerIndex::Descend(const Tree& tree, int level, size_t n, int first_sl
 int FreeServerIndex::FirstFitting(int free_gpus, int from, const Resources& asked) const {
   if (free_gpus <= 0 || free_gpus >= static_cast<int>(by_free_.size()) || by_free_[free_gpus].empty()) return -1;
   if (from >= servers_) return -1;
-  // Empty slots hold -infinity: a need of -infinity is searched as the
-  // lowest finite value, which every server's room holds and no empty slot
-  // does, as the walk would find it (NaN stays NaN and fits nowhere).
-  const double lowest = std::numeric_limits<double>::lowest();
-  Resources need = asked;
-  need.cpus = std::max(need.cpus, lowest);
-  need.mem_gb = std::max(need.mem_gb, lowest);
-  need.storage_mbps = std::max(need.storage_mbps, lowest);
+  // Absent slots hold -infinity: a need below the floats' range is bounded
+  // by the lowest float, which every present room holds and no absent one
+  // does, and checked in doubles as it is (NaN fits nowhere).
+  const Room need{asked.cpus, asked.mem_gb, asked.storage_mbps};
+  const Bound bound{RoundedDown(need.cpus), RoundedDown(need.mem_gb), RoundedDown(need.storage_mbps)};
   const Tree& tree = by_free_[free_gpus];
   const int top = levels_ - 1;
-  if (from <= 0) return Descend(tree, top, 0, 0, need);
-  if (Holding(NodeAt(tree, top, 0), 0, need) == 0) return -1;
+  if (from <= 0) return Descend(tree, top, 0, 0, bound, need);
+  if (Holding(NodeAt(tree, top, 0), 0, bound) == 0) return -1;
   // Up from `from`'s node: at each level, the slots after the subtree just
   // searched.
   size_t n = static_cast<size_t>(from) / kFanout;
   int first_slot = from % kFanout;
   for (int level = 0; level <= top; ++level) {
-    const int found = Descend(tree, level, n, first_slot, need);
+    const int found = Descend(tree, level, n, first_slot, bound, need);
     if (found >= 0) return found;
     first_slot = static_cast<int>(n % kFanout) + 1;  // 8: no slot left in the parent
     n /= kFanout;

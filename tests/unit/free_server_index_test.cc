@@ -109,5 +109,37 @@ TEST(FreeServerIndexTest, ANeedOfMinusInfinityFindsTheServersOfItsCountOnly) {
   EXPECT_EQ(index.FirstFitting(1, 0, Resources{1, nan, 0, 0}), -1);  // fits nowhere, as FitsIn says
 }
 
+TEST(FreeServerIndexTest, RoomsThatDifferFromTheNeedByLessThanAFloatAreComparedExactly) {
+  // The nodes hold floats: 1 + 1e-12 and 1 + 2e-12 are one float. Server 3
+  // is short of the need by 1e-12 CPUs and must be passed over for 70;
+  // server 5 holds exactly the need.
+  std::vector<Resources> available(80, Resources{1, 0.5, 10, 0});
+  available[3] = Resources{1, 1 + 1e-12, 10, 0};
+  available[70] = Resources{1, 2, 10, 0};
+  FreeServerIndex index(available);
+  const Resources need{1, 1 + 2e-12, 10, 0};
+  EXPECT_EQ(index.FirstFitting(1, 0, need), 70);
+  EXPECT_EQ(index.FirstFitting(1, 1, need), 70);
+  index.Set(5, Resources{1, 1 + 2e-12, 10, 0});
+  EXPECT_EQ(index.FirstFitting(1, 0, need), 5);
+  // Memory 1e-13 short, on a need far above one float step.
+  index.Set(2, Resources{1, 5, 12345.678901234, 0});
+  EXPECT_EQ(index.FirstFitting(1, 0, Resources{1, 1, 12345.678901234 + 1e-11, 0}), -1);
+  EXPECT_EQ(index.FirstFitting(1, 0, Resources{1, 1, 12345.678901234, 0}), 2);
+}
+
+TEST(FreeServerIndexTest, RoomsAndNeedsBeyondTheFloatsRangeAreFoundAsTheWalkWould) {
+  std::vector<Resources> available(20, Resources{1, 1e300, 1e300, 0});
+  available[4] = Resources{1, 2e300, 1e300, 0};
+  available[9] = Resources{1, -1e300, 1e300, 0};
+  FreeServerIndex index(available);
+  EXPECT_EQ(index.FirstFitting(1, 0, Resources{1, 1.5e300, 0, 0}), 4);
+  EXPECT_EQ(index.FirstFitting(1, 0, Resources{1, 3e300, 0, 0}), -1);
+  EXPECT_EQ(index.FirstFitting(1, 0, Resources{1, 1e39, 1e39, 0}), 0);
+  EXPECT_EQ(index.FirstFitting(1, 5, Resources{1, -1.5e300, 0, 0}), 5);
+  EXPECT_EQ(index.FirstFitting(1, 9, Resources{1, -0.5e300, 0, 0}), 10);  // 9 is short
+  EXPECT_EQ(index.FirstFitting(1, 9, Resources{1, -2e300, 0, 0}), 9);
+}
+
 }  // namespace
 }  // namespace synergy
