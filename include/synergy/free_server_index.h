@@ -40,6 +40,19 @@ class FreeServerIndex {
   // left (as Resources::FitsIn compares them), or -1.
   int FirstFitting(int free_gpus, int from, const Resources& need) const;
 
+  // A need made ready for searching: rounded once, searched for in as many
+  // trees and from as many servers as a placement asks.
+  class Need {
+   public:
+    explicit Need(const Resources& need);
+
+   private:
+    friend class FreeServerIndex;
+    float bound_[3];   // cpus, mem_gb, storage_mbps rounded down to floats
+    double exact_[3];  // as asked
+  };
+  int FirstFitting(int free_gpus, int from, const Need& need) const;
+
  private:
   static constexpr int kFanout = 8;
   struct Room {
@@ -58,8 +71,7 @@ class FreeServerIndex {
     float storage_mbps[kFanout];
   };
   using Tree = std::vector<Node>;  // the levels one after another, from 0
-  // A need rounded down, or a room rounded up, to floats: what nodes hold
-  // and compare.
+  // A room rounded up to floats, as nodes hold it.
   struct Bound {
     float cpus;
     float mem_gb;
@@ -68,14 +80,14 @@ class FreeServerIndex {
 
   // The slots of `node` from `first_slot` on whose rooms may hold `need`,
   // a bit each.
-  static unsigned Holding(const Node& node, int first_slot, const Bound& need);
+  static unsigned Holding(const Node& node, int first_slot, const Need& need);
   const Node& NodeAt(const Tree& tree, int level, size_t n) const { return tree[level_start_[level] + n]; }
   Tree& TreeOf(int free_gpus);  // made on first use
   // Sets `server`'s slot of `tree` to `room` (rounded up; kNone: absent).
   void Put(Tree& tree, int server, Bound room);
   // The first server under node n of `level`, from slot `first_slot`, that
-  // holds `need` (`bound` rounded down), or -1.
-  int Descend(const Tree& tree, int level, size_t n, int first_slot, const Bound& bound, const Room& need) const;
+  // holds `need`, or -1.
+  int Descend(const Tree& tree, int level, size_t n, int first_slot, const Need& need) const;
 
   int servers_ = 0;
   // Where each level's nodes begin in a tree; the last level is one node.

@@ -1,7 +1,8 @@
 #include "synergy/free_server_index.h"
 
 #include <algorithm>
-#include <cmath>
+#include <bit>
+#include <cstdint>
 #include <limits>
 
 #ifdef __SSE2__
@@ -14,13 +15,23 @@ namespace {
 constexpr float kNone = -std::numeric_limits<float>::infinity();
 constexpr double kFloatMost = std::numeric_limits<float>::max();
 
+// The next float below / above a finite float f: its bits one step
+// toward -infinity / +infinity (inline, not libm's nextafterf: a round
+// makes hundreds of thousands of these).
+float StepDown(float f) {
+  if (f == 0) return -std::numeric_limits<float>::denorm_min();
+  const auto bits = std::bit_cast<uint32_t>(f);
+  return std::bit_cast<float>(f > 0 ? bits - 1 : bits + 1);
+}
+float StepUp(float f) { return -StepDown(-f); }
+
 // The least float >= x (x is never NaN: rooms are not). Beyond the
 // floats' range: +infinity above, the lowest float below.
 float RoundedUp(double x) {
   if (x > kFloatMost) return std::numeric_limits<float>::infinity();
   if (x < -kFloatMost) return -std::numeric_limits<float>::max();
   const float f = static_cast<float>(x);
-  return static_cast<double>(f) < x ? std::nextafter(f, std::numeric_limits<float>::infinity()) : f;
+  return static_cast<double>(f) < x ? StepUp(f) : f;
 }
 
 // The greatest float <= x, NaN for NaN (it fits nowhere). Beyond the
@@ -30,7 +41,7 @@ float RoundedDown(double x) {
   if (x > kFloatMost) return std::numeric_limits<float>::max();
   if (x < -kFloatMost) return -std::numeric_limits<float>::max();
   const float f = static_cast<float>(x);
-  return static_cast<double>(f) > x ? std::nextafter(f, -std::numeric_limits<float>::infinity()) : f;
+  return static_cast<double>(f) > x ? StepDown(f) : f;
 }
 
 // The largest of a node's eight values (rooms are never NaN).
@@ -58,13 +69,13 @@ FreeServerIndex::FreeServerIndex(const std::vector<Resources>& available)
   for (size_t s = 0; s < available.size(); ++s) Set(static_cast<int>(s), available[s]);
 }
 
-unsigned FreeServerIndex::Holding(const Node& node, int first_slot, const Bound& need) {
+unsigned FreeServerIndex::Holding(const Node& node, int first_slot, const Need& need) {
   unsigned holding = 0;
 #ifdef __SSE2__
   // Four slots a compare: a search spends most of its time here.
-  const __m128 cpus = _mm_set1_ps(need.cpus);
-  const __m128 mem_gb = _mm_set1_ps(need.mem_gb);
-  const __m128 storage_mbps = _mm_set1_ps(need.storage_mbps);
+  const __m128 cpus = _mm_set1_ps(need.bound_[0]);
+  const __m128 mem_gb = _mm_set1_ps(need.bound_[1]);
+  const __m128 storage_mbps = _mm_set1_ps(need.bound_[2]);
   for (int j = 0; j < kFanout; j += 4) {
     const __m128 holds = _mm_and_ps(_mm_and_ps(_mm_cmple_ps(cpus, _mm_load_ps(&node.cpus[j])),
                                                _mm_cmple_ps(mem_gb, _mm_load_ps(&node.mem_gb[j]))),
@@ -73,8 +84,8 @@ unsigned FreeServerIndex::Holding(const Node& node, int first_slot, const Bound&
   }
 #else
   for (int j = 0; j < kFanout; ++j) {
-    const bool holds = (need.cpus <= node.cpus[j]) & (need.mem_gb <= node.mem_gb[j]) &
-                       (need.storage_mbps <= node.storage_mbps[j]);
+    const bool holds = (need.bound_[0] <= node.cpus[j]) & (need.bound_[1] <= node.mem_gb[j]) &
+                       (need.bound_[2] <= node.storage_mbps[j]);
     holding |= static_cast<unsigned>(holds) << j;
   }
 #endif
@@ -125,45 +136,50 @@ void FreeServerIndex::Set(int server, const Resources& available) {
   }
 }
 
-int FreeServerIndex::Descend(const Tree& tree, int level, size_t n, int first_slot, const Bound& bound,
-                             const Room& need) const {
-  // A slot can hold the bound in each dimension through different
+int FreeServerIndex::Descend(const Tree& tree, int level, size_t n, int first_slot, const Need& need) const {
+  // A slot can hold the need in each dimension through different
   // children, or only through rounding: the search then backs out of it
   // and goes on to the next.
-  for (unsigned holding = Holding(NodeAt(tree, level, n), first_slot, bound); holding != 0;
+  for (unsigned holding = Holding(NodeAt(tree, level, n), first_slot, need); holding != 0;
        holding &= holding - 1) {
     const size_t child = n * kFanout + static_cast<size_t>(__builtin_ctz(holding));
     if (level == 0) {
       const Room& room = room_of_[child];
-      if (need.cpus <= room.cpus && need.mem_gb <= room.mem_gb && need.storage_mbps <= room.storage_mbps) {
+      if (need.exact_[0] <= room.cpus && need.exact_[1] <= room.mem_gb && need.exact_[2] <= room.storage_mbps) {
         return static_cast<int>(child);
       }
       continue;
     }
-    const int found = Descend(tree, level - 1, child, 0, bound, need);
+    const int found = Descend(tree, level - 1, child, 0, need);
     if (found >= 0) return found;
   }
   return -1;
 }
 
-int FreeServerIndex::FirstFitting(int free_gpus, int from, const Resources& asked) const {
+// Absent slots hold -infinity: a need below the floats' range is bounded
+// by the lowest float, which every present room holds and no absent one
+// does, and checked in doubles as it is (NaN fits nowhere).
+FreeServerIndex::Need::Need(const Resources& need)
+    : bound_{RoundedDown(need.cpus), RoundedDown(need.mem_gb), RoundedDown(need.storage_mbps)},
+      exact_{need.cpus, need.mem_gb, need.storage_mbps} {}
+
+int FreeServerIndex::FirstFitting(int free_gpus, int from, const Resources& need) const {
+  return FirstFitting(free_gpus, from, Need(need));
+}
+
+int FreeServerIndex::FirstFitting(int free_gpus, int from, const Need& need) const {
   if (free_gpus <= 0 || free_gpus >= static_cast<int>(by_free_.size()) || by_free_[free_gpus].empty()) return -1;
   if (from >= servers_) return -1;
-  // Absent slots hold -infinity: a need below the floats' range is bounded
-  // by the lowest float, which every present room holds and no absent one
-  // does, and checked in doubles as it is (NaN fits nowhere).
-  const Room need{asked.cpus, asked.mem_gb, asked.storage_mbps};
-  const Bound bound{RoundedDown(need.cpus), RoundedDown(need.mem_gb), RoundedDown(need.storage_mbps)};
   const Tree& tree = by_free_[free_gpus];
   const int top = levels_ - 1;
-  if (from <= 0) return Descend(tree, top, 0, 0, bound, need);
-  if (Holding(NodeAt(tree, top, 0), 0, bound) == 0) return -1;
+  if (from <= 0) return Descend(tree, top, 0, 0, need);
+  if (Holding(NodeAt(tree, top, 0), 0, need) == 0) return -1;
   // Up from `from`'s node: at each level, the slots after the subtree just
   // searched.
   size_t n = static_cast<size_t>(from) / kFanout;
   int first_slot = from % kFanout;
   for (int level = 0; level <= top; ++level) {
-    const int found = Descend(tree, level, n, first_slot, bound, need);
+    const int found = Descend(tree, level, n, first_slot, need);
     if (found >= 0) return found;
     first_slot = static_cast<int>(n % kFanout) + 1;  // 8: no slot left in the parent
     n /= kFanout;

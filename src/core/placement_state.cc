@@ -170,16 +170,18 @@ std::optional<Slices> PlacementState::FitConsolidatedIndexed(const Resources& de
   const int gpus = demand.gpus;
   const int most_free = static_cast<int>(by_free_gpus_.size()) - 1;
   if (gpus > 1) {
+    const FreeServerIndex::Need whole(demand);
     for (int free = gpus; free <= most_free; ++free) {
-      const int s = room_->FirstFitting(free, 0, demand);
+      const int s = room_->FirstFitting(free, 0, whole);
       if (s >= 0) return Slices{Slice{s, demand}};
     }
   }
   Slices slices;
   int found = 0;
+  const FreeServerIndex::Need one(per_gpu);
   for (int free = 1; free <= most_free && found < gpus; ++free) {
-    for (int s = room_->FirstFitting(free, 0, per_gpu); s >= 0 && found < gpus;
-         s = room_->FirstFitting(free, s + 1, per_gpu)) {
+    for (int s = room_->FirstFitting(free, 0, one); s >= 0 && found < gpus;
+         s = room_->FirstFitting(free, s + 1, one)) {
       // The index found it holds one GPU's worth: at least one is taken.
       const Resources held = TakeGpuByGpu(available(s), per_gpu, gpus - found);
       slices.push_back(Slice{s, held});
