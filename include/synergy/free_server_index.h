@@ -42,6 +42,12 @@ class FreeServerIndex {
 
   // A need made ready for searching: rounded once, searched for in as many
   // trees and from as many servers as a placement asks.
+  // A room rounded up to floats, as the index holds it.
+  struct Bound {
+    float cpus;
+    float mem_gb;
+    float storage_mbps;
+  };
   class Need {
    public:
     explicit Need(const Resources& need);
@@ -52,6 +58,15 @@ class FreeServerIndex {
     double exact_[3];  // as asked
   };
   int FirstFitting(int free_gpus, int from, const Need& need) const;
+
+  // False when no server with `free_gpus` free GPUs holds `need`: a look
+  // at the tree's top, without a search. A placement asks each count in
+  // turn, and most counts hold nothing that fits.
+  bool MayHold(int free_gpus, const Need& need) const {
+    if (free_gpus <= 0 || free_gpus >= static_cast<int>(top_.size())) return false;
+    const Bound& top = top_[free_gpus];
+    return need.bound_[0] <= top.cpus && need.bound_[1] <= top.mem_gb && need.bound_[2] <= top.storage_mbps;
+  }
 
  private:
   static constexpr int kFanout = 8;
@@ -71,20 +86,15 @@ class FreeServerIndex {
     float storage_mbps[kFanout];
   };
   using Tree = std::vector<Node>;  // the levels one after another, from 0
-  // A room rounded up to floats, as nodes hold it.
-  struct Bound {
-    float cpus;
-    float mem_gb;
-    float storage_mbps;
-  };
 
   // The slots of `node` from `first_slot` on whose rooms may hold `need`,
   // a bit each.
   static unsigned Holding(const Node& node, int first_slot, const Need& need);
   const Node& NodeAt(const Tree& tree, int level, size_t n) const { return tree[level_start_[level] + n]; }
-  Tree& TreeOf(int free_gpus);  // made on first use
-  // Sets `server`'s slot of `tree` to `room` (rounded up; kNone: absent).
-  void Put(Tree& tree, int server, Bound room);
+  void MakeTree(int free_gpus);  // the tree and top of a count, made on first use
+  // Sets `server`'s slot of tree `free_gpus` to `room` (rounded up; kNone:
+  // absent), and the tree's top when that changes.
+  void Put(int free_gpus, int server, Bound room);
   // The first server under node n of `level`, from slot `first_slot`, that
   // holds `need`, or -1.
   int Descend(const Tree& tree, int level, size_t n, int first_slot, const Need& need) const;
@@ -98,6 +108,7 @@ class FreeServerIndex {
   std::vector<int> free_of_;    // by server
   std::vector<Room> room_of_;   // by server: its exact room, in the tree of its free GPUs
   std::vector<Tree> by_free_;   // by free GPU count; empty until a server has that count
+  std::vector<Bound> top_;      // by free GPU count: the most of each dimension in its tree
 };
 
 }  // namespace synergy

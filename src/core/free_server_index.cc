@@ -92,8 +92,11 @@ unsigned FreeServerIndex::Holding(const Node& node, int first_slot, const Need& 
   return holding & (~0u << first_slot);
 }
 
-FreeServerIndex::Tree& FreeServerIndex::TreeOf(int free_gpus) {
-  if (static_cast<int>(by_free_.size()) <= free_gpus) by_free_.resize(static_cast<size_t>(free_gpus) + 1);
+void FreeServerIndex::MakeTree(int free_gpus) {
+  if (static_cast<int>(by_free_.size()) <= free_gpus) {
+    by_free_.resize(static_cast<size_t>(free_gpus) + 1);
+    top_.resize(by_free_.size(), Bound{kNone, kNone, kNone});
+  }
   Tree& tree = by_free_[free_gpus];
   if (tree.empty()) {
     Node none;
@@ -102,10 +105,10 @@ FreeServerIndex::Tree& FreeServerIndex::TreeOf(int free_gpus) {
     std::fill(std::begin(none.storage_mbps), std::end(none.storage_mbps), kNone);
     tree.assign(tree_nodes_, none);
   }
-  return tree;
 }
 
-void FreeServerIndex::Put(Tree& tree, int server, Bound room) {
+void FreeServerIndex::Put(int free_gpus, int server, Bound room) {
+  Tree& tree = by_free_[free_gpus];
   size_t n = static_cast<size_t>(server) / kFanout;
   int slot = server % kFanout;
   auto [cpus, mem_gb, storage_mbps] = room;
@@ -116,10 +119,13 @@ void FreeServerIndex::Put(Tree& tree, int server, Bound room) {
     node.cpus[slot] = cpus;
     node.mem_gb[slot] = mem_gb;
     node.storage_mbps[slot] = storage_mbps;
-    if (level + 1 == static_cast<size_t>(levels_)) return;
     cpus = Most(node.cpus);
     mem_gb = Most(node.mem_gb);
     storage_mbps = Most(node.storage_mbps);
+    if (level + 1 == static_cast<size_t>(levels_)) {
+      top_[free_gpus] = Bound{cpus, mem_gb, storage_mbps};
+      return;
+    }
     slot = static_cast<int>(n % kFanout);
     n /= kFanout;
   }
@@ -127,11 +133,12 @@ void FreeServerIndex::Put(Tree& tree, int server, Bound room) {
 
 void FreeServerIndex::Set(int server, const Resources& available) {
   const int was = free_of_[server];
-  if (was > 0 && was != available.gpus) Put(by_free_[was], server, Bound{kNone, kNone, kNone});
+  if (was > 0 && was != available.gpus) Put(was, server, Bound{kNone, kNone, kNone});
   free_of_[server] = available.gpus;
   room_of_[server] = Room{available.cpus, available.mem_gb, available.storage_mbps};
   if (available.gpus > 0) {
-    Put(TreeOf(available.gpus), server,
+    MakeTree(available.gpus);
+    Put(available.gpus, server,
         Bound{RoundedUp(available.cpus), RoundedUp(available.mem_gb), RoundedUp(available.storage_mbps)});
   }
 }

@@ -172,6 +172,7 @@ std::optional<Slices> PlacementState::FitConsolidatedIndexed(const Resources& de
   if (gpus > 1) {
     const FreeServerIndex::Need whole(demand);
     for (int free = gpus; free <= most_free; ++free) {
+      if (!room_->MayHold(free, whole)) continue;
       const int s = room_->FirstFitting(free, 0, whole);
       if (s >= 0) return Slices{Slice{s, demand}};
     }
@@ -180,6 +181,7 @@ std::optional<Slices> PlacementState::FitConsolidatedIndexed(const Resources& de
   int found = 0;
   const FreeServerIndex::Need one(per_gpu);
   for (int free = 1; free <= most_free && found < gpus; ++free) {
+    if (!room_->MayHold(free, one)) continue;
     for (int s = room_->FirstFitting(free, 0, one); s >= 0 && found < gpus;
          s = room_->FirstFitting(free, s + 1, one)) {
       // The index found it holds one GPU's worth: at least one is taken.

@@ -43,6 +43,15 @@ TEST(FreeServerIndexTest, FindsTheServerTheWalkWouldAfterEveryChange) {
       const int want = FirstByWalk(available, free_gpus, from, need);
       ASSERT_EQ(index.FirstFitting(free_gpus, from, need), want)
           << servers << " servers, step " << step << ", free " << free_gpus << ", from " << from;
+      // The top's look never rules out a count that holds the need, and
+      // rules out one where no server holds some dimension of it (these
+      // values are floats exactly: the top is the very most).
+      const FreeServerIndex::Need ready(need);
+      if (FirstByWalk(available, free_gpus, 0, need) >= 0) ASSERT_TRUE(index.MayHold(free_gpus, ready)) << step;
+      const bool each_dimension_held = FirstByWalk(available, free_gpus, 0, Resources{1, need.cpus, -1, -1}) >= 0 &&
+                                       FirstByWalk(available, free_gpus, 0, Resources{1, -1, need.mem_gb, -1}) >= 0 &&
+                                       FirstByWalk(available, free_gpus, 0, Resources{1, -1, -1, need.storage_mbps}) >= 0;
+      ASSERT_EQ(index.MayHold(free_gpus, ready), each_dimension_held) << step;
       found += want >= 0;
     }
     if (servers > 2) EXPECT_GT(found, 100) << servers;  // the searches did find servers
