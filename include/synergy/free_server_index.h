@@ -40,14 +40,14 @@ class FreeServerIndex {
   // left (as Resources::FitsIn compares them), or -1.
   int FirstFitting(int free_gpus, int from, const Resources& need) const;
 
-  // A need made ready for searching: rounded once, searched for in as many
-  // trees and from as many servers as a placement asks.
   // A room rounded up to floats, as the index holds it.
   struct Bound {
     float cpus;
     float mem_gb;
     float storage_mbps;
   };
+  // A need made ready for searching: rounded once, searched for in as many
+  // trees and from as many servers as a placement asks.
   class Need {
    public:
     explicit Need(const Resources& need);

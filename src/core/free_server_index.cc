@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -25,9 +26,12 @@ float StepDown(float f) {
 }
 float StepUp(float f) { return -StepDown(-f); }
 
-// The least float >= x (x is never NaN: rooms are not). Beyond the
-// floats' range: +infinity above, the lowest float below.
+// The least float >= x. Beyond the floats' range: +infinity above, the
+// lowest float below. A NaN room holds nothing, as in the walk: -infinity,
+// as an absent slot (left NaN, a node's maximum could be NaN and hide the
+// servers beside it).
 float RoundedUp(double x) {
+  if (std::isnan(x)) return kNone;
   if (x > kFloatMost) return std::numeric_limits<float>::infinity();
   if (x < -kFloatMost) return -std::numeric_limits<float>::max();
   const float f = static_cast<float>(x);

@@ -21,15 +21,17 @@ int FirstByWalk(const std::vector<Resources>& available, int free_gpus, int from
   return -1;
 }
 
-TEST(FreeServerIndexTest, FindsTheServerTheWalkWouldAfterEveryChange) {
-  std::mt19937_64 rng(11);
+// Random servers changed at random, each change followed by a random
+// search checked against the walk. `value(k)` makes the k-th step of a
+// dimension's values (k in 0..8): few distinct values, so many ties and
+// exact equalities with the need.
+template <typename Value>
+void SearchAfterEveryChange(uint64_t seed, Value value, bool values_are_floats) {
+  std::mt19937_64 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
   for (int servers : {1, 2, 7, 8, 9, 64, 100, 600}) {
     std::vector<Resources> available(servers);
-    // Few distinct values: many ties and exact equalities with the need.
-    auto random_room = [&] {
-      return Resources{pick(9), 3.0 * pick(9), 62.5 * pick(9), 500.0 * pick(2)};
-    };
+    auto random_room = [&] { return Resources{pick(9), value(3, pick(9)), value(62.5, pick(9)), 500.0 * pick(2)}; };
     for (Resources& r : available) r = random_room();
     FreeServerIndex index(available);
     int found = 0;
@@ -37,24 +39,69 @@ TEST(FreeServerIndexTest, FindsTheServerTheWalkWouldAfterEveryChange) {
       const int s = pick(servers);
       available[s] = random_room();
       index.Set(s, available[s]);
-      const Resources need{1, 3.0 * pick(9), 62.5 * pick(9), 500.0 * pick(2)};
+      const Resources need{1, value(3, pick(9)), value(62.5, pick(9)), 500.0 * pick(2)};
       const int free_gpus = 1 + pick(8);
       const int from = pick(servers + 1);
       const int want = FirstByWalk(available, free_gpus, from, need);
       ASSERT_EQ(index.FirstFitting(free_gpus, from, need), want)
           << servers << " servers, step " << step << ", free " << free_gpus << ", from " << from;
-      // The top's look never rules out a count that holds the need, and
-      // rules out one where no server holds some dimension of it (these
-      // values are floats exactly: the top is the very most).
+      // The top's look never rules out a count that holds the need; where
+      // the values are floats exactly, the top is the very most of each
+      // dimension, and it rules out exactly the counts where no server
+      // holds some dimension of the need.
       const FreeServerIndex::Need ready(need);
       if (FirstByWalk(available, free_gpus, 0, need) >= 0) ASSERT_TRUE(index.MayHold(free_gpus, ready)) << step;
-      const bool each_dimension_held = FirstByWalk(available, free_gpus, 0, Resources{1, need.cpus, -1, -1}) >= 0 &&
-                                       FirstByWalk(available, free_gpus, 0, Resources{1, -1, need.mem_gb, -1}) >= 0 &&
-                                       FirstByWalk(available, free_gpus, 0, Resources{1, -1, -1, need.storage_mbps}) >= 0;
-      ASSERT_EQ(index.MayHold(free_gpus, ready), each_dimension_held) << step;
+      if (values_are_floats) {
+        const bool each_dimension_held =
+            FirstByWalk(available, free_gpus, 0, Resources{1, need.cpus, -1, -1}) >= 0 &&
+            FirstByWalk(available, free_gpus, 0, Resources{1, -1, need.mem_gb, -1}) >= 0 &&
+            FirstByWalk(available, free_gpus, 0, Resources{1, -1, -1, need.storage_mbps}) >= 0;
+        ASSERT_EQ(index.MayHold(free_gpus, ready), each_dimension_held) << step;
+      }
       found += want >= 0;
     }
     if (servers > 2) EXPECT_GT(found, 100) << servers;  // the searches did find servers
+  }
+}
+
+TEST(FreeServerIndexTest, FindsTheServerTheWalkWouldAfterEveryChange) {
+  SearchAfterEveryChange(11, [](double unit, int k) { return unit * k; }, /*values_are_floats=*/true);
+}
+
+TEST(FreeServerIndexTest, FindsTheServerTheWalkWouldWhenRoomsAreNotFloats) {
+  // Sums of tenths and thirds: the nodes' floats are rounded, rooms a
+  // rounding apart share one float, and searches back out of near misses.
+  SearchAfterEveryChange(12, [](double unit, int k) { return unit * k * 0.1 + k / 3.0; }, /*values_are_floats=*/false);
+}
+
+TEST(FreeServerIndexTest, SmallAndNegativeRoomsAndNeedsAreComparedAsTheWalkWould) {
+  std::vector<Resources> available(20, Resources{1, -0.7, 0.0, 0});
+  available[3] = Resources{1, -0.7 + 1e-16, -0.0, 0};
+  available[6] = Resources{1, -1e-50, 1e-50, 0};
+  available[11] = Resources{1, 0.0, -1e-45, 0};
+  FreeServerIndex index(available);
+  for (const Resources& need : {Resources{1, -0.7, 0, 0}, Resources{1, -0.7 + 1e-16, 0, 0}, Resources{1, -0.7 + 2e-16, 0, 0},
+                                Resources{1, -1e-50, 0, 0}, Resources{1, -2e-50, 1e-50, 0}, Resources{1, 0, -1e-45, 0},
+                                Resources{1, -0.0, -0.0, 0}, Resources{1, 1e-300, 0, 0}, Resources{1, -0.7, -2e-45, 0}}) {
+    for (int from : {0, 1, 4, 7, 12}) {
+      EXPECT_EQ(index.FirstFitting(1, from, need), FirstByWalk(available, 1, from, need))
+          << "need cpus " << need.cpus << " mem " << need.mem_gb << " from " << from;
+    }
+  }
+}
+
+TEST(FreeServerIndexTest, ARoomOfNanHoldsNothingAndHidesNoOtherServer) {
+  // NaN in slot 7: a node's maximum must not become NaN (SSE's max
+  // returns its second operand when either is NaN) and hide slots 0-6.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int servers : {8, 80}) {
+    std::vector<Resources> available(servers, Resources{1, 4, 10, 0});
+    available[7] = Resources{1, nan, 10, 0};
+    FreeServerIndex index(available);
+    const Resources need{1, 1, 1, 0};
+    EXPECT_EQ(index.FirstFitting(1, 0, need), 0) << servers;
+    EXPECT_TRUE(index.MayHold(1, FreeServerIndex::Need(need))) << servers;
+    EXPECT_EQ(index.FirstFitting(1, 7, need), servers > 8 ? 8 : -1) << servers;
   }
 }
 
