@@ -179,12 +179,11 @@ int FreeServerIndex::FirstFitting(int free_gpus, int from, const Resources& need
 }
 
 int FreeServerIndex::FirstFitting(int free_gpus, int from, const Need& need) const {
-  if (free_gpus <= 0 || free_gpus >= static_cast<int>(by_free_.size()) || by_free_[free_gpus].empty()) return -1;
-  if (from >= servers_) return -1;
+  // A count with no tree, or whose top cannot hold the need, has no server for it.
+  if (from >= servers_ || !MayHold(free_gpus, need)) return -1;
   const Tree& tree = by_free_[free_gpus];
   const int top = levels_ - 1;
   if (from <= 0) return Descend(tree, top, 0, 0, need);
-  if (Holding(NodeAt(tree, top, 0), 0, need) == 0) return -1;
   // Up from `from`'s node: at each level, the slots after the subtree just
   // searched.
   size_t n = static_cast<size_t>(from) / kFanout;
