@@ -182,12 +182,14 @@ std::optional<Slices> PlacementState::FitConsolidatedIndexed(const Resources& de
   const FreeServerIndex::Need one(per_gpu);
   for (int free = 1; free <= most_free && found < gpus; ++free) {
     if (!room_->MayHold(free, one)) continue;
-    for (int s = room_->FirstFitting(free, 0, one); s >= 0 && found < gpus;
-         s = room_->FirstFitting(free, s + 1, one)) {
+    // The next server is searched for only while GPUs are still wanted:
+    // most jobs are found on their first server.
+    for (int s = room_->FirstFitting(free, 0, one); s >= 0; s = room_->FirstFitting(free, s + 1, one)) {
       // The index found it holds one GPU's worth: at least one is taken.
       const Resources held = TakeGpuByGpu(available(s), per_gpu, gpus - found);
       slices.push_back(Slice{s, held});
       found += held.gpus;
+      if (found == gpus) break;
     }
   }
   if (found < gpus) return std::nullopt;
