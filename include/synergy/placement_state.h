@@ -64,23 +64,39 @@ class PlacementState {
   // uniform.
   std::optional<Slices> FitShare(int gpus) const;
 
-  // Records `assignment` and takes its resources. Precondition: it fits.
+  // A placed job's place: where it stands in the plan's order, 0 for the
+  // first committed. Places stay as they are for the rest of the round
+  // (Release, which renumbers them, is for tests and tools). Mechanisms keep
+  // what they know of the jobs they placed by place: a job's JobId needs a
+  // hash lookup, and a round at 65,536 GPUs spent a cache miss on each of
+  // its jobs inserting them into a map (issue 20).
+  using Place = uint32_t;
+
+  // Records `assignment` and takes its resources; its place is the
+  // placed_count() before the call. Precondition: it fits.
   void Commit(Assignment assignment);
   // Gives back everything `job` holds and forgets its assignment; returns it.
+  // Every later job moves up a place.
   Assignment Release(JobId job);
   // Replaces the slices and speedup of a job that is already placed, keeping
   // its place in the plan order and in the per-server lists.
   void Replace(JobId job, Slices slices, double speedup, bool at_ideal);
+  void ReplaceAt(Place place, Slices slices, double speedup, bool at_ideal);
 
+  // The job's assignment, or null when it is not placed. The lookup by
+  // JobId is built the first time it is asked for.
   const Assignment* Find(JobId job) const;
+  size_t placed_count() const { return order_.size(); }
+  const Assignment& placed(Place place) const { return order_[place]; }
   // The jobs placed so far, in placement order.
   std::vector<JobId> placed_jobs() const;
-  // Jobs placed on `server` this round, in the order the TUNE peer search
-  // last left them (it sorts this list in place, as the reference does).
-  // Held in place up to a job a GPU of the usual 8-GPU server: a round at
-  // tens of thousands of GPUs made a list (and grew it) on every server.
-  using JobList = absl::InlinedVector<JobId, 8>;
-  JobList& jobs_on_server(int server) { return jobs_on_server_[server]; }
+  // The places of the jobs on `server` this round, in the order the TUNE
+  // peer search last left them (it sorts this list in place, as the
+  // reference does). Held in place up to a job a GPU of the usual 8-GPU
+  // server: a round at tens of thousands of GPUs made a list (and grew it)
+  // on every server.
+  using PlaceList = absl::InlinedVector<Place, 8>;
+  PlaceList& places_on_server(int server) { return places_on_server_[server]; }
 
   // Visits the servers that have at least `min_free` free GPUs, fewest free
   // GPUs first and then by index, until `visit(server)` returns false.
@@ -157,9 +173,11 @@ class PlacementState {
   std::vector<ServerSet> by_free_gpus_;
   ServerSet not_full_;
   std::optional<FreeServerIndex> room_;  // the consolidating Fit's search, on large clusters
-  std::vector<Assignment> order_;              // placement order
-  absl::flat_hash_map<JobId, size_t> index_;   // job -> position in order_
-  std::vector<JobList> jobs_on_server_;
+  std::vector<Assignment> order_;  // by place
+  // JobId -> place, for order_[0, indexed_): Find catches it up.
+  mutable absl::flat_hash_map<JobId, Place> index_;
+  mutable size_t indexed_ = 0;
+  std::vector<PlaceList> places_on_server_;
   std::vector<JobId> unplaced_;
   SolverStats solver_;
 };

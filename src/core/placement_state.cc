@@ -36,13 +36,12 @@ PlacementState::PlacementState(const Cluster& cluster, GpuPlacement placement, i
       free_gpus_(cluster.total().gpus),
       by_free_gpus_(cluster.largest_server().gpus + 1, ServerSet(cluster.num_servers())),
       not_full_(cluster.num_servers()),
-      jobs_on_server_(cluster.num_servers()) {
+      places_on_server_(cluster.num_servers()) {
   // A round places at most a job a GPU: no rehash or regrowth within it.
   if (placement == GpuPlacement::kConsolidate && cluster.num_servers() > indexed_from_servers) {
     room_.emplace(Capacities(cluster));
   }
   order_.reserve(static_cast<size_t>(free_gpus_));
-  index_.reserve(static_cast<size_t>(free_gpus_));
   for (int s = 0; s < cluster.num_servers(); ++s) {
     const int free = cluster.servers()[s].capacity.gpus;
     if (free > 0) {
@@ -221,30 +220,35 @@ void PlacementState::Give(const Slices& slices) {
 
 void PlacementState::Commit(Assignment assignment) {
   Take(assignment.slices);
-  for (const Slice& s : assignment.slices) jobs_on_server_[s.server].push_back(assignment.job);
-  index_[assignment.job] = order_.size();
+  const auto place = static_cast<Place>(order_.size());
+  for (const Slice& s : assignment.slices) places_on_server_[s.server].push_back(place);
   order_.push_back(std::move(assignment));
 }
 
 Assignment PlacementState::Release(JobId job) {
-  auto it = index_.find(job);
-  assert(it != index_.end());
-  size_t pos = it->second;
-  Assignment a = std::move(order_[pos]);
+  const Assignment* found = Find(job);
+  assert(found != nullptr);
+  const auto place = static_cast<Place>(found - order_.data());
+  Assignment a = std::move(order_[place]);
   Give(a.slices);
-  for (const Slice& s : a.slices) {
-    auto& list = jobs_on_server_[s.server];
-    list.erase(std::remove(list.begin(), list.end(), job), list.end());
+  order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(place));
+  for (PlaceList& list : places_on_server_) {
+    list.erase(std::remove(list.begin(), list.end(), place), list.end());
+    for (Place& p : list) p -= p > place ? 1 : 0;
   }
-  order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(pos));
-  index_.erase(it);
-  for (size_t i = pos; i < order_.size(); ++i) index_[order_[i].job] = i;
+  index_.clear();
+  indexed_ = 0;
   return a;
 }
 
-void PlacementState::Replace(JobId job, Slices slices, double speedup,
-                             bool at_ideal) {
-  Assignment& a = order_[index_.at(job)];
+void PlacementState::Replace(JobId job, Slices slices, double speedup, bool at_ideal) {
+  const Assignment* found = Find(job);
+  assert(found != nullptr);
+  ReplaceAt(static_cast<Place>(found - order_.data()), std::move(slices), speedup, at_ideal);
+}
+
+void PlacementState::ReplaceAt(Place place, Slices slices, double speedup, bool at_ideal) {
+  Assignment& a = order_[place];
   Give(a.slices);
   Take(slices);
   a.slices = std::move(slices);
@@ -253,6 +257,7 @@ void PlacementState::Replace(JobId job, Slices slices, double speedup,
 }
 
 const Assignment* PlacementState::Find(JobId job) const {
+  for (; indexed_ < order_.size(); ++indexed_) index_[order_[indexed_].job] = static_cast<Place>(indexed_);
   auto it = index_.find(job);
   return it == index_.end() ? nullptr : &order_[it->second];
 }
@@ -273,6 +278,7 @@ Plan PlacementState::TakePlan() {
   unplaced_.clear();
   order_.clear();
   index_.clear();
+  indexed_ = 0;
   return plan;
 }
 

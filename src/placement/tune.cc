@@ -1,9 +1,10 @@
 #include <algorithm>
+#include <cassert>
 #include <array>
 #include <tuple>
 #include <utility>
+#include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "mechanisms.h"
 
 namespace synergy::mechanisms {
@@ -33,20 +34,22 @@ class Tune final : public Mechanism {
   bool prefers_large_jobs_first() const override { return true; }
 
   void PlaceFrom(Candidates& candidates, PlacementState& state) const override {
-    absl::flat_hash_map<JobId, const JobView*> placed;
-    placed.reserve(static_cast<size_t>(state.free_gpus()));
+    Placed placed(state.placed_count(), nullptr);  // by place; jobs placed before are no peers to revert
     // Free GPUs never come back within a round, and every job asks for one
     // or more: once none is free, no later candidate is placed.
     while (state.free_gpus() > 0) {
       const JobView* job = candidates.NextFitting(state.free_gpus());
       if (job == nullptr) break;
-      if (PlaceOne(*job, state, placed)) placed[job->id] = job;
+      if (PlaceOne(*job, state, placed)) placed.push_back(job);
+      assert(placed.size() == state.placed_count());
     }
   }
 
  private:
-  bool PlaceOne(const JobView& job, PlacementState& state,
-                const absl::flat_hash_map<JobId, const JobView*>& placed) const {
+  using Placed = std::vector<const JobView*>;  // the views of the placed jobs, by place
+
+  // Places `job` (one Commit) and returns true, or marks it unplaced.
+  bool PlaceOne(const JobView& job, PlacementState& state, const Placed& placed) const {
     const Cluster& cluster = state.cluster();
     if (TryPlaceIdeal(state, job)) return true;
     // What it asks for once peers make room: its ideal, or the share (of
@@ -67,8 +70,7 @@ class Tune final : public Mechanism {
   // Reverts jobs on `server` to proportional until the part of `demand` that
   // lands there (gpus_here of job_gpus) would fit.
   static void RevertPeers(int server, int gpus_here, int job_gpus, const Resources& demand,
-                          PlacementState& state,
-                          const absl::flat_hash_map<JobId, const JobView*>& placed) {
+                          PlacementState& state, const Placed& placed) {
     const Cluster& cluster = state.cluster();
     const double ratio = double(gpus_here) / job_gpus;
     const Vec want = ToVec(demand);
@@ -77,26 +79,26 @@ class Tune final : public Mechanism {
     for (int d = 0; d < 4; ++d) spare[d] = std::max(0.0, want[d] * ratio - avail[d]);
     if (AllZero(spare)) return;
 
-    PlacementState::JobList& peers = state.jobs_on_server(server);
+    PlacementState::PlaceList& peers = state.places_on_server(server);
     // Jobs spanning fewest servers, then most CPU per GPU, then most memory
     // per GPU give back first. The list is sorted in place and stays sorted
     // for the next job (as in the reference).
-    auto key = [&](JobId id) {
-      const Assignment* a = state.Find(id);
-      Resources total = a->Total();
-      return std::make_tuple(a->num_servers(), -(total.cpus / total.gpus),
-                             -(total.mem_gb / total.gpus));
+    auto key = [&](PlacementState::Place place) {
+      const Assignment& a = state.placed(place);
+      Resources total = a.Total();
+      return std::make_tuple(a.num_servers(), -(total.cpus / total.gpus), -(total.mem_gb / total.gpus));
     };
     std::stable_sort(peers.begin(), peers.end(),
-                     [&](JobId a, JobId b) { return key(a) < key(b); });
+                     [&](PlacementState::Place a, PlacementState::Place b) { return key(a) < key(b); });
 
     const Vec fair_per_gpu = ToVec(cluster.share_per_gpu_on(server));
-    std::vector<JobId> to_revert;
-    for (JobId id : peers) {
-      const Assignment* a = state.Find(id);
-      Resources total = a->Total();
+    std::vector<PlacementState::Place> to_revert;
+    for (PlacementState::Place place : peers) {
+      if (placed[place] == nullptr) continue;  // placed before this mechanism ran: not its to revert
+      const Assignment& a = state.placed(place);
+      Resources total = a.Total();
       int here = 0;
-      for (const Slice& s : a->slices) {
+      for (const Slice& s : a.slices) {
         if (s.server == server) here = s.resources.gpus;
       }
       const double share = double(here) / total.gpus;
@@ -107,23 +109,23 @@ class Tune final : public Mechanism {
         diff[d] = std::max(0.0, spare[d] - excess);
       }
       if (AllZero(diff)) {
-        to_revert.push_back(id);
+        to_revert.push_back(place);
         break;
       }
       if (AllPositive(diff)) continue;  // gives back nothing that is short
-      to_revert.push_back(id);
+      to_revert.push_back(place);
       spare = diff;
     }
-    for (JobId id : to_revert) RevertToProportional(*placed.at(id), state);
+    for (PlacementState::Place place : to_revert) RevertToProportional(*placed[place], place, state);
   }
 
   // A reverted peer keeps its GPUs and servers; on each server it holds the
   // proportional share for its GPUs there (its ideal demand if that is not
   // above proportional), and it runs at speedup 1 this round.
-  static void RevertToProportional(const JobView& peer, PlacementState& state) {
+  static void RevertToProportional(const JobView& peer, PlacementState::Place place, PlacementState& state) {
     const Cluster& cluster = state.cluster();
     const bool above = !peer.asks_for_share && AboveProportional(peer.ideal_demand, cluster);
-    Slices slices = state.Find(peer.id)->slices;
+    Slices slices = state.placed(place).slices;
     for (Slice& s : slices) {
       const Resources demand =
           above || peer.asks_for_share ? cluster.ShareOn(s.server, peer.gpus) : peer.ideal_demand;
@@ -131,7 +133,7 @@ class Tune final : public Mechanism {
       s.resources = Resources{s.resources.gpus, demand.cpus * share, demand.mem_gb * share,
                               demand.storage_mbps * share};
     }
-    state.Replace(peer.id, std::move(slices), 1.0, !above);
+    state.ReplaceAt(place, std::move(slices), 1.0, !above);
   }
 };
 

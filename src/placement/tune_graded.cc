@@ -1,7 +1,8 @@
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <limits>
-#include <unordered_map>
+#include <vector>
 
 #include "mechanisms.h"
 
@@ -21,7 +22,8 @@ class TuneGraded final : public Mechanism {
   bool prefers_large_jobs_first() const override { return true; }
 
   void PlaceFrom(Candidates& candidates, PlacementState& state) const override {
-    std::unordered_map<JobId, Placed> placed;
+    // By place; jobs placed before this mechanism ran have none and give nothing back.
+    std::vector<Placed> placed(state.placed_count());
     RoundOptions round_options(state.cluster());
     // Free GPUs never come back within a round, and every job asks for one
     // or more: once none is free, no later candidate is placed.
@@ -29,14 +31,15 @@ class TuneGraded final : public Mechanism {
       const JobView* job = candidates.NextFitting(state.free_gpus());
       if (job == nullptr) break;
       const std::vector<Option>& options = round_options.For(*job);
-      if (PlaceOne(*job, options, state, placed)) placed.emplace(job->id, Placed{job, &options});
+      if (PlaceOne(*job, options, state, placed)) placed.push_back(Placed{job, &options});
+      assert(placed.size() == state.placed_count());
     }
   }
 
  private:
   struct Placed {
-    const JobView* job;
-    const std::vector<Option>* options;  // the round's, shared by its shape
+    const JobView* job = nullptr;
+    const std::vector<Option>* options = nullptr;  // the round's, shared by its shape
   };
 
   static bool TryOptions(const JobView& job, const std::vector<Option>& options,
@@ -48,7 +51,7 @@ class TuneGraded final : public Mechanism {
   }
 
   bool PlaceOne(const JobView& job, const std::vector<Option>& options, PlacementState& state,
-                std::unordered_map<JobId, Placed>& placed) const {
+                const std::vector<Placed>& placed) const {
     if (TryPlaceIdeal(state, job)) return true;
     if (TryOptions(job, options, state)) return true;
     // Options are per-GPU points of the cluster's share; on servers that
@@ -75,19 +78,20 @@ class TuneGraded final : public Mechanism {
   // least speedup lost per unit of short resource freed (each resource in
   // units of the proportional share per GPU).
   static void GiveBack(int server, std::array<double, 3> shortfall, PlacementState& state,
-                       std::unordered_map<JobId, Placed>& placed) {
+                       const std::vector<Placed>& placed) {
     const Resources& share = state.cluster().share_per_gpu();
     const std::array<double, 3> unit = {share.cpus, share.mem_gb, share.storage_mbps};
     auto covered = [&] { return shortfall[0] <= 0 && shortfall[1] <= 0 && shortfall[2] <= 0; };
     while (!covered()) {
       JobId best_job = -1;
+      PlacementState::Place best_place = 0;
       const Option* best_option = nullptr;
       double best_score = std::numeric_limits<double>::infinity();
       std::array<double, 3> best_freed{};
-      for (JobId id : state.jobs_on_server(server)) {
-        const Assignment* a = state.Find(id);
-        auto it = placed.find(id);
-        if (a == nullptr || it == placed.end()) continue;
+      for (PlacementState::Place place : state.places_on_server(server)) {
+        if (placed[place].options == nullptr) continue;
+        const Assignment* a = &state.placed(place);
+        const JobId id = a->job;
         int here = 0;
         for (const Slice& s : a->slices) {
           if (s.server == server) here = s.resources.gpus;
@@ -95,7 +99,7 @@ class TuneGraded final : public Mechanism {
         const Resources total = a->Total();
         const Resources current{1, total.cpus / total.gpus, total.mem_gb / total.gpus,
                                 total.storage_mbps / total.gpus};
-        for (const Option& o : *it->second.options) {
+        for (const Option& o : *placed[place].options) {
           if (!o.per_gpu.FitsIn(current) || o.per_gpu == current || o.speedup > a->speedup) continue;
           const std::array<double, 3> freed = {(current.cpus - o.per_gpu.cpus) * here,
                                                (current.mem_gb - o.per_gpu.mem_gb) * here,
@@ -110,6 +114,7 @@ class TuneGraded final : public Mechanism {
           if (score < best_score || (score == best_score && id < best_job)) {
             best_score = score;
             best_job = id;
+            best_place = place;
             best_option = &o;
             best_freed = freed;
           }
@@ -117,9 +122,9 @@ class TuneGraded final : public Mechanism {
       }
       if (best_job < 0) return;
       const Option chosen = *best_option;
-      Slices slices = state.Find(best_job)->slices;
+      Slices slices = state.placed(best_place).slices;
       for (Slice& s : slices) s.resources = DemandFor(chosen, s.resources.gpus);
-      state.Replace(best_job, std::move(slices), chosen.speedup, chosen.ideal);
+      state.ReplaceAt(best_place, std::move(slices), chosen.speedup, chosen.ideal);
       for (int d = 0; d < 3; ++d) shortfall[d] -= best_freed[d];
     }
   }
