@@ -19,6 +19,13 @@
 // returned. Floats halve the nodes (96 bytes, not 192) and compare four
 // slots at once; at 65,536 GPUs the trees no longer fit the cache that
 // the doubles' did not.
+//
+// A search that finds nothing is remembered for its count, until a server
+// comes into the count (or its room grows) with room for it: a larger need
+// then fails without a search. At 65,536 GPUs a third of the searches
+// failed, each costing half again a found one, most for a need that had
+// failed before. Searches therefore write to the index: one index is not
+// for threads to search at once.
 #include <array>
 #include <cstddef>
 #include <vector>
@@ -109,6 +116,20 @@ class FreeServerIndex {
   std::vector<Room> room_of_;   // by server: its exact room, in the tree of its free GPUs
   std::vector<Tree> by_free_;   // by free GPU count; empty until a server has that count
   std::vector<Bound> top_;      // by free GPU count: the most of each dimension in its tree
+  // By free GPU count: needs that no server of that count held when they
+  // were last searched for, and that none can hold until a server comes
+  // into the count or its room grows. A need at least as large in every
+  // dimension fails too, without a search.
+  static constexpr int kFailedKept = 4;
+  struct Failed {
+    std::array<Room, kFailedKept> needs;
+    int kept = 0;
+    int next = 0;  // the entry a new failure replaces once all are kept
+    // Drops the needs that `room` holds: a server with it came into the count.
+    void Forget(const Room& room);
+  };
+  mutable std::vector<Failed> failed_;
+  bool KnownToFail(int free_gpus, const Need& need) const;
 };
 
 }  // namespace synergy

@@ -48,10 +48,13 @@ float RoundedDown(double x) {
   return static_cast<double>(f) > x ? StepDown(f) : f;
 }
 
-// The largest of a node's eight values (rooms are never NaN).
-float Most(const float (&values)[8]) {
+// The largest of a node's values (rooms are never NaN).
+template <size_t N>
+float Most(const float (&values)[N]) {
 #ifdef __SSE2__
-  __m128 most = _mm_max_ps(_mm_load_ps(&values[0]), _mm_load_ps(&values[4]));
+  static_assert(N % 4 == 0);
+  __m128 most = _mm_load_ps(&values[0]);
+  for (size_t j = 4; j < N; j += 4) most = _mm_max_ps(most, _mm_load_ps(&values[j]));
   most = _mm_max_ps(most, _mm_movehl_ps(most, most));
   most = _mm_max_ss(most, _mm_shuffle_ps(most, most, 1));
   return _mm_cvtss_f32(most);
@@ -100,6 +103,7 @@ void FreeServerIndex::MakeTree(int free_gpus) {
   if (static_cast<int>(by_free_.size()) <= free_gpus) {
     by_free_.resize(static_cast<size_t>(free_gpus) + 1);
     top_.resize(by_free_.size(), Bound{kNone, kNone, kNone});
+    failed_.resize(by_free_.size());
   }
   Tree& tree = by_free_[free_gpus];
   if (tree.empty()) {
@@ -142,6 +146,7 @@ void FreeServerIndex::Set(int server, const Resources& available) {
   room_of_[server] = Room{available.cpus, available.mem_gb, available.storage_mbps};
   if (available.gpus > 0) {
     MakeTree(available.gpus);
+    failed_[available.gpus].Forget(room_of_[server]);
     Put(available.gpus, server,
         Bound{RoundedUp(available.cpus), RoundedUp(available.mem_gb), RoundedUp(available.storage_mbps)});
   }
@@ -150,21 +155,35 @@ void FreeServerIndex::Set(int server, const Resources& available) {
 int FreeServerIndex::Descend(const Tree& tree, int level, size_t n, int first_slot, const Need& need) const {
   // A slot can hold the need in each dimension through different
   // children, or only through rounding: the search then backs out of it
-  // and goes on to the next.
-  for (unsigned holding = Holding(NodeAt(tree, level, n), first_slot, need); holding != 0;
-       holding &= holding - 1) {
-    const size_t child = n * kFanout + static_cast<size_t>(__builtin_ctz(holding));
+  // and goes on to the next. `pending[l]`: the slots of the path's node at
+  // level l still to search (a loop, not a recursion: most searches go
+  // straight down, and a call a level was a quarter of their cost).
+  const int from_level = level;
+  std::array<unsigned, 12> pending;
+  pending[static_cast<size_t>(level)] = Holding(NodeAt(tree, level, n), first_slot, need);
+  for (;;) {
     if (level == 0) {
-      const Room& room = room_of_[child];
-      if (need.exact_[0] <= room.cpus && need.exact_[1] <= room.mem_gb && need.exact_[2] <= room.storage_mbps) {
-        return static_cast<int>(child);
+      for (unsigned holding = pending[0]; holding != 0; holding &= holding - 1) {
+        const size_t server = n * kFanout + static_cast<size_t>(__builtin_ctz(holding));
+        const Room& room = room_of_[server];
+        if (need.exact_[0] <= room.cpus && need.exact_[1] <= room.mem_gb && need.exact_[2] <= room.storage_mbps) {
+          return static_cast<int>(server);
+        }
       }
-      continue;
+      pending[0] = 0;
     }
-    const int found = Descend(tree, level - 1, child, 0, need);
-    if (found >= 0) return found;
+    // Up to the nearest node on the path with a slot left, then down its next.
+    while (pending[static_cast<size_t>(level)] == 0) {
+      if (level == from_level) return -1;
+      ++level;
+      n /= kFanout;
+    }
+    unsigned& holding = pending[static_cast<size_t>(level)];
+    n = n * kFanout + static_cast<size_t>(__builtin_ctz(holding));
+    holding &= holding - 1;
+    --level;
+    pending[static_cast<size_t>(level)] = Holding(NodeAt(tree, level, n), 0, need);
   }
-  return -1;
 }
 
 // Absent slots hold -infinity: a need below the floats' range is bounded
@@ -173,6 +192,26 @@ int FreeServerIndex::Descend(const Tree& tree, int level, size_t n, int first_sl
 FreeServerIndex::Need::Need(const Resources& need)
     : bound_{RoundedDown(need.cpus), RoundedDown(need.mem_gb), RoundedDown(need.storage_mbps)},
       exact_{need.cpus, need.mem_gb, need.storage_mbps} {}
+
+void FreeServerIndex::Failed::Forget(const Room& room) {
+  int kept_now = 0;
+  for (int i = 0; i < kept; ++i) {
+    const Room& f = needs[i];
+    if (f.cpus <= room.cpus && f.mem_gb <= room.mem_gb && f.storage_mbps <= room.storage_mbps) continue;
+    needs[kept_now++] = f;
+  }
+  kept = kept_now;
+  if (next >= kept) next = 0;
+}
+
+bool FreeServerIndex::KnownToFail(int free_gpus, const Need& need) const {
+  const Failed& failed = failed_[free_gpus];
+  for (int i = 0; i < failed.kept; ++i) {
+    const Room& f = failed.needs[i];
+    if (f.cpus <= need.exact_[0] && f.mem_gb <= need.exact_[1] && f.storage_mbps <= need.exact_[2]) return true;
+  }
+  return false;
+}
 
 int FreeServerIndex::FirstFitting(int free_gpus, int from, const Resources& need) const {
   return FirstFitting(free_gpus, from, Need(need));
@@ -183,7 +222,21 @@ int FreeServerIndex::FirstFitting(int free_gpus, int from, const Need& need) con
   if (from >= servers_ || !MayHold(free_gpus, need)) return -1;
   const Tree& tree = by_free_[free_gpus];
   const int top = levels_ - 1;
-  if (from <= 0) return Descend(tree, top, 0, 0, need);
+  if (KnownToFail(free_gpus, need)) return -1;
+  if (from <= 0) {
+    const int found = Descend(tree, top, 0, 0, need);
+    if (found < 0) {
+      Failed& failed = failed_[free_gpus];
+      const Room room{need.exact_[0], need.exact_[1], need.exact_[2]};
+      if (failed.kept < kFailedKept) {
+        failed.needs[failed.kept++] = room;
+      } else {
+        failed.needs[failed.next] = room;
+        failed.next = (failed.next + 1) % kFailedKept;
+      }
+    }
+    return found;
+  }
   // Up from `from`'s node: at each level, the slots after the subtree just
   // searched.
   size_t n = static_cast<size_t>(from) / kFanout;

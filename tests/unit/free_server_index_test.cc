@@ -130,6 +130,23 @@ TEST(FreeServerIndexTest, ANeedThatFoundNoServerFindsOneOnceARoomGrows) {
   EXPECT_EQ(index.FirstFitting(1, 0, need), 2);
 }
 
+TEST(FreeServerIndexTest, ANeedBelowOneThatFailedIsStillSearchedFor) {
+  FreeServerIndex index({Resources{2, 3, 40, 0}, Resources{2, 1, 100, 0}});
+  EXPECT_EQ(index.FirstFitting(2, 0, Resources{1, 4, 50, 0}), -1);
+  EXPECT_EQ(index.FirstFitting(2, 0, Resources{1, 3, 40, 0}), 0);   // smaller in every dimension
+  EXPECT_EQ(index.FirstFitting(2, 0, Resources{1, 0.5, 60, 0}), 1);  // smaller in one
+  // A server comes into the count with room for the smaller needs only:
+  // the failed need still fails, and the server is found for what it holds.
+  index.Set(0, Resources{1, 3, 40, 0});
+  FreeServerIndex::Need failed(Resources{1, 4, 50, 0});
+  EXPECT_EQ(index.FirstFitting(1, 0, failed), -1);
+  index.Set(1, Resources{1, 2, 45, 0});
+  EXPECT_EQ(index.FirstFitting(1, 0, failed), -1);
+  EXPECT_EQ(index.FirstFitting(1, 0, Resources{1, 2, 45, 0}), 1);
+  index.Set(1, Resources{1, 4, 50, 0});  // its room grows to hold the failed need
+  EXPECT_EQ(index.FirstFitting(1, 0, failed), 1);
+}
+
 TEST(FreeServerIndexTest, ASearchBacksOutOfSubtreesThatHoldTheNeedOnlyAcrossServers) {
   // 80 servers: three levels. In each of the first 64, one dimension is
   // short, so the maxima of every subtree above them hold the need; server
