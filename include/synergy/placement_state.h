@@ -106,6 +106,8 @@ class PlacementState {
       if (!by_free_gpus_[free].VisitEach(visit)) return;
     }
   }
+  // The lowest server index with at least `min_free` free GPUs, or -1.
+  int FirstWithFreeGpus(int min_free) const;
   // Visits the servers with a free GPU in index order until `visit` returns false.
   template <typename Visit>
   void VisitInIndexOrder(Visit visit) const {
@@ -151,24 +153,47 @@ class PlacementState {
   // servers with any free GPU: placement walks these, never the full list.
   // A set of server indices, a bit each: built, changed and walked in
   // ascending order far faster than a tree, at tens of thousands of GPUs.
+  //
+  // Two levels: a bit a server, and a bit a word of them that marks the
+  // words with a server in them, so that walks skip empty stretches (and
+  // empty sets) 4,096 servers a word.
   class ServerSet {
    public:
-    explicit ServerSet(int servers = 0) : words_((static_cast<size_t>(servers) + 63) / 64) {}
-    void insert(int s) { words_[s >> 6] |= uint64_t{1} << (s & 63); }
-    void erase(int s) { words_[s >> 6] &= ~(uint64_t{1} << (s & 63)); }
+    explicit ServerSet(int servers = 0)
+        : words_((static_cast<size_t>(servers) + 63) / 64), nonempty_((words_.size() + 63) / 64) {}
+    void insert(int s) {
+      const size_t w = static_cast<size_t>(s) >> 6;
+      words_[w] |= uint64_t{1} << (s & 63);
+      nonempty_[w >> 6] |= uint64_t{1} << (w & 63);
+    }
+    void erase(int s) {
+      const size_t w = static_cast<size_t>(s) >> 6;
+      words_[w] &= ~(uint64_t{1} << (s & 63));
+      if (words_[w] == 0) nonempty_[w >> 6] &= ~(uint64_t{1} << (w & 63));
+    }
     // Visits in ascending order until `visit` returns false; false then.
     template <typename F>
     bool VisitEach(F& visit) const {
-      for (size_t w = 0; w < words_.size(); ++w) {
-        for (uint64_t bits = words_[w]; bits != 0; bits &= bits - 1) {
-          if (!visit(static_cast<int>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits))))) return false;
+      for (size_t i = 0; i < nonempty_.size(); ++i) {
+        for (uint64_t words = nonempty_[i]; words != 0; words &= words - 1) {
+          const size_t w = i * 64 + static_cast<size_t>(__builtin_ctzll(words));
+          for (uint64_t bits = words_[w]; bits != 0; bits &= bits - 1) {
+            if (!visit(static_cast<int>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits))))) return false;
+          }
         }
       }
       return true;
     }
 
+    size_t summary_words() const { return nonempty_.size(); }
+    // Words 64i to 64i + 63, a bit each: set where the word holds a server.
+    uint64_t nonempty(size_t i) const { return nonempty_[i]; }
+    // Servers 64w to 64w + 63, a bit each.
+    uint64_t word(size_t w) const { return words_[w]; }
+
    private:
     std::vector<uint64_t> words_;
+    std::vector<uint64_t> nonempty_;
   };
   std::vector<ServerSet> by_free_gpus_;
   ServerSet not_full_;

@@ -60,6 +60,23 @@ void PlacementState::Reindex(int server, int old_free) {
   if (free <= 0 && old_free > 0) not_full_.erase(server);
 }
 
+int PlacementState::FirstWithFreeGpus(int min_free) const {
+  // The counts that are enough together, a word of servers at a time: a
+  // walk server by server went through every server left with a GPU or
+  // two (issue 20).
+  const size_t from = static_cast<size_t>(std::max(1, min_free));
+  for (size_t i = 0; i < not_full_.summary_words(); ++i) {
+    uint64_t words = 0;
+    for (size_t free = from; free < by_free_gpus_.size(); ++free) words |= by_free_gpus_[free].nonempty(i);
+    if (words == 0) continue;
+    const size_t w = i * 64 + static_cast<size_t>(__builtin_ctzll(words));
+    uint64_t enough = 0;
+    for (size_t free = from; free < by_free_gpus_.size(); ++free) enough |= by_free_gpus_[free].word(w);
+    return static_cast<int>(w * 64 + static_cast<size_t>(__builtin_ctzll(enough)));
+  }
+  return -1;
+}
+
 namespace {
 // What a server with `left` gives a job GPU by GPU, up to `wanted` GPUs,
 // each bringing `per_gpu`: summed k times, not multiplied, so the doubles

@@ -17,12 +17,8 @@ bool AboveProportional(const Resources& demand, const Cluster& cluster) {
 std::vector<std::pair<int, int>> ServersForGpus(int gpus, const PlacementState& state) {
   std::vector<std::pair<int, int>> out;
   if (gpus > 1) {
-    state.VisitInIndexOrder([&](int s) {
-      if (state.available(s).gpus < gpus) return true;
-      out.emplace_back(s, gpus);
-      return false;
-    });
-    if (!out.empty()) return out;
+    const int server = state.FirstWithFreeGpus(gpus);
+    if (server >= 0) return {{server, gpus}};
   }
   int need = gpus;
   state.VisitByFreeGpus(1, [&](int s) {

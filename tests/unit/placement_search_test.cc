@@ -2,6 +2,7 @@
 // (large clusters) as by walking the servers by free GPUs (small ones):
 // two states of one cluster, one each way, given the same random demands,
 // commits and releases.
+#include <algorithm>
 #include <climits>
 #include <random>
 
@@ -59,6 +60,49 @@ TEST(PlacementSearchTest, TheIndexFindsTheServersTheWalkWould) {
     }
   }
   EXPECT_GT(placed, 1000);  // the searches did place jobs
+}
+
+TEST(PlacementSearchTest, FirstWithFreeGpusIsTheLowestServerWithEnough) {
+  // 4,200 servers: two words of the sets' summaries.
+  std::mt19937 rng(11);
+  const int servers = 4200;
+  const Cluster cluster = testing::Homogeneous(servers, 4, 12, 250);
+  PlacementState state(cluster);
+  auto lowest_with = [&](int gpus) {
+    for (int s = 0; s < servers; ++s) {
+      if (state.available(s).gpus >= gpus) return s;
+    }
+    return -1;
+  };
+  std::vector<JobId> jobs;
+  int frontier = 0;  // jobs fill the servers in order, so the lowest with enough moves through both words
+  int most_lowest = -1;
+  for (int step = 0; frontier < servers; ++step) {
+    if (!jobs.empty() && rng() % 5 == 0) {
+      // The last job leaves; the next fill its server first.
+      frontier = state.Find(jobs.back())->slices[0].server;
+      state.Release(jobs.back());
+      jobs.pop_back();
+    } else {
+      const int gpus = 1 + static_cast<int>(rng() % 2);
+      if (state.available(frontier).gpus < gpus) {
+        ++frontier;
+        continue;
+      }
+      Assignment a;
+      a.job = step;
+      a.slices.push_back(Slice{frontier, Resources{gpus, 1, 10, 0}});
+      state.Commit(std::move(a));
+      jobs.push_back(step);
+    }
+    if (step % 16 != 0) continue;
+    for (int gpus = 1; gpus <= 5; ++gpus) {
+      ASSERT_EQ(state.FirstWithFreeGpus(gpus), lowest_with(gpus)) << "step " << step << " gpus " << gpus;
+    }
+    most_lowest = std::max(most_lowest, lowest_with(4));
+  }
+  EXPECT_GT(most_lowest, 4096);  // into the second summary word
+  EXPECT_EQ(state.FirstWithFreeGpus(4), -1);
 }
 
 }  // namespace
