@@ -202,6 +202,7 @@ class PlacementState {
   // JobId -> place, for order_[0, indexed_): Find catches it up.
   mutable absl::flat_hash_map<JobId, Place> index_;
   mutable size_t indexed_ = 0;
+  void IndexPlaced() const;  // catches index_ up with order_
   std::vector<PlaceList> places_on_server_;
   std::vector<JobId> unplaced_;
   SolverStats solver_;

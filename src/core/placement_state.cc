@@ -273,8 +273,15 @@ void PlacementState::ReplaceAt(Place place, Slices slices, double speedup, bool 
   a.at_ideal = at_ideal;
 }
 
-const Assignment* PlacementState::Find(JobId job) const {
+void PlacementState::IndexPlaced() const {
+  // A mechanism that asks once asks often (OPT, for every job it placed):
+  // room for every job the round can place, not a regrowth or two.
+  if (index_.empty()) index_.reserve(order_.capacity());
   for (; indexed_ < order_.size(); ++indexed_) index_[order_[indexed_].job] = static_cast<Place>(indexed_);
+}
+
+const Assignment* PlacementState::Find(JobId job) const {
+  if (indexed_ < order_.size()) IndexPlaced();
   auto it = index_.find(job);
   return it == index_.end() ? nullptr : &order_[it->second];
 }
