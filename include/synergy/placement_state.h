@@ -199,9 +199,9 @@ class PlacementState {
   ServerSet not_full_;
   std::optional<FreeServerIndex> room_;  // the consolidating Fit's search, on large clusters
   std::vector<Assignment> order_;  // by place
-  // JobId -> place, for order_[0, indexed_): Find catches it up.
+  // JobId -> place, for order_[0, index_.size()): Find catches it up. Its
+  // size is how far it has come, so a copy or a move stays consistent.
   mutable absl::flat_hash_map<JobId, Place> index_;
-  mutable size_t indexed_ = 0;
   void IndexPlaced() const;  // catches index_ up with order_
   std::vector<PlaceList> places_on_server_;
   std::vector<JobId> unplaced_;

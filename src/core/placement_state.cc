@@ -254,7 +254,6 @@ Assignment PlacementState::Release(JobId job) {
     for (Place& p : list) p -= p > place ? 1 : 0;
   }
   index_.clear();
-  indexed_ = 0;
   return a;
 }
 
@@ -277,11 +276,13 @@ void PlacementState::IndexPlaced() const {
   // A mechanism that asks once asks often (OPT, for every job it placed):
   // room for every job the round can place, not a regrowth or two.
   if (index_.empty()) index_.reserve(order_.capacity());
-  for (; indexed_ < order_.size(); ++indexed_) index_[order_[indexed_].job] = static_cast<Place>(indexed_);
+  for (size_t place = index_.size(); place < order_.size(); ++place) {
+    index_[order_[place].job] = static_cast<Place>(place);
+  }
 }
 
 const Assignment* PlacementState::Find(JobId job) const {
-  if (indexed_ < order_.size()) IndexPlaced();
+  if (index_.size() < order_.size()) IndexPlaced();
   auto it = index_.find(job);
   return it == index_.end() ? nullptr : &order_[it->second];
 }
@@ -302,7 +303,6 @@ Plan PlacementState::TakePlan() {
   unplaced_.clear();
   order_.clear();
   index_.clear();
-  indexed_ = 0;
   return plan;
 }
 

@@ -135,16 +135,23 @@ TEST(FreeServerIndexTest, ANeedBelowOneThatFailedIsStillSearchedFor) {
   EXPECT_EQ(index.FirstFitting(2, 0, Resources{1, 4, 50, 0}), -1);
   EXPECT_EQ(index.FirstFitting(2, 0, Resources{1, 3, 40, 0}), 0);   // smaller in every dimension
   EXPECT_EQ(index.FirstFitting(2, 0, Resources{1, 0.5, 60, 0}), 1);  // smaller in one
-  // A server comes into the count with room for the smaller needs only:
-  // the failed need still fails, and the server is found for what it holds.
-  index.Set(0, Resources{1, 3, 40, 0});
-  FreeServerIndex::Need failed(Resources{1, 4, 50, 0});
-  EXPECT_EQ(index.FirstFitting(1, 0, failed), -1);
-  index.Set(1, Resources{1, 2, 45, 0});
-  EXPECT_EQ(index.FirstFitting(1, 0, failed), -1);
-  EXPECT_EQ(index.FirstFitting(1, 0, Resources{1, 2, 45, 0}), 1);
-  index.Set(1, Resources{1, 4, 50, 0});  // its room grows to hold the failed need
-  EXPECT_EQ(index.FirstFitting(1, 0, failed), 1);
+}
+
+TEST(FreeServerIndexTest, AFailedNeedIsFoundOnceAServerWithRoomForItComesIntoTheCount) {
+  // The count's top holds the need (through two servers), so the failure
+  // is a search's, and remembered.
+  FreeServerIndex index({Resources{2, 8, 10, 0}, Resources{2, 1, 100, 0}, Resources{1, 4, 50, 0}});
+  const FreeServerIndex::Need need(Resources{1, 4, 50, 0});
+  ASSERT_TRUE(index.MayHold(2, need));
+  EXPECT_EQ(index.FirstFitting(2, 0, need), -1);
+  // Into the count from another, with room for less: still none.
+  index.Set(2, Resources{2, 4, 45, 0});
+  EXPECT_EQ(index.FirstFitting(2, 0, need), -1);
+  EXPECT_EQ(index.FirstFitting(2, 0, Resources{1, 4, 45, 0}), 2);
+  // Out of the count and back in with room for it: found.
+  index.Set(2, Resources{1, 4, 50, 0});
+  index.Set(2, Resources{2, 4, 50, 0});
+  EXPECT_EQ(index.FirstFitting(2, 0, need), 2);
 }
 
 TEST(FreeServerIndexTest, ASearchBacksOutOfSubtreesThatHoldTheNeedOnlyAcrossServers) {

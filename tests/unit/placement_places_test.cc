@@ -85,5 +85,24 @@ TEST(PlacementPlacesTest, ReplaceAtKeepsThePlaceAndMovesTheResources) {
   EXPECT_EQ(state.Find(5), &state.placed(0));
 }
 
+TEST(PlacementPlacesTest, AFitThatFailedSucceedsOnceReplaceAtShrinksAPeer) {
+  // Through the index (from any size), which remembers the failed fit.
+  const Cluster cluster = testing::Homogeneous(2, 4, 12, 250);
+  PlacementState state(cluster, GpuPlacement::kConsolidate, /*indexed_from_servers=*/0);
+  // Server 0 is left short of CPUs, server 1 of memory: together, though
+  // not either, they hold the demand, so the fit searches and fails.
+  state.Commit(On(1, {Slice{0, Resources{2, 10, 100, 100}}}));
+  state.Commit(On(2, {Slice{1, Resources{2, 4, 240, 100}}}));
+  const Resources demand{1, 4, 50, 100};
+  EXPECT_FALSE(state.Fit(demand).has_value());
+  Slices smaller;
+  smaller.push_back(Slice{0, Resources{2, 6, 100, 100}});
+  state.ReplaceAt(0, smaller, 1.0, false);
+  const auto slices = state.Fit(demand);
+  ASSERT_TRUE(slices.has_value());
+  ASSERT_EQ(slices->size(), 1u);
+  EXPECT_EQ((*slices)[0].server, 0);
+}
+
 }  // namespace
 }  // namespace synergy
