@@ -125,11 +125,14 @@ class FreeServerIndex {
     std::array<Room, kFailedKept> needs;
     int kept = 0;
     int next = 0;  // the entry a new failure replaces once all are kept
+    // Keeps `need`, which a search from the first server did not find.
+    void Remember(const Need& need);
+    // Whether a kept need is at most `need` in every dimension.
+    bool Fails(const Need& need) const;
     // Drops the needs that `room` holds: a server with it came into the count.
     void Forget(const Room& room);
   };
   mutable std::vector<Failed> failed_;
-  bool KnownToFail(int free_gpus, const Need& need) const;
 };
 
 }  // namespace synergy

@@ -48,13 +48,10 @@ float RoundedDown(double x) {
   return static_cast<double>(f) > x ? StepDown(f) : f;
 }
 
-// The largest of a node's values (rooms are never NaN).
-template <size_t N>
-float Most(const float (&values)[N]) {
+// The largest of a node's eight values (rooms are never NaN).
+float Most(const float (&values)[8]) {
 #ifdef __SSE2__
-  static_assert(N % 4 == 0);
-  __m128 most = _mm_load_ps(&values[0]);
-  for (size_t j = 4; j < N; j += 4) most = _mm_max_ps(most, _mm_load_ps(&values[j]));
+  __m128 most = _mm_max_ps(_mm_load_ps(&values[0]), _mm_load_ps(&values[4]));
   most = _mm_max_ps(most, _mm_movehl_ps(most, most));
   most = _mm_max_ss(most, _mm_shuffle_ps(most, most, 1));
   return _mm_cvtss_f32(most);
@@ -204,10 +201,19 @@ void FreeServerIndex::Failed::Forget(const Room& room) {
   if (next >= kept) next = 0;
 }
 
-bool FreeServerIndex::KnownToFail(int free_gpus, const Need& need) const {
-  const Failed& failed = failed_[free_gpus];
-  for (int i = 0; i < failed.kept; ++i) {
-    const Room& f = failed.needs[i];
+void FreeServerIndex::Failed::Remember(const Need& need) {
+  const Room room{need.exact_[0], need.exact_[1], need.exact_[2]};
+  if (kept < kFailedKept) {
+    needs[kept++] = room;
+  } else {
+    needs[next] = room;
+    next = (next + 1) % kFailedKept;
+  }
+}
+
+bool FreeServerIndex::Failed::Fails(const Need& need) const {
+  for (int i = 0; i < kept; ++i) {
+    const Room& f = needs[i];
     if (f.cpus <= need.exact_[0] && f.mem_gb <= need.exact_[1] && f.storage_mbps <= need.exact_[2]) return true;
   }
   return false;
@@ -222,19 +228,10 @@ int FreeServerIndex::FirstFitting(int free_gpus, int from, const Need& need) con
   if (from >= servers_ || !MayHold(free_gpus, need)) return -1;
   const Tree& tree = by_free_[free_gpus];
   const int top = levels_ - 1;
-  if (KnownToFail(free_gpus, need)) return -1;
+  if (failed_[free_gpus].Fails(need)) return -1;
   if (from <= 0) {
     const int found = Descend(tree, top, 0, 0, need);
-    if (found < 0) {
-      Failed& failed = failed_[free_gpus];
-      const Room room{need.exact_[0], need.exact_[1], need.exact_[2]};
-      if (failed.kept < kFailedKept) {
-        failed.needs[failed.kept++] = room;
-      } else {
-        failed.needs[failed.next] = room;
-        failed.next = (failed.next + 1) % kFailedKept;
-      }
-    }
+    if (found < 0) failed_[free_gpus].Remember(need);
     return found;
   }
   // Up from `from`'s node: at each level, the slots after the subtree just

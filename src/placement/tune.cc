@@ -1,6 +1,6 @@
 #include <algorithm>
-#include <cassert>
 #include <array>
+#include <cassert>
 #include <tuple>
 #include <utility>
 #include <vector>
