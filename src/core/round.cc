@@ -50,26 +50,44 @@ RoundSelection SelectForRound(const RoundInput& input, const Policy& policy, con
   context.now_s = input.now_s;
   context.mechanism_uses_speedup = mechanism.uses_speedup();
   context.reference_compatible = input.reference_compatible;
-  policy.Order(queue, context);
-  // Classes first. Usually one class (the simulator's always): the pass
-  // that finds the starved jobs also checks the classes' order, and only a
-  // queue out of order is sorted and passed again. A stable sort's
-  // allocation and passes each round, over a queue that grows with time,
-  // were most of a long run's cost at saturation (issue 20).
+  // One pass over the queue as it came in finds the starved jobs, and
+  // checks that it is already in the policy's order and in class order
+  // (FIFO's queue after its first round, in one class: the simulator's
+  // always). Only a queue out of order is sorted and passed again. Each
+  // pass over 131,072 waiting jobs reads a cache line or two of each, and
+  // a sort's check and the starved jobs' search were two passes (issue 20).
   const auto by_class = [](const JobView* a, const JobView* b) { return a->priority_class > b->priority_class; };
-  const auto find_starved = [&](bool check_classes) {
+  struct Checked {
+    bool keys_in_order = true;
     bool classes_in_order = true;
+  };
+  const auto find_starved = [&](bool check_keys) {
+    Checked checked;
+    out.bumped.clear();
+    OrderKey previous{};
     for (size_t i = 0; i < queue.size(); ++i) {
       const JobView* job = queue[i];
-      if (check_classes && i > 0 && by_class(job, queue[i - 1])) classes_in_order = false;
+      if (check_keys) {
+        const OrderKey key = policy.Key(*job, context);
+        if (i > 0 && key < previous) {
+          checked.keys_in_order = false;
+          return checked;  // sorted and passed again
+        }
+        previous = key;
+      }
+      if (i > 0 && by_class(job, queue[i - 1])) checked.classes_in_order = false;
       if (job->priority != 1 && Starved(*job, input.now_s)) out.bumped.push_back(job);
     }
-    return classes_in_order;
+    return checked;
   };
-  if (!find_starved(/*check_classes=*/true)) {
+  Checked checked = find_starved(/*check_keys=*/true);
+  if (!checked.keys_in_order) {
+    policy.Order(queue, context);
+    checked = find_starved(/*check_keys=*/false);
+  }
+  if (!checked.classes_in_order) {
     std::stable_sort(queue.begin(), queue.end(), by_class);
-    out.bumped.clear();
-    find_starved(/*check_classes=*/false);
+    find_starved(/*check_keys=*/false);
   }
   out.runnable = SelectRunnable(queue, policy.selection(), mechanism, free_gpus);
   out.order = std::move(queue);

@@ -231,5 +231,26 @@ TEST_F(MechanismTest, StarvedJobsAreBumpedInTheOrderOfTheirClasses) {
   EXPECT_EQ(r.bumped[1]->id, 1);
 }
 
+TEST_F(MechanismTest, StarvedJobsOfAQueueOutOfOrderAreBumpedOnceInThePolicysOrder) {
+  // Arrivals 2, 0, 1: the first job's key is checked and it is found
+  // starved before the second shows the queue out of order.
+  std::vector<JobView> jobs = {testing::MakeJob(zoo_, cluster_, 3, "gnmt", 1, 2),
+                               testing::MakeJob(zoo_, cluster_, 1, "gnmt", 1, 0),
+                               testing::MakeJob(zoo_, cluster_, 2, "gnmt", 1, 1)};
+  jobs[2].last_execution_end_s = 999.0 * 3600;  // not starved
+  RoundInput in;
+  in.now_s = 1000.5 * 3600;
+  in.cluster = &cluster_;
+  in.queue = testing::Pointers(jobs);
+  RoundResult r = ScheduleRound(in, **MakePolicy("fifo"), **MakeMechanism("proportional"));
+  ASSERT_EQ(r.order.size(), 3u);
+  EXPECT_EQ(r.order[0]->id, 1);
+  EXPECT_EQ(r.order[1]->id, 2);
+  EXPECT_EQ(r.order[2]->id, 3);
+  ASSERT_EQ(r.bumped.size(), 2u);
+  EXPECT_EQ(r.bumped[0]->id, 1);
+  EXPECT_EQ(r.bumped[1]->id, 3);
+}
+
 }  // namespace
 }  // namespace synergy
