@@ -20,6 +20,12 @@
 // slots at once; at 65,536 GPUs the trees no longer fit the cache that
 // the doubles' did not.
 //
+// The last few servers to come into a count are kept beside its tree, not
+// in it, and a search checks them too. Most servers pass through a count
+// for a placement or two (a server filled by 1-GPU jobs goes 8, 7, 6, ...
+// free GPUs in turn): each pass was a walk up the whole height of two
+// trees, in and out, and now is none unless the server stays.
+//
 // A search that finds nothing is remembered for its count, until a server
 // comes into the count (or its room grows) with room for it: a larger need
 // then fails without a search. At 65,536 GPUs a third of the searches
@@ -67,7 +73,7 @@ class FreeServerIndex {
   int FirstFitting(int free_gpus, int from, const Need& need) const;
 
   // False when no server with `free_gpus` free GPUs holds `need`: a look
-  // at the tree's top, without a search. A placement asks each count in
+  // at the most any of them has left, without a search. A placement asks each count in
   // turn, and most counts hold nothing that fits.
   bool MayHold(int free_gpus, const Need& need) const {
     if (free_gpus <= 0 || free_gpus >= static_cast<int>(top_.size())) return false;
@@ -98,10 +104,16 @@ class FreeServerIndex {
   // a bit each.
   static unsigned Holding(const Node& node, int first_slot, const Need& need);
   const Node& NodeAt(const Tree& tree, int level, size_t n) const { return tree[level_start_[level] + n]; }
-  void MakeTree(int free_gpus);  // the tree and top of a count, made on first use
+  void MakeTree(int free_gpus);  // the tree, tops and arrivals of a count, made on first use
   // Sets `server`'s slot of tree `free_gpus` to `room` (rounded up; kNone:
   // absent), and the tree's top when that changes.
   void Put(int free_gpus, int server, Bound room);
+  // `server` (its room rounded up in `room`) comes into / leaves count `free_gpus`.
+  void Enter(int free_gpus, int server, Bound room);
+  void Leave(int free_gpus, int server);
+  void UpdateTop(int free_gpus);  // top_ from the tree's top and the arrivals
+  // The first server from `from` in the tree of `free_gpus` that holds `need`, or -1.
+  int FirstInTree(int free_gpus, int from, const Need& need) const;
   // The first server under node n of `level`, from slot `first_slot`, that
   // holds `need`, or -1.
   int Descend(const Tree& tree, int level, size_t n, int first_slot, const Need& need) const;
@@ -115,7 +127,19 @@ class FreeServerIndex {
   std::vector<int> free_of_;    // by server
   std::vector<Room> room_of_;   // by server: its exact room, in the tree of its free GPUs
   std::vector<Tree> by_free_;   // by free GPU count; empty until a server has that count
-  std::vector<Bound> top_;      // by free GPU count: the most of each dimension in its tree
+  std::vector<Bound> tree_top_;  // by free GPU count: the most of each dimension in its tree
+  // By free GPU count: the servers that came into it last, oldest first,
+  // with their rooms rounded up, kept out of its tree. One more arriving
+  // puts the oldest into the tree.
+  static constexpr int kArrivalsKept = 4;
+  struct Arrivals {
+    std::array<int, kArrivalsKept> servers;
+    std::array<Bound, kArrivalsKept> rooms;
+    int kept = 0;
+  };
+  std::vector<Arrivals> arrivals_;
+  std::vector<bool> arrived_;   // by server: among its count's arrivals, not in the tree
+  std::vector<Bound> top_;      // by free GPU count: the most of each dimension in its tree and arrivals
   // By free GPU count: needs that no server of that count held when they
   // were last searched for, and that none can hold until a server comes
   // into the count or its room grows. A need at least as large in every

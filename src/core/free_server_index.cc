@@ -83,7 +83,17 @@ FreeServerIndex::FreeServerIndex(const std::vector<Resources>& available)
     if (nodes == 1) break;
     nodes = (nodes + kFanout - 1) / kFanout;
   }
-  for (size_t s = 0; s < available.size(); ++s) Set(static_cast<int>(s), available[s]);
+  arrived_.assign(available.size(), false);
+  // Straight into the trees: every server comes in at once.
+  for (size_t s = 0; s < available.size(); ++s) {
+    const Resources& room = available[s];
+    free_of_[s] = room.gpus;
+    room_of_[s] = Room{room.cpus, room.mem_gb, room.storage_mbps};
+    if (room.gpus <= 0) continue;
+    MakeTree(room.gpus);
+    Put(room.gpus, static_cast<int>(s), Bound{RoundedUp(room.cpus), RoundedUp(room.mem_gb), RoundedUp(room.storage_mbps)});
+  }
+  for (int free = 1; free < static_cast<int>(top_.size()); ++free) UpdateTop(free);
 }
 
 unsigned FreeServerIndex::Holding(const Node& node, int first_slot, const Need& need) {
@@ -112,7 +122,9 @@ unsigned FreeServerIndex::Holding(const Node& node, int first_slot, const Need& 
 void FreeServerIndex::MakeTree(int free_gpus) {
   if (static_cast<int>(by_free_.size()) <= free_gpus) {
     by_free_.resize(static_cast<size_t>(free_gpus) + 1);
+    tree_top_.resize(by_free_.size(), Bound{kNone, kNone, kNone});
     top_.resize(by_free_.size(), Bound{kNone, kNone, kNone});
+    arrivals_.resize(by_free_.size());
     failed_.resize(by_free_.size());
   }
   Tree& tree = by_free_[free_gpus];
@@ -144,7 +156,7 @@ void FreeServerIndex::Put(int free_gpus, int server, Bound room) {
     mem_gb = most_mem_gb;
     storage_mbps = most_storage_mbps;
     if (level + 1 == static_cast<size_t>(levels_)) {
-      top_[free_gpus] = Bound{cpus, mem_gb, storage_mbps};
+      tree_top_[free_gpus] = Bound{cpus, mem_gb, storage_mbps};
       return;
     }
     slot = static_cast<int>(n % kFanout);
@@ -152,17 +164,73 @@ void FreeServerIndex::Put(int free_gpus, int server, Bound room) {
   }
 }
 
+void FreeServerIndex::UpdateTop(int free_gpus) {
+  Bound top = tree_top_[free_gpus];
+  const Arrivals& arrivals = arrivals_[free_gpus];
+  for (int i = 0; i < arrivals.kept; ++i) {
+    const Bound& room = arrivals.rooms[i];
+    top = Bound{std::max(top.cpus, room.cpus), std::max(top.mem_gb, room.mem_gb),
+                std::max(top.storage_mbps, room.storage_mbps)};
+  }
+  top_[free_gpus] = top;
+}
+
+void FreeServerIndex::Enter(int free_gpus, int server, Bound room) {
+  Arrivals& arrivals = arrivals_[free_gpus];
+  if (arrivals.kept == kArrivalsKept) {
+    // The oldest has stayed: into the tree.
+    Put(free_gpus, arrivals.servers[0], arrivals.rooms[0]);
+    arrived_[arrivals.servers[0]] = false;
+    std::copy(arrivals.servers.begin() + 1, arrivals.servers.end(), arrivals.servers.begin());
+    std::copy(arrivals.rooms.begin() + 1, arrivals.rooms.end(), arrivals.rooms.begin());
+    --arrivals.kept;
+  }
+  arrivals.servers[arrivals.kept] = server;
+  arrivals.rooms[arrivals.kept] = room;
+  ++arrivals.kept;
+  arrived_[server] = true;
+  UpdateTop(free_gpus);
+}
+
+void FreeServerIndex::Leave(int free_gpus, int server) {
+  if (arrived_[server]) {
+    Arrivals& arrivals = arrivals_[free_gpus];
+    int i = 0;
+    while (arrivals.servers[i] != server) ++i;
+    std::copy(arrivals.servers.begin() + i + 1, arrivals.servers.begin() + arrivals.kept, arrivals.servers.begin() + i);
+    std::copy(arrivals.rooms.begin() + i + 1, arrivals.rooms.begin() + arrivals.kept, arrivals.rooms.begin() + i);
+    --arrivals.kept;
+    arrived_[server] = false;
+  } else {
+    Put(free_gpus, server, Bound{kNone, kNone, kNone});
+  }
+  UpdateTop(free_gpus);
+}
+
 void FreeServerIndex::Set(int server, const Resources& available) {
   const int was = free_of_[server];
-  if (was > 0 && was != available.gpus) Put(was, server, Bound{kNone, kNone, kNone});
-  free_of_[server] = available.gpus;
+  const int now = available.gpus;
+  if (was > 0 && was != now) Leave(was, server);
+  free_of_[server] = now;
   room_of_[server] = Room{available.cpus, available.mem_gb, available.storage_mbps};
-  if (available.gpus > 0) {
-    MakeTree(available.gpus);
-    failed_[available.gpus].Forget(room_of_[server]);
-    Put(available.gpus, server,
-        Bound{RoundedUp(available.cpus), RoundedUp(available.mem_gb), RoundedUp(available.storage_mbps)});
+  if (now <= 0) return;
+  MakeTree(now);
+  failed_[now].Forget(room_of_[server]);
+  const Bound room{RoundedUp(available.cpus), RoundedUp(available.mem_gb), RoundedUp(available.storage_mbps)};
+  if (was != now) {
+    Enter(now, server, room);
+    return;
   }
+  // Its room changed in its count.
+  if (arrived_[server]) {
+    Arrivals& arrivals = arrivals_[now];
+    int i = 0;
+    while (arrivals.servers[i] != server) ++i;
+    arrivals.rooms[i] = room;
+  } else {
+    Put(now, server, room);
+  }
+  UpdateTop(now);
 }
 
 int FreeServerIndex::Descend(const Tree& tree, int level, size_t n, int first_slot, const Need& need) const {
@@ -240,21 +308,36 @@ int FreeServerIndex::FirstFitting(int free_gpus, int from, const Resources& need
 }
 
 int FreeServerIndex::FirstFitting(int free_gpus, int from, const Need& need) const {
-  // A count with no tree, or whose top cannot hold the need, has no server for it.
+  // A count with no tree, or where nothing can hold the need, has no server for it.
   if (from >= servers_ || !MayHold(free_gpus, need)) return -1;
-  const Tree& tree = by_free_[free_gpus];
-  const int top = levels_ - 1;
   if (failed_[free_gpus].Fails(need)) return -1;
-  if (from <= 0) {
-    const int found = Descend(tree, top, 0, 0, need);
-    if (found < 0) failed_[free_gpus].Remember(need);
-    return found;
+  int found = -1;
+  const Arrivals& arrivals = arrivals_[free_gpus];
+  for (int i = 0; i < arrivals.kept; ++i) {
+    const int server = arrivals.servers[i];
+    if (server < from || (found >= 0 && server > found)) continue;
+    const Room& room = room_of_[static_cast<size_t>(server)];
+    if (need.exact_[0] <= room.cpus && need.exact_[1] <= room.mem_gb && need.exact_[2] <= room.storage_mbps) {
+      found = server;
+    }
   }
+  const int in_tree = FirstInTree(free_gpus, from, need);
+  if (in_tree >= 0 && (found < 0 || in_tree < found)) found = in_tree;
+  if (found < 0 && from <= 0) failed_[free_gpus].Remember(need);
+  return found;
+}
+
+int FreeServerIndex::FirstInTree(int free_gpus, int from, const Need& need) const {
+  const Bound& top = tree_top_[free_gpus];
+  if (!(need.bound_[0] <= top.cpus && need.bound_[1] <= top.mem_gb && need.bound_[2] <= top.storage_mbps)) return -1;
+  const Tree& tree = by_free_[free_gpus];
+  const int top_level = levels_ - 1;
+  if (from <= 0) return Descend(tree, top_level, 0, 0, need);
   // Up from `from`'s node: at each level, the slots after the subtree just
   // searched.
   size_t n = static_cast<size_t>(from) / kFanout;
   int first_slot = from % kFanout;
-  for (int level = 0; level <= top; ++level) {
+  for (int level = 0; level <= top_level; ++level) {
     const int found = Descend(tree, level, n, first_slot, need);
     if (found >= 0) return found;
     first_slot = static_cast<int>(n % kFanout) + 1;  // 8: no slot left in the parent

@@ -3,6 +3,7 @@
 // the room asked for, from any starting index.
 #include "synergy/free_server_index.h"
 
+#include <algorithm>
 #include <limits>
 #include <random>
 
@@ -128,6 +129,56 @@ TEST(FreeServerIndexTest, ANeedThatFoundNoServerFindsOneOnceARoomGrows) {
   index.Set(2, Resources{1, 4, 50, 0});  // leaves the count; enters another
   EXPECT_EQ(index.FirstFitting(2, 0, need), -1);
   EXPECT_EQ(index.FirstFitting(1, 0, need), 2);
+}
+
+TEST(FreeServerIndexTest, AServerFilledAGpuAtATimeIsFoundInEachCountItPassesThrough) {
+  // 100 servers with 8 free GPUs; server 40 is filled a GPU at a time, as
+  // 1-GPU jobs fill it, and its room shrinks in step.
+  std::vector<Resources> available(100, Resources{8, 24, 500, 500});
+  FreeServerIndex index(available);
+  const Resources need{1, 3, 62.5, 0};
+  for (int free = 7; free >= 1; --free) {
+    index.Set(40, Resources{free, 3.0 * free, 62.5 * free, 500});
+    EXPECT_EQ(index.FirstFitting(free, 0, need), 40) << free;
+    EXPECT_EQ(index.FirstFitting(free, 40, need), 40) << free;
+    EXPECT_EQ(index.FirstFitting(free, 41, need), -1) << free;
+    EXPECT_EQ(index.FirstFitting(free + 1, 0, need), free == 7 ? 0 : -1) << free;
+    EXPECT_EQ(index.FirstFitting(8, 40, need), 41) << free;
+  }
+  // Its room shrinks in its count, then grows again.
+  index.Set(40, Resources{1, 2, 62.5, 500});
+  EXPECT_EQ(index.FirstFitting(1, 0, need), -1);
+  EXPECT_FALSE(index.MayHold(1, FreeServerIndex::Need(need)));
+  index.Set(40, Resources{1, 3, 62.5, 500});
+  EXPECT_EQ(index.FirstFitting(1, 0, need), 40);
+  index.Set(40, Resources{0, 0, 0, 500});
+  EXPECT_EQ(index.FirstFitting(1, 0, need), -1);
+}
+
+TEST(FreeServerIndexTest, ServersThatStayInACountAreFoundInIndexOrderAsMoreArrive) {
+  // Ten servers come into count 3 one after another, in no index order,
+  // the first with too little room: each search finds the lowest that
+  // holds the need, from anywhere, as servers come and go.
+  std::vector<Resources> available(64, Resources{8, 24, 500, 500});
+  FreeServerIndex index(available);
+  const Resources need{1, 3, 62.5, 0};
+  const std::vector<int> arriving = {50, 9, 31, 2, 60, 17, 44, 5, 38, 23};
+  std::vector<int> in_count;
+  for (int s : arriving) {
+    index.Set(s, Resources{3, s == 50 ? 2.0 : 9.0, 187.5, 500});
+    if (s != 50) in_count.push_back(s);
+    std::sort(in_count.begin(), in_count.end());
+    for (int from = 0; from <= 64; from += 7) {
+      const auto it = std::lower_bound(in_count.begin(), in_count.end(), from);
+      EXPECT_EQ(index.FirstFitting(3, from, need), it == in_count.end() ? -1 : *it) << s << " from " << from;
+    }
+  }
+  for (int s : {2, 38, 5, 9}) {  // the oldest and the newest leave
+    index.Set(s, Resources{8, 24, 500, 500});
+    in_count.erase(std::find(in_count.begin(), in_count.end(), s));
+    EXPECT_EQ(index.FirstFitting(3, 0, need), in_count.front()) << s;
+    EXPECT_EQ(index.FirstFitting(3, 18, need), 23) << s;
+  }
 }
 
 TEST(FreeServerIndexTest, ANeedBelowOneThatFailedIsStillSearchedFor) {
