@@ -24,7 +24,8 @@
 // in it, and a search checks them too. Most servers pass through a count
 // for a placement or two (a server filled by 1-GPU jobs goes 8, 7, 6, ...
 // free GPUs in turn): each pass was a walk up the whole height of two
-// trees, in and out, and now is none unless the server stays.
+// trees, in and out. Now a server walks into a tree only when it stays
+// while more arrive, and out of one only when it leaves from the tree.
 //
 // A search that finds nothing is remembered for its count, until a server
 // comes into the count (or its room grows) with room for it: a larger need
@@ -73,8 +74,8 @@ class FreeServerIndex {
   int FirstFitting(int free_gpus, int from, const Need& need) const;
 
   // False when no server with `free_gpus` free GPUs holds `need`: a look
-  // at the most any of them has left, without a search. A placement asks each count in
-  // turn, and most counts hold nothing that fits.
+  // at the most any of them has left, without a search. A placement asks
+  // each count in turn, and most counts hold nothing that fits.
   bool MayHold(int free_gpus, const Need& need) const {
     if (free_gpus <= 0 || free_gpus >= static_cast<int>(top_.size())) return false;
     const Bound& top = top_[free_gpus];
@@ -106,7 +107,8 @@ class FreeServerIndex {
   const Node& NodeAt(const Tree& tree, int level, size_t n) const { return tree[level_start_[level] + n]; }
   void MakeTree(int free_gpus);  // the tree, tops and arrivals of a count, made on first use
   // Sets `server`'s slot of tree `free_gpus` to `room` (rounded up; kNone:
-  // absent), and the tree's top when that changes.
+  // absent), and tree_top_ when that changes; the caller then updates top_
+  // (UpdateTop).
   void Put(int free_gpus, int server, Bound room);
   // `server` (its room rounded up in `room`) comes into / leaves count `free_gpus`.
   void Enter(int free_gpus, int server, Bound room);
@@ -125,7 +127,7 @@ class FreeServerIndex {
   int levels_ = 0;
   size_t tree_nodes_ = 0;
   std::vector<int> free_of_;    // by server
-  std::vector<Room> room_of_;   // by server: its exact room, in the tree of its free GPUs
+  std::vector<Room> room_of_;   // by server: its exact room (tree slots and arrivals hold it rounded up)
   std::vector<Tree> by_free_;   // by free GPU count; empty until a server has that count
   std::vector<Bound> tree_top_;  // by free GPU count: the most of each dimension in its tree
   // By free GPU count: the servers that came into it last, oldest first,

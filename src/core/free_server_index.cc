@@ -51,7 +51,9 @@ float RoundedDown(double x) {
 // The largest of `values` with slot `slot` replaced by `value`. The slot
 // is replaced in registers, not in memory first: a store of one float
 // read back at once in a 16-byte load cannot be forwarded, and waited for
-// the store to reach the cache (half of Put's time at 65,536 GPUs).
+// the store to reach the cache (half of Put's time at 65,536 GPUs). No
+// value is NaN (RoundedUp makes a NaN room -infinity), so the maximum does
+// not depend on the order the lanes are compared in.
 float MostWith(const float (&values)[8], int slot, float value) {
 #ifdef __SSE2__
   const __m128i lanes = _mm_set1_epi32(slot);

@@ -8,8 +8,9 @@
 namespace synergy {
 
 void Policy::Order(std::vector<const JobView*>& queue, const PolicyContext& context) const {
-  // Already in order (FIFO's queue after its first round; any queue whose
-  // keys did not move): one pass, each key once, nothing allocated.
+  // Already in order (any queue whose keys did not move): one pass, each
+  // key once, nothing allocated. SelectForRound checks the order in its own
+  // pass over the queue and calls this only on a queue out of order.
   if (queue.empty()) return;
   bool sorted = true;
   OrderKey previous = Key(*queue.front(), context);

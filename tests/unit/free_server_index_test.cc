@@ -173,12 +173,37 @@ TEST(FreeServerIndexTest, ServersThatStayInACountAreFoundInIndexOrderAsMoreArriv
       EXPECT_EQ(index.FirstFitting(3, from, need), it == in_count.end() ? -1 : *it) << s << " from " << from;
     }
   }
-  for (int s : {2, 38, 5, 9}) {  // the oldest and the newest leave
+  // The arrivals kept now are 44, 5, 38 and 23, oldest first; the others
+  // are in the tree. The oldest, the newest, one from the tree and one
+  // from between leave.
+  for (int s : {44, 23, 2, 5}) {
     index.Set(s, Resources{8, 24, 500, 500});
     in_count.erase(std::find(in_count.begin(), in_count.end(), s));
-    EXPECT_EQ(index.FirstFitting(3, 0, need), in_count.front()) << s;
-    EXPECT_EQ(index.FirstFitting(3, 18, need), 23) << s;
+    for (int from = 0; from <= 64; from += 3) {
+      const auto it = std::lower_bound(in_count.begin(), in_count.end(), from);
+      EXPECT_EQ(index.FirstFitting(3, from, need), it == in_count.end() ? -1 : *it) << s << " from " << from;
+    }
   }
+}
+
+TEST(FreeServerIndexTest, AnArrivalsRoomThatGrowsInPlaceIsFoundAndStaysFoundInTheTree) {
+  std::vector<Resources> available(64, Resources{8, 24, 500, 500});
+  FreeServerIndex index(available);
+  index.Set(10, Resources{3, 2, 100, 500});
+  index.Set(20, Resources{3, 8, 10, 500});
+  // The count's most holds the need through two servers: the search fails
+  // and is remembered.
+  const Resources need{1, 4, 50, 0};
+  ASSERT_TRUE(index.MayHold(3, FreeServerIndex::Need(need)));
+  EXPECT_EQ(index.FirstFitting(3, 0, need), -1);
+  index.Set(10, Resources{3, 4, 100, 500});  // grows in its count
+  EXPECT_EQ(index.FirstFitting(3, 0, need), 10);
+  // Four more arrive: 10 and 20 go into the tree with the rooms they have now.
+  for (int s : {30, 31, 32, 33}) index.Set(s, Resources{3, 1, 1, 500});
+  EXPECT_EQ(index.FirstFitting(3, 0, need), 10);
+  EXPECT_EQ(index.FirstFitting(3, 11, Resources{1, 8, 10, 0}), 20);
+  EXPECT_EQ(index.FirstFitting(3, 0, Resources{1, 1, 1, 0}), 10);
+  EXPECT_EQ(index.FirstFitting(3, 21, Resources{1, 1, 1, 0}), 30);
 }
 
 TEST(FreeServerIndexTest, ANeedBelowOneThatFailedIsStillSearchedFor) {
