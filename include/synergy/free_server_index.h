@@ -78,8 +78,7 @@ class FreeServerIndex {
   // each count in turn, and most counts hold nothing that fits.
   bool MayHold(int free_gpus, const Need& need) const {
     if (free_gpus <= 0 || free_gpus >= static_cast<int>(top_.size())) return false;
-    const Bound& top = top_[free_gpus];
-    return need.bound_[0] <= top.cpus && need.bound_[1] <= top.mem_gb && need.bound_[2] <= top.storage_mbps;
+    return MayFit(need, top_[free_gpus]);
   }
 
  private:
@@ -89,6 +88,14 @@ class FreeServerIndex {
     double mem_gb;
     double storage_mbps;
   };
+  // Whether `need` may fit in `most`, rounded (a server holding less may
+  // be let in, none holding more kept out) / fits in `room` exactly.
+  static bool MayFit(const Need& need, const Bound& most) {
+    return need.bound_[0] <= most.cpus && need.bound_[1] <= most.mem_gb && need.bound_[2] <= most.storage_mbps;
+  }
+  static bool Fits(const Need& need, const Room& room) {
+    return need.exact_[0] <= room.cpus && need.exact_[1] <= room.mem_gb && need.exact_[2] <= room.storage_mbps;
+  }
   // A node's children, a dimension at a time. At level 0 the children are
   // servers (server s is slot s % 8 of node s / 8); at level l + 1, slot j
   // of node n holds the most of each dimension in node 8n + j of level l.
@@ -138,6 +145,8 @@ class FreeServerIndex {
     std::array<int, kArrivalsKept> servers;
     std::array<Bound, kArrivalsKept> rooms;
     int kept = 0;
+    int IndexOf(int server) const;  // precondition: `server` is kept
+    void RemoveAt(int i);           // later arrivals move up a place
   };
   std::vector<Arrivals> arrivals_;
   std::vector<bool> arrived_;   // by server: among its count's arrivals, not in the tree

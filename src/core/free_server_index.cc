@@ -48,6 +48,11 @@ float RoundedDown(double x) {
   return static_cast<double>(f) > x ? StepDown(f) : f;
 }
 
+// A server's room as the index holds it.
+FreeServerIndex::Bound RoundedUpRoom(const Resources& room) {
+  return FreeServerIndex::Bound{RoundedUp(room.cpus), RoundedUp(room.mem_gb), RoundedUp(room.storage_mbps)};
+}
+
 // The largest of `values` with slot `slot` replaced by `value`. The slot
 // is replaced in registers, not in memory first: a store of one float
 // read back at once in a 16-byte load cannot be forwarded, and waited for
@@ -93,7 +98,7 @@ FreeServerIndex::FreeServerIndex(const std::vector<Resources>& available)
     room_of_[s] = Room{room.cpus, room.mem_gb, room.storage_mbps};
     if (room.gpus <= 0) continue;
     MakeTree(room.gpus);
-    Put(room.gpus, static_cast<int>(s), Bound{RoundedUp(room.cpus), RoundedUp(room.mem_gb), RoundedUp(room.storage_mbps)});
+    Put(room.gpus, static_cast<int>(s), RoundedUpRoom(room));
   }
   for (int free = 1; free < static_cast<int>(top_.size()); ++free) UpdateTop(free);
 }
@@ -177,15 +182,25 @@ void FreeServerIndex::UpdateTop(int free_gpus) {
   top_[free_gpus] = top;
 }
 
+int FreeServerIndex::Arrivals::IndexOf(int server) const {
+  int i = 0;
+  while (servers[i] != server) ++i;
+  return i;
+}
+
+void FreeServerIndex::Arrivals::RemoveAt(int i) {
+  std::copy(servers.begin() + i + 1, servers.begin() + kept, servers.begin() + i);
+  std::copy(rooms.begin() + i + 1, rooms.begin() + kept, rooms.begin() + i);
+  --kept;
+}
+
 void FreeServerIndex::Enter(int free_gpus, int server, Bound room) {
   Arrivals& arrivals = arrivals_[free_gpus];
   if (arrivals.kept == kArrivalsKept) {
     // The oldest has stayed: into the tree.
     Put(free_gpus, arrivals.servers[0], arrivals.rooms[0]);
     arrived_[arrivals.servers[0]] = false;
-    std::copy(arrivals.servers.begin() + 1, arrivals.servers.end(), arrivals.servers.begin());
-    std::copy(arrivals.rooms.begin() + 1, arrivals.rooms.end(), arrivals.rooms.begin());
-    --arrivals.kept;
+    arrivals.RemoveAt(0);
   }
   arrivals.servers[arrivals.kept] = server;
   arrivals.rooms[arrivals.kept] = room;
@@ -197,11 +212,7 @@ void FreeServerIndex::Enter(int free_gpus, int server, Bound room) {
 void FreeServerIndex::Leave(int free_gpus, int server) {
   if (arrived_[server]) {
     Arrivals& arrivals = arrivals_[free_gpus];
-    int i = 0;
-    while (arrivals.servers[i] != server) ++i;
-    std::copy(arrivals.servers.begin() + i + 1, arrivals.servers.begin() + arrivals.kept, arrivals.servers.begin() + i);
-    std::copy(arrivals.rooms.begin() + i + 1, arrivals.rooms.begin() + arrivals.kept, arrivals.rooms.begin() + i);
-    --arrivals.kept;
+    arrivals.RemoveAt(arrivals.IndexOf(server));
     arrived_[server] = false;
   } else {
     Put(free_gpus, server, Bound{kNone, kNone, kNone});
@@ -218,7 +229,7 @@ void FreeServerIndex::Set(int server, const Resources& available) {
   if (now <= 0) return;
   MakeTree(now);
   failed_[now].Forget(room_of_[server]);
-  const Bound room{RoundedUp(available.cpus), RoundedUp(available.mem_gb), RoundedUp(available.storage_mbps)};
+  const Bound room = RoundedUpRoom(available);
   if (was != now) {
     Enter(now, server, room);
     return;
@@ -226,9 +237,7 @@ void FreeServerIndex::Set(int server, const Resources& available) {
   // Its room changed in its count.
   if (arrived_[server]) {
     Arrivals& arrivals = arrivals_[now];
-    int i = 0;
-    while (arrivals.servers[i] != server) ++i;
-    arrivals.rooms[i] = room;
+    arrivals.rooms[arrivals.IndexOf(server)] = room;
   } else {
     Put(now, server, room);
   }
@@ -248,10 +257,7 @@ int FreeServerIndex::Descend(const Tree& tree, int level, size_t n, int first_sl
     if (level == 0) {
       for (unsigned holding = pending[0]; holding != 0; holding &= holding - 1) {
         const size_t server = n * kFanout + static_cast<size_t>(__builtin_ctz(holding));
-        const Room& room = room_of_[server];
-        if (need.exact_[0] <= room.cpus && need.exact_[1] <= room.mem_gb && need.exact_[2] <= room.storage_mbps) {
-          return static_cast<int>(server);
-        }
+        if (Fits(need, room_of_[server])) return static_cast<int>(server);
       }
       pending[0] = 0;
     }
@@ -318,10 +324,7 @@ int FreeServerIndex::FirstFitting(int free_gpus, int from, const Need& need) con
   for (int i = 0; i < arrivals.kept; ++i) {
     const int server = arrivals.servers[i];
     if (server < from || (found >= 0 && server > found)) continue;
-    const Room& room = room_of_[static_cast<size_t>(server)];
-    if (need.exact_[0] <= room.cpus && need.exact_[1] <= room.mem_gb && need.exact_[2] <= room.storage_mbps) {
-      found = server;
-    }
+    if (Fits(need, room_of_[static_cast<size_t>(server)])) found = server;
   }
   const int in_tree = FirstInTree(free_gpus, from, need);
   if (in_tree >= 0 && (found < 0 || in_tree < found)) found = in_tree;
@@ -330,8 +333,7 @@ int FreeServerIndex::FirstFitting(int free_gpus, int from, const Need& need) con
 }
 
 int FreeServerIndex::FirstInTree(int free_gpus, int from, const Need& need) const {
-  const Bound& top = tree_top_[free_gpus];
-  if (!(need.bound_[0] <= top.cpus && need.bound_[1] <= top.mem_gb && need.bound_[2] <= top.storage_mbps)) return -1;
+  if (!MayFit(need, tree_top_[free_gpus])) return -1;
   const Tree& tree = by_free_[free_gpus];
   const int top_level = levels_ - 1;
   if (from <= 0) return Descend(tree, top_level, 0, 0, need);

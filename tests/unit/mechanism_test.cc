@@ -24,6 +24,16 @@ class MechanismTest : public ::testing::Test {
     (*m)->Place(q, state);
     return state.TakePlan();
   }
+
+  // A FIFO round of `jobs` at 1000.5 hours, past the starvation limit for
+  // a job that never ran.
+  RoundResult FifoRoundAtTheStarvationLimit(const std::vector<JobView>& jobs) {
+    RoundInput in;
+    in.now_s = 1000.5 * 3600;
+    in.cluster = &cluster_;
+    in.queue = testing::Pointers(jobs);
+    return ScheduleRound(in, **MakePolicy("fifo"), **MakeMechanism("proportional"));
+  }
 };
 
 TEST_F(MechanismTest, FitShareGivesEachGpuItsOwnServersShare) {
@@ -206,11 +216,7 @@ TEST_F(MechanismTest, StarvedJobsAreBumped) {
   std::vector<JobView> jobs = {testing::MakeJob(zoo_, cluster_, 1, "gnmt", 1, 0),
                                testing::MakeJob(zoo_, cluster_, 2, "gnmt", 1, 0)};
   jobs[1].last_execution_end_s = 999.0 * 3600;
-  RoundInput in;
-  in.now_s = 1000.5 * 3600;
-  in.cluster = &cluster_;
-  in.queue = testing::Pointers(jobs);
-  RoundResult r = ScheduleRound(in, **MakePolicy("fifo"), **MakeMechanism("proportional"));
+  RoundResult r = FifoRoundAtTheStarvationLimit(jobs);
   ASSERT_EQ(r.bumped.size(), 1u);
   EXPECT_EQ(r.bumped[0]->id, 1);
 }
@@ -221,11 +227,7 @@ TEST_F(MechanismTest, StarvedJobsAreBumpedInTheOrderOfTheirClasses) {
                                testing::MakeJob(zoo_, cluster_, 3, "gnmt", 1, 2)};
   jobs[2].priority_class = 1;  // FIFO puts it last; its class puts it first
   jobs[1].last_execution_end_s = 999.0 * 3600;  // not starved
-  RoundInput in;
-  in.now_s = 1000.5 * 3600;
-  in.cluster = &cluster_;
-  in.queue = testing::Pointers(jobs);
-  RoundResult r = ScheduleRound(in, **MakePolicy("fifo"), **MakeMechanism("proportional"));
+  RoundResult r = FifoRoundAtTheStarvationLimit(jobs);
   ASSERT_EQ(r.bumped.size(), 2u);
   EXPECT_EQ(r.bumped[0]->id, 3);
   EXPECT_EQ(r.bumped[1]->id, 1);
@@ -238,11 +240,7 @@ TEST_F(MechanismTest, StarvedJobsOfAQueueOutOfOrderAreBumpedOnceInThePolicysOrde
                                testing::MakeJob(zoo_, cluster_, 1, "gnmt", 1, 0),
                                testing::MakeJob(zoo_, cluster_, 2, "gnmt", 1, 1)};
   jobs[2].last_execution_end_s = 999.0 * 3600;  // not starved
-  RoundInput in;
-  in.now_s = 1000.5 * 3600;
-  in.cluster = &cluster_;
-  in.queue = testing::Pointers(jobs);
-  RoundResult r = ScheduleRound(in, **MakePolicy("fifo"), **MakeMechanism("proportional"));
+  RoundResult r = FifoRoundAtTheStarvationLimit(jobs);
   ASSERT_EQ(r.order.size(), 3u);
   EXPECT_EQ(r.order[0]->id, 1);
   EXPECT_EQ(r.order[1]->id, 2);
