@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "node/errno_status.h"
 #include "spdlog/spdlog.h"
 #include "synergy/cpu_quota.h"
 
@@ -26,17 +27,6 @@ namespace {
 
 constexpr char kSubtree[] = "synergy";
 constexpr int kBusyRetries = 20;
-
-std::string ErrnoText(int error_number) {
-  char buffer[256];
-  // GNU strerror_r: returns a pointer to the text (maybe not into buffer).
-  return strerror_r(error_number, buffer, sizeof(buffer));
-}
-
-absl::Status ErrnoStatus(int error_number, const std::string& what) {
-  return absl::Status(absl::ErrnoToStatusCode(error_number),
-                      absl::StrCat(what, ": ", ErrnoText(error_number)));
-}
 
 bool Exists(const std::string& path) {
   struct stat st;

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "node/errno_status.h"
 #include "service/escape.h"
 #include "spdlog/spdlog.h"
 
@@ -29,16 +30,6 @@ namespace synergy::node {
 namespace {
 
 using std::chrono::milliseconds;
-
-std::string ErrnoText(int error_number) {
-  char buffer[256];
-  return strerror_r(error_number, buffer, sizeof(buffer));  // GNU variant
-}
-
-absl::Status ErrnoStatus(int error_number, const std::string& what) {
-  return absl::Status(absl::ErrnoToStatusCode(error_number),
-                      absl::StrCat(what, ": ", ErrnoText(error_number)));
-}
 
 std::string JobName(const std::string& job_id, int64_t epoch) {
   return absl::StrCat("job ", job_id, " epoch ", epoch);

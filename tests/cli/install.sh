@@ -46,24 +46,27 @@ else
 fi
 
 # A job built outside the tree, twice: with pkg-config and with CMake (with
-# the build's own compiler flags: a sanitized library needs a sanitized job).
+# the build's own compiler and flags: a sanitized library needs a sanitized
+# job, and clang's sanitizer flags are not all gcc's).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cxxflags=$(awk -F= '/^CMAKE_CXX_FLAGS:/ { sub(/^[^=]*=/, ""); print }' "$build/CMakeCache.txt")
+cache_value() { awk -v key="$1" -F= '$1 ~ "^" key ":" { sub(/^[^=]*=/, ""); print }' "$build/CMakeCache.txt"; }
+cxxflags=$(cache_value CMAKE_CXX_FLAGS)
+cxx=$(cache_value CMAKE_CXX_COMPILER)
 consumer=$prefix/consumer
 mkdir -p "$consumer"
 if flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs synergy-agent); then
   # shellcheck disable=SC2086
-  if g++ -std=c++17 $cxxflags -o "$consumer/pc" "$here/agent_consumer/consumer.cc" $flags 2>"$consumer/pc.log"; then
+  if "$cxx" -std=c++17 $cxxflags -o "$consumer/pc" "$here/agent_consumer/consumer.cc" $flags 2>"$consumer/pc.log"; then
     out=$(LD_LIBRARY_PATH=$prefix/lib "$consumer/pc") || fail "the pkg-config-built job: $out"
     [[ $out == "iterations 5 sum 15" ]] || fail "the pkg-config-built job printed: $out"
   else
-    fail "g++ with pkg-config's flags ($flags): $(tail -5 "$consumer/pc.log")"
+    fail "$cxx with pkg-config's flags ($flags): $(tail -5 "$consumer/pc.log")"
   fi
 else
   fail "pkg-config does not find synergy-agent"
 fi
 if cmake -S "$here/agent_consumer" -B "$consumer/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_CXX_FLAGS="$cxxflags" >"$consumer/cmake.log" 2>&1 &&
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$cxxflags" >"$consumer/cmake.log" 2>&1 &&
   cmake --build "$consumer/cmake" >>"$consumer/cmake.log" 2>&1; then
   # CMake's imported target puts the library's directory in the RUNPATH.
   out=$("$consumer/cmake/agent_consumer") || fail "the CMake-built job: $out"

@@ -15,6 +15,7 @@ BIN=$1
 TEST=job_controls
 source "$(dirname "$0")/lib.sh"
 POLICY=fifo
+METRICS_PORT=$(free_port)
 start_daemon
 start_node n1 1
 wait_for_nodes 1
@@ -54,7 +55,7 @@ ctl get jobs --state suspended -o name | grep -qx "$id" || fail "--state suspend
 ctl describe job "$id" | grep -q "^Held: *by alice" || fail "describe job does not say who held it"
 held_at=$(field "$id" checkpoint_iteration)
 ((held_at > 0)) || fail "the held job did not checkpoint (checkpoint_iteration '$held_at')"
-sleep 4  # more than two rounds
+wait_for_metric_rise synergy_rounds_total 2 30 "two rounds after the hold"
 [[ $(state_of "$id") == suspended,held && -z $(epoch_of "$id") ]] || fail "a round placed the held job"
 out=$(as_bob release "$id" 2>&1) && fail "bob released alice's job: $out"
 echo "ok   hold: $id checkpointed at iteration $held_at and stayed off for two rounds"

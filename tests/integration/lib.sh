@@ -143,6 +143,38 @@ submit_profiled() {
   ctl submit -f "$work/profiled.yaml" || fail "submit profiled refused"
 }
 
+# metric NAME: the value of synergyd's unlabelled sample NAME on /metrics
+# (the daemon must have been started with METRICS_PORT set)
+metric() {
+  python3 - "${METRICS_PORT:?metric needs METRICS_PORT}" "$1" <<'PY'
+import sys, urllib.request
+text = urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/metrics", timeout=5).read().decode()
+for line in text.splitlines():
+    name, _, value = line.partition(" ")
+    if name == sys.argv[2]:
+        print(int(float(value)))
+        break
+else:
+    sys.exit(1)
+PY
+}
+
+# wait_for_metric_rise NAME BY SECONDS WHAT: until synergyd's NAME has risen
+# by BY from its value now (e.g. synergy_rounds_total by 2: two whole rounds
+# ran), else the test fails saying WHAT it waited for. What a test checks
+# did not happen "for two rounds" is then checked after two rounds, on a
+# loaded machine as on an idle one.
+wait_for_metric_rise() {
+  local name=$1 by=$2 limit=$3 what=$4 from now=""
+  from=$(metric "$name") || fail "no $name on /metrics"
+  local deadline=$((SECONDS + limit))
+  while ((SECONDS < deadline)); do
+    now=$(metric "$name") && ((now >= from + by)) && return 0
+    sleep 0.1
+  done
+  fail "not within $limit s: $what ($name $from -> ${now:-?})"
+}
+
 # ready_nodes: how many nodes synergyctl shows as ready
 ready_nodes() { ctl get nodes | awk 'NR > 1 && $2 == "ready"' | wc -l; }
 

@@ -19,17 +19,20 @@ command -v prlimit >/dev/null || { echo "SKIP: no prlimit (util-linux)"; exit 77
 DAEMON_LOG_PIPE=1
 ROUND_S=1
 POLICY=fifo  # the waiting job must not preempt the long one
+METRICS_PORT=$(free_port)
 start_daemon
 start_node n1 2
 wait_for_nodes 1
 
 # ---- 1. one daemon per state and per port
-sed "s/^listen: .*/listen: 127.0.0.1:$(free_port)/" "$work/synergyd.yaml" >"$work/same-state.yaml"
+sed -e "s/^listen: .*/listen: 127.0.0.1:$(free_port)/" -e "s/^metrics_listen: .*/metrics_listen: \"\"/" \
+  "$work/synergyd.yaml" >"$work/same-state.yaml"
 out=$(timeout 20 "$BIN/synergyd" --config "$work/same-state.yaml" 2>&1)
 rc=$?
 [[ $rc == 2 && $out == *"in use by another synergyd (pid $daemon_pid)"* ]] ||
   fail "a second synergyd on the same state: exit $rc ($out)"
-sed "s|^state_db: .*|state_db: $work/other.db|" "$work/synergyd.yaml" >"$work/same-port.yaml"
+sed -e "s|^state_db: .*|state_db: $work/other.db|" -e "s/^metrics_listen: .*/metrics_listen: \"\"/" \
+  "$work/synergyd.yaml" >"$work/same-port.yaml"
 out=$(timeout 20 "$BIN/synergyd" --config "$work/same-port.yaml" 2>&1)
 rc=$?
 [[ $rc == 2 && $out == *"port is taken"* ]] || fail "a second synergyd on the same port: exit $rc ($out)"
@@ -50,14 +53,14 @@ long=$(plain long 2 600) || fail "submit long"
 for _ in $(seq 100); do [[ $(launches_of "$long") == 1 ]] && break; sleep 0.1; done
 [[ $(launches_of "$long") == 1 ]] || fail "long was not launched"
 waiting=$(plain waiting 1 0.3) || fail "submit waiting"
-sleep 1.5
+wait_for_metric_rise synergy_rounds_total 2 30 "two rounds with a job waiting"
 
 # ---- 2. the disk fills, then frees, under the same daemon
 prlimit --pid "$daemon_pid" --fsize=1: || fail "prlimit"
 out=$(ctl submit -f "$work/a.yaml" 2>&1)
 rc=$?
 [[ $rc != 0 && $out == *"store refused"* ]] || fail "a submission on a full disk: exit $rc ($out)"
-sleep 2.5  # two rounds that cannot be stored
+wait_for_metric_rise synergy_store_failures_total 2 30 "two rounds that cannot be stored"
 prlimit --pid "$daemon_pid" --fsize=unlimited: || fail "prlimit"
 again=$(plain again 1 0.3) || fail "a submission once the disk has room was refused"
 grep -q "the store takes writes again" "$work/synergyd.log" || fail "no log line for the store's recovery"
@@ -68,20 +71,20 @@ prlimit --pid "$daemon_pid" --fsize=1: || fail "prlimit"
 out=$(ctl cancel "$long" 2>&1)
 rc=$?
 [[ $rc != 0 && $out == *"store refused"* ]] || fail "a cancel on a full disk: exit $rc ($out)"
-sleep 2.5
+wait_for_metric_rise synergy_store_failures_total 2 30 "two rounds that cannot be stored"
 grep -q "stopping $long" "$work/node-n1.log" && fail "a cancel that was never stored stopped the job"
 [[ $(launches_of "$waiting") == 0 && $(launches_of "$again") == 0 ]] || fail "a round that was never stored launched a job"
 episodes=$(grep -c "cannot store a change" "$work/synergyd.log")
 [[ $episodes == 2 ]] || fail "$episodes store-failure lines for two episodes (one each expected)"
 echo "ok   during the episode nothing was stopped or launched, and it was logged once"
 kill -9 "$daemon_pid"
-sleep 0.3
+for _ in $(seq 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.05; done
 start_daemon
 wait_for_nodes 1
 for id in "$a" "$b"; do [[ $(state_of "$id") == succeeded ]] || fail "$id is $(state_of "$id") after the restart"; done
 ctl cancel "$long" >/dev/null || fail "cancel after the restart"
 wait_until_done 30 "$waiting" "$again"
-sleep 1.5
+wait_for_metric_rise synergy_rounds_total 2 30 "two rounds after the last job ended"
 for id in "$a" "$b" "$long" "$waiting" "$again"; do
   n=$(launches_of "$id")
   [[ $n == 1 ]] || fail "$id was launched $n times"

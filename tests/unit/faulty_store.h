@@ -4,6 +4,7 @@
 // A refused commit writes nothing (the real store never sees it), as a
 // failed SQLite transaction rolls back.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,12 +22,16 @@ class FaultyStore : public Store {
     int refused = 0;    // commits refused so far
     int committed = 0;  // commits let through so far (empty batches too)
     int slow_ms = 0;    // each commit takes this long (a slow disk), so that groups form
+    // Called as each commit begins, before any fault: a test holds a commit
+    // in flight there while it queues others behind it.
+    std::function<void()> before_commit;
   };
 
   FaultyStore(std::unique_ptr<Store> real, std::shared_ptr<Faults> faults)
       : real_(std::move(real)), faults_(std::move(faults)) {}
 
   absl::Status Commit(const Batch& batch) override {
+    if (faults_->before_commit) faults_->before_commit();
     // An empty batch writes nothing, so a full disk does not refuse it.
     if (faults_->refuse_commits && !batch.empty()) {
       ++faults_->refused;

@@ -163,25 +163,32 @@ TEST(LogRelay, AReaderThatLeftStopsWaitingAtOnce) {
 }
 
 // One reader cannot take every slot; a node is handed a few a heartbeat.
+// The readers wait until the test says stop (never a timeout), and each
+// step waits for the event it needs (the refusals), not for a sleep.
 TEST(LogRelay, OneReaderHasAFewSlotsAndANodeAFewRequestsABeat) {
   daemon::LogRelay relay;
   std::vector<std::thread> readers;
   std::atomic<int> refused{0};
+  std::atomic<int> ended{0};
+  std::atomic<bool> stop{false};
   for (int i = 0; i < daemon::LogRelay::kMaxWaitingPerReader + 2; ++i) {
     readers.emplace_back([&] {
-      auto got = relay.Fetch("n1", "mallory", v1::LogRequest{}, absl::Now() + absl::Seconds(2), [] { return false; });
+      auto got = relay.Fetch("n1", "mallory", v1::LogRequest{}, absl::Now() + absl::Minutes(5),
+                             [&] { return stop.load(); });
       if (got.status().code() == absl::StatusCode::kResourceExhausted) ++refused;
+      ++ended;
     });
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  std::thread other([&] {
-    auto got = relay.Fetch("n1", "alice", v1::LogRequest{}, absl::Now() + absl::Milliseconds(300), [] { return false; });
-    EXPECT_EQ(got.status().code(), absl::StatusCode::kUnavailable) << "alice waits like anyone: not refused";
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // The two readers past the limit are refused at once; the others wait.
+  const absl::Time give_up = absl::Now() + absl::Seconds(60);
+  while (refused.load() < 2 && absl::Now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(refused.load(), 2);
+  EXPECT_EQ(ended.load(), 2) << "a reader within its slots stopped waiting";
+  auto other = relay.Fetch("n1", "alice", v1::LogRequest{}, absl::Now() + absl::Milliseconds(20), [] { return false; });
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kUnavailable) << "alice waits like anyone: not refused";
   EXPECT_EQ(relay.TakeFor("n1").size(), static_cast<size_t>(daemon::LogRelay::kMaxPerHeartbeat));
+  stop = true;
   for (auto& t : readers) t.join();
-  other.join();
   EXPECT_EQ(refused.load(), 2);
 }
 
