@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python example jobs (python/examples, on the synergy package), straight
 # and under synergyd: one node with one GPU and two jobs under LAS with
-# 3 s rounds, so they take turns, each stopped at lease ends (checkpoint
+# 6 s rounds, so they take turns, each stopped at lease ends (checkpoint
 # with torch.save, then rename) and resumed (torch.load). Each must end with
 # the very parameters of a straight run, and its loss must fall.
 # usage: python_jobs.sh BUILD_DIR PYTHON
@@ -20,10 +20,14 @@ for ex in image_train language_train; do
   loss_fell "$ex" "$out"
 done
 
-# Rounds of 3 s: a Python job takes about 2 s to import torch and register.
+# Rounds of 6 s: a Python job takes about 2 s to import torch and register
+# on an idle machine, and over 3 s beside other tests; with rounds of 3 s
+# (as before) the two jobs traded the GPU each round and, loaded, made next
+# to no progress in a lease (one of them was at 24 of 60 iterations after
+# 240 s and 22 leases).
 # A grace of 10 s: two ranks learn of a lease end at their next reports (1 s
 # apart) and stop a margin of 1.25 report intervals' iterations later.
-ROUND_S=3 LEASE_GRACE_S=10 start_daemon
+ROUND_S=6 LEASE_GRACE_S=10 start_daemon
 start_node n1 1
 wait_for_nodes 1
 ids=()
