@@ -84,5 +84,6 @@ slowest_tests() {
   local costs=$1/Testing/Temporary/CTestCostData.txt
   [[ -f $costs ]] || return 0
   echo "=== the ${2:-10} slowest tests in $1 (seconds, from $costs)"
-  awk '/^---/ { exit } { printf "%8.1f  %s\n", $3, $1 }' "$costs" | sort -rn | head -"${2:-10}"
+  # awk, not head: head's early exit would fail the pipeline (pipefail).
+  awk '/^---/ { exit } { printf "%8.1f  %s\n", $3, $1 }' "$costs" | sort -rn | awk -v n="${2:-10}" 'NR <= n'
 }
