@@ -45,7 +45,12 @@ std::string DescribeLease(const v1::Lease& lease) {
     parts.push_back(absl::StrFormat("%s gpus %s cpus %s (%d) mem %.1f GB", s.node(), IdListOrDash(s.gpu_ids()),
                                     IdListOrDash(s.cpu_ids()), s.cpu_ids_size(), s.mem_gb()));
   }
-  return absl::StrCat(absl::StrJoin(parts, "; "), absl::StrFormat(" (speedup %.2f)", lease.speedup()));
+  // A weight other than 1 (a lease on a slower GPU type) is said: it is why
+  // the job's attained service grows slower than its wall time.
+  const double weight = lease.service_weight();
+  const std::string weighed =
+      weight > 0 && weight != 1 ? absl::StrFormat(", service weight %.2f", weight) : std::string();
+  return absl::StrCat(absl::StrJoin(parts, "; "), absl::StrFormat(" (speedup %.2f%s)", lease.speedup(), weighed));
 }
 
 }  // namespace synergy::service

@@ -16,7 +16,8 @@ std::string JobStateName(v1::JobState state);
 std::string FormatIdList(std::vector<int> ids);
 
 // "n1 gpus 0 cpus 0-1 (2) mem 12.0 GB; n2 ... (speedup 1.00)": a lease in
-// synergyd's events and log.
+// synergyd's events and log; "(speedup 1.00, service weight 0.45)" when the
+// lease's service is weighted (a slower GPU type than the base).
 std::string DescribeLease(const v1::Lease& lease);
 
 }  // namespace synergy::service

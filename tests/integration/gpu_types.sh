@@ -34,12 +34,12 @@ echo "submitted ${ids[*]}"
 # a profile measured on a K80 below its CPU knee runs as fast on both). A
 # lease granted while the K80 node was lent for profiling, on a round of
 # V100s only, has none (1).
-weights_seen=0 k80_below_one=0
+weights_seen=0
 deadline=$((SECONDS + 120))
 while ((SECONDS < deadline)); do
   out=$(ctl get jobs -o json | python3 -c "
 import json, sys
-bad, seen, below = [], 0, 0
+bad, seen = [], 0
 for j in json.load(sys.stdin).get('jobs', []):
     lease = j.get('lease')
     if not lease or lease.get('profiling'):
@@ -52,13 +52,12 @@ for j in json.load(sys.stdin).get('jobs', []):
         bad.append(f\"{j['id']} on the V100 node weighs {w}\")
     if 'n2' in nodes and not 0 < w <= 1:
         bad.append(f\"{j['id']} on the K80 node weighs {w}\")
-    below += 'n2' in nodes and w < 1
     seen += 1
-print(seen, below, '; '.join(bad))
+print(seen, '; '.join(bad))
 ")
-  read -r seen below bad <<<"$out"
+  read -r seen bad <<<"$out"
   [[ -n $bad ]] && fail "leases: $bad"
-  weights_seen=$((weights_seen + seen)) k80_below_one=$((k80_below_one + below))
+  weights_seen=$((weights_seen + seen))
   done_count=0
   for id in "${ids[@]}"; do
     case $(state_of "$id") in succeeded | failed | cancelled) done_count=$((done_count + 1)) ;; esac
@@ -67,7 +66,10 @@ print(seen, below, '; '.join(bad))
   sleep 0.5
 done
 ((weights_seen > 0)) || fail "no lease was seen running"
-((k80_below_one > 0)) || fail "no lease on the K80 node was seen weighing less than 1"
+# A K80 lease below 1, from the grants' record rather than a poll: a lease
+# of 2 s on a slow (sanitized) build can fall between two polls.
+grep -h "granted: n2 .*, service weight 0\.[0-9]*)" "$work/synergyd.log" | grep -vq "profiling lease" ||
+  fail "no lease on the K80 node was granted weighing less than 1"
 wait_until_done 5 "${ids[@]}"
 ctl get jobs -o wide
 
