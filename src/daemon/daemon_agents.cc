@@ -97,7 +97,7 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
     jobs_.Move(job, JobMove::kSucceed, "finished its iterations", now_ms);
     // A newer lease (the round moved the job while it finished) that has
     // not launched is withdrawn: nothing will run under it.
-    if (job.has_lease() && job.lease().epoch() != done.epoch() && leases_.LaunchOf(job.id()).launched_on.empty()) {
+    if (job.has_lease() && job.lease().epoch() != done.epoch() && !leases_.LaunchOf(job.id()).launched()) {
       Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
       DropLease(job, LeaseEndCause::kFinished, now_ms);
     }

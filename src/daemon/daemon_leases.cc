@@ -79,6 +79,7 @@ const char* LeaseEndCauseName(LeaseEndCause cause) {
     case LeaseEndCause::kNotReadopted: return "not_readopted";
     case LeaseEndCause::kHeld: return "held";
     case LeaseEndCause::kRequeued: return "requeued";
+    case LeaseEndCause::kNotStarted: return "not_started";
   }
   return "unknown";
 }

@@ -10,20 +10,17 @@
 #include "spdlog/spdlog.h"
 
 namespace synergy::daemon {
-namespace {
-
-// Whether `lease` has a rank on `node`.
-bool LeaseOnNode(const v1::Lease& lease, const std::string& node) {
-  for (const v1::LeaseSlice& s : lease.slices()) {
-    if (s.node() == node) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms,
                                                    bool joins) {
+  if (auto it = nodes_.find(request.name());
+      it != nodes_.end() && it->second.info.alive() &&
+      NodeTable::Stale(it->second, request.incarnation(), request.sequence())) {
+    // The node gave up on this call and has registered since: what it says
+    // is older than what synergyd knows.
+    spdlog::info("node {}: registration {} arrived after call {}: stale, ignored", request.name(), request.sequence(),
+                 it->second.sequence);
+    return config_.heartbeat_interval_ms;
+  }
   Change change(*this);
   bool known = false;
   NodeRecord& n = nodes_.Register(request, now_ms, known);
@@ -41,15 +38,20 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
       v1::Job& job = jobs_.Edit(p.job_id());
       for (const v1::LeaseSlice& s : job.lease().slices()) {
         if (s.node() != request.name()) continue;
-        LeaseTable::Launch& launch = leases_.EditLaunch(p.job_id());
-        if (launch.launched_on.empty()) launch.service_from_ms = now_ms;
-        launch.launched_on.insert(request.name());
-        launch.adopt_deadline_ms = 0;
         leases_.Hold(request.name(), {p.job_id(), p.epoch()},
                      {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
                       std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())});
-        Record(batch, job, absl::StrFormat("lease %d re-adopted on %s", p.epoch(), request.name()), now_ms);
         adopted = true;
+        LeaseTable::Launch& launch = leases_.EditLaunch(p.job_id());
+        if (launch.ordered_on.count(request.name())) {
+          // Ordered before the node registered again: this is its report.
+          ConfirmLaunch(job, request.name(), batch, now_ms);
+          continue;
+        }
+        if (launch.launched_on.empty()) launch.service_from_ms = now_ms;
+        launch.launched_on.insert(request.name());
+        launch.adopt_deadline_ms = 0;
+        Record(batch, job, absl::StrFormat("lease %d re-adopted on %s", p.epoch(), request.name()), now_ms);
       }
     }
     if (!adopted) {
@@ -95,50 +97,103 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
     response.set_reregister(true);
     return response;
   }
+  if (request.incarnation() != 0 && it->second.incarnation != 0 && request.incarnation() != it->second.incarnation) {
+    // Not the synergy-node process that registered (one that restarted, or
+    // a second one of the same name): it registers, with its processes.
+    spdlog::warn("node {}: heartbeat from another synergy-node process than the one registered: asked to register",
+                 request.name());
+    response.set_reregister(true);
+    return response;
+  }
+  if (NodeTable::Stale(it->second, request.incarnation(), request.sequence())) {
+    // The node gave up on this call and a later one overtook it: acting on
+    // its report would undo what the later one said.
+    spdlog::info("node {}: heartbeat {} arrived after call {}: stale, ignored", request.name(), request.sequence(),
+                 it->second.sequence);
+    return response;
+  }
   FoldProgress();
   Change change(*this);
   NodeRecord& n = nodes_.Edit(request.name());
   n.info.set_last_heartbeat_unix_ms(now_ms);
+  if (request.sequence() != 0) n.sequence = request.sequence();
   Batch batch;
+  ApplyReport(n, request, batch, now_ms);
+  if (request.leaving()) Leave(n, batch, now_ms);
+  for (v1::StopOrder& s : leases_.StopsFor(request.name(), n.processes)) *response.add_stop() = std::move(s);
+  // Before launches: a shrink frees CPU ids a launch may be waiting for.
+  if (!request.leaving()) {
+    for (v1::ResizeOrder& r : ResizesFor(request, now_ms)) *response.add_resize() = std::move(r);
+  }
+  for (v1::LaunchOrder& l : LaunchesFor(n, batch, now_ms)) *response.add_launch() = std::move(l);
+  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  return response;
+}
+
+void DaemonState::ApplyReport(NodeRecord& n, const v1::HeartbeatRequest& request, Batch& batch, int64_t now_ms) {
+  const std::string& node = request.name();
   for (const v1::ProcessExit& e : request.exits()) {
     // A node speaks only for its own processes: an exit of a lease that
     // never had a rank here (another node's job) is not believed.
-    if (!leases_.Holds(request.name(), {e.job_id(), e.epoch()}) && !NodeHoldsLease(n, e.job_id(), e.epoch())) {
-      spdlog::warn("node {}: exit reported for {} lease {}, which has no rank on it: ignored", request.name(),
-                   e.job_id(), e.epoch());
+    if (!leases_.Holds(node, {e.job_id(), e.epoch()}) && !NodeHoldsLease(n, e.job_id(), e.epoch())) {
+      if (jobs_.count(e.job_id()) && e.epoch() < leases_.next_epoch()) {
+        // Most likely applied already: the node sends an exit again until a
+        // reply to a heartbeat that carried it arrives.
+        spdlog::debug("node {}: exit of {} lease {} reported again: applied already", node, e.job_id(), e.epoch());
+      } else {
+        spdlog::warn("node {}: exit reported for {} lease {}, which has no rank on it: ignored", node, e.job_id(),
+                     e.epoch());
+      }
       continue;
     }
-    HandleExit(request.name(), e, batch, now_ms);
+    if (const v1::Job* job = CurrentLeaseOf(e.job_id(), e.epoch()); job != nullptr &&
+        leases_.LaunchOf(e.job_id()).ordered_on.count(node)) {
+      ConfirmLaunch(jobs_.Edit(e.job_id()), node, batch, now_ms);  // it ran before the report could show it
+    }
+    HandleExit(node, e, batch, now_ms);
   }
   n.processes.clear();
   bool unknown = false;
   for (const v1::RunningProcess& p : request.running()) {
     n.processes.insert({p.job_id(), p.epoch()});
-    if (!leases_.Holds(request.name(), {p.job_id(), p.epoch()})) {
+    if (!leases_.Holds(node, {p.job_id(), p.epoch()})) {
       // A process this node holds no lease for (one that showed up late, as
       // a Slurm job whose submission was given up on can): stopped, as at
       // registration, so that it neither runs beside its successor nor
       // keeps the node's launches waiting.
       unknown = true;
-      SendStop(request.name(), p.job_id(), p.epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
+      SendStop(node, p.job_id(), p.epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
+      continue;
+    }
+    if (CurrentLeaseOf(p.job_id(), p.epoch()) != nullptr && leases_.LaunchOf(p.job_id()).ordered_on.count(node)) {
+      ConfirmLaunch(jobs_.Edit(p.job_id()), node, batch, now_ms);
     }
   }
   n.unknown_processes = unknown;
-  // Ids of processes that are gone (exit lost with a node restart) are free.
+  // Ids of processes that are gone are free, unless their lease is current
+  // here: ordered (the order goes again) or launched (gone, below).
   std::vector<LeaseTable::JobEpoch> released;
-  for (const auto& [lease, ids] : leases_.HeldOn(request.name())) {
-    if (!n.processes.count(lease) && !leases_.LaunchOf(lease.first).launched_on.count(request.name())) {
-      released.push_back(lease);
+  for (const auto& [lease, ids] : leases_.HeldOn(node)) {
+    if (n.processes.count(lease)) continue;
+    const LeaseTable::Launch& launch = leases_.LaunchOf(lease.first);
+    const bool current = CurrentLeaseOf(lease.first, lease.second) != nullptr;
+    if (!current || (!launch.ordered_on.count(node) && !launch.launched_on.count(node))) released.push_back(lease);
+  }
+  for (const LeaseTable::JobEpoch& lease : released) leases_.Release(node, lease);
+  // A lease's process this node no longer reports, and whose exit it never
+  // reported, is gone (a node restarted without it): ending leases are over
+  // here, current ones have stopped.
+  std::vector<LeaseTable::JobEpoch> gone;
+  for (const auto& [id, epoch] : leases_.EndingOn(node)) {
+    const EndingLease* e = leases_.FindEnding(id, epoch);
+    if (!e->exited.count(node) && !n.processes.count({id, epoch}) && !leases_.Holds(node, {id, epoch})) {
+      gone.emplace_back(id, epoch);
     }
   }
-  for (const LeaseTable::JobEpoch& lease : released) leases_.Release(request.name(), lease);
-  // An ended lease whose process this node no longer has (and never
-  // reported leaving) is over here.
-  std::vector<LeaseTable::JobEpoch> gone;
-  for (const auto& [id, epoch] : leases_.EndingOn(request.name())) {
-    const EndingLease* e = leases_.FindEnding(id, epoch);
-    if (!e->exited.count(request.name()) && !n.processes.count({id, epoch}) &&
-        !leases_.Holds(request.name(), {id, epoch})) {
+  for (const std::string& id : leases_.CurrentOn(node)) {
+    const int64_t epoch = jobs_.at(id).lease().epoch();
+    const LeaseTable::Launch& launch = leases_.LaunchOf(id);
+    if (launch.launched_on.count(node) && !launch.exited_on.count(node) && !n.processes.count({id, epoch})) {
       gone.emplace_back(id, epoch);
     }
   }
@@ -149,110 +204,24 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
     e.set_exit_code(-1);
     e.set_stopped_by_node(true);
     e.set_reason("gone from the node (no exit reported)");
-    HandleExit(request.name(), e, batch, now_ms);
+    HandleExit(node, e, batch, now_ms);
   }
-  if (request.leaving()) Leave(n, batch, now_ms);
-  for (v1::StopOrder& s : leases_.TakeStops(request.name())) *response.add_stop() = std::move(s);
-  // Before launches: a shrink frees CPU ids a launch may be waiting for.
-  if (!request.leaving()) {
-    for (v1::ResizeOrder& r : ResizesFor(request, now_ms)) *response.add_resize() = std::move(r);
-  }
-  for (v1::LaunchOrder& l : LaunchesFor(n, batch, now_ms)) *response.add_launch() = std::move(l);
-  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  return response;
 }
 
-std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batch, int64_t now_ms) {
-  std::vector<v1::LaunchOrder> out;
-  if (n.unknown_processes) return out;  // their ids are unknown: wait for them to stop
-  if (n.info.leaving() || !n.info.alive()) return out;
-  std::set<int> busy_gpus, busy_cpus;
-  for (const auto& [lease, ids] : leases_.HeldOn(n.info.name())) {
-    busy_gpus.insert(ids.gpus.begin(), ids.gpus.end());
-    busy_cpus.insert(ids.cpus.begin(), ids.cpus.end());
-  }
-  // The node's current leases (a copy: launching edits the jobs, not the index).
-  const std::set<std::string> here = leases_.CurrentOn(n.info.name());
-  for (const std::string& id : here) {
-    const v1::Job& current = jobs_.at(id);
-    if (Terminal(current)) continue;
-    if (leases_.LaunchOf(id).launched_on.count(n.info.name())) continue;
-    // Launched before synergyd restarted: adopted when its node reports the
-    // process, else requeued under a new lease at the deadline. Never
-    // launched again under the same lease: its first process may have run
-    // (and ended unseen, as a Slurm job purged while synergyd was down).
-    if (leases_.LaunchOf(id).adopt_deadline_ms > 0) continue;
-    if (leases_.AnyEnding(id)) continue;  // its previous lease's processes still run
-    v1::Job& job = jobs_.Edit(id);
-    LeaseTable::Launch& launch = leases_.EditLaunch(id);
-    const v1::Lease& lease = job.lease();
-    for (const v1::LeaseSlice& s : lease.slices()) {
-      if (s.node() != n.info.name()) continue;
-      bool free = true;
-      for (int g : s.gpu_ids()) free = free && !busy_gpus.count(g);
-      for (int c : s.cpu_ids()) free = free && !busy_cpus.count(c);
-      if (!free) continue;  // an ending lease still holds them
-      v1::LaunchOrder order;
-      order.set_job_id(id);
-      order.set_epoch(lease.epoch());
-      *order.mutable_command() = job.spec().command();
-      *order.mutable_env() = job.spec().env();
-      auto& env = *order.mutable_env();
-      env["SYNERGY_SCHEDULER"] = config_.listen;
-      env["SYNERGY_JOB_ID"] = id;
-      env["SYNERGY_AGENT_TOKEN"] = authenticator_->LeaseCredential(id, lease.epoch());
-      env["SYNERGY_LEASE_EPOCH"] = std::to_string(lease.epoch());
-      env["SYNERGY_GPUS"] = std::to_string(s.gpu_ids_size());
-      env["SYNERGY_CPUS"] = std::to_string(s.cpu_ids_size());
-      env["SYNERGY_MEM_GB"] = absl::StrFormat("%.3f", s.mem_gb());
-      env["SYNERGY_ITERATIONS"] = std::to_string(job.spec().iterations());
-      env["SYNERGY_RESUME_ITERATION"] = std::to_string(job.checkpoint_iteration());
-      env["SYNERGY_CHECKPOINT"] = job.checkpoint_path();
-      env["SYNERGY_RANK"] = std::to_string(s.rank());
-      env["SYNERGY_PROFILING"] = lease.profiling() ? "1" : "0";
-      env["SYNERGY_WORLD_SIZE"] = std::to_string(lease.slices_size());
-      const v1::LeaseSlice& master = lease.slices(0);
-      auto m = nodes_.find(master.node());
-      env["SYNERGY_MASTER_ADDR"] = m != nodes_.end() ? m->second.info.address() : "127.0.0.1";
-      env["SYNERGY_MASTER_PORT"] = std::to_string(29500 + (lease.epoch() % 1000));
-      *order.mutable_gpu_ids() = s.gpu_ids();
-      *order.mutable_cpu_ids() = s.cpu_ids();
-      order.set_mem_gb(s.mem_gb());
-      order.set_user(job.owner());
-      if (launch.launched_on.empty()) {
-        if (job.attempts() == 0) {
-          job.set_first_launch_unix_ms(now_ms);
-          counters_.queue_wait_s.Observe((now_ms - job.submitted_unix_ms()) / 1000.0);
-        }
-        job.set_attempts(job.attempts() + 1);
-        launch.service_from_ms = now_ms;
-      }
-      launch.launched_on.insert(n.info.name());
-      leases_.Hold(n.info.name(), {id, lease.epoch()},
-                   {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
-                    std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())});
-      busy_gpus.insert(s.gpu_ids().begin(), s.gpu_ids().end());
-      busy_cpus.insert(s.cpu_ids().begin(), s.cpu_ids().end());
-      if (!lease.profiling()) {
-        jobs_.Move(job, JobMove::kLaunch, absl::StrFormat("running under lease %d", lease.epoch()), now_ms);
-      }
-      Record(batch, job, absl::StrFormat("lease %d launched on %s (attempt %d)", lease.epoch(),
-                                         n.info.name(), job.attempts()),
-             now_ms);
-      out.push_back(std::move(order));
-    }
-  }
-  return out;
+const v1::Job* DaemonState::CurrentLeaseOf(const std::string& job_id, int64_t epoch) const {
+  auto job = jobs_.find(job_id);
+  if (job == jobs_.end() || !job->second.has_lease() || job->second.lease().epoch() != epoch) return nullptr;
+  return &job->second;
 }
 
 bool DaemonState::NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const {
   auto job = jobs_.find(job_id);
   if (job != jobs_.end() && job->second.has_lease() && job->second.lease().epoch() == epoch &&
-      LeaseOnNode(job->second.lease(), node.info.name())) {
+      SliceOn(job->second.lease(), node.info.name()) != nullptr) {
     return true;
   }
   const EndingLease* ending = leases_.FindEnding(job_id, epoch);
-  return ending != nullptr && LeaseOnNode(ending->lease, node.info.name());
+  return ending != nullptr && SliceOn(ending->lease, node.info.name()) != nullptr;
 }
 
 void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, Batch& batch,

@@ -40,13 +40,6 @@ void LowerMemoryLimits(v1::Lease& lease) {
   }
 }
 
-const v1::LeaseSlice* SliceOn(const v1::Lease& lease, const std::string& node) {
-  for (const v1::LeaseSlice& s : lease.slices()) {
-    if (s.node() == node) return &s;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 bool DaemonState::ResizeLease(v1::Job& job, const Assignment& planned, const std::vector<std::string>& node_names,

@@ -73,8 +73,9 @@ enum class LeaseEndCause {
   kNotReadopted,  // its node did not report it after a daemon restart
   kHeld,          // HoldJob
   kRequeued,      // RequeueJob
+  kNotStarted,    // its node's reports never showed the process its orders asked for
 };
-inline constexpr int kLeaseEndCauses = 11;
+inline constexpr int kLeaseEndCauses = 12;
 const char* LeaseEndCauseName(LeaseEndCause cause);
 
 // Counters and distributions behind /metrics, since this daemon started.
@@ -166,6 +167,10 @@ class DaemonState {
   // when the job has ended.
   absl::StatusOr<v1::Job> SetPriority(const std::string& job_id, int priority, const std::string& by, bool may_raise,
                                       int64_t now_ms);
+
+  // Launch orders a lease gets without a report of its process before it
+  // ends (LaunchesFor): a lost reply costs one heartbeat, not the lease.
+  static constexpr int kLaunchOrdersBeforeRequeue = 10;
 
   // ---- node API
   // A node that registered with a join credential (durable): it holds a
@@ -308,6 +313,13 @@ class DaemonState {
   // a launched one counts as the job's last run.
   void DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms);
   void SendStop(const std::string& node, const std::string& job, int64_t epoch, int64_t grace_ms);
+  // A node's report (heartbeat): its exits applied, its processes
+  // recorded, the launches it shows confirmed, processes of no lease here
+  // ordered to stop, and leases whose processes it no longer shows (nor
+  // their exits) taken as gone.
+  void ApplyReport(NodeRecord& node, const v1::HeartbeatRequest& request, Batch& batch, int64_t now_ms);
+  // The job when `epoch` is its current lease's, else null.
+  const v1::Job* CurrentLeaseOf(const std::string& job_id, int64_t epoch) const;
   // The node has (or had) a rank of this lease: only then may it report on it.
   bool NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const;
   void HandleExit(const std::string& node, const v1::ProcessExit& exit, Batch& batch, int64_t now_ms);
@@ -338,7 +350,18 @@ class DaemonState {
   // counted as ending, say of a job that finished meanwhile, may still
   // hold them; CPU ids short of the plan are Grant's warning, as always).
   bool StillGrantable(const std::string& id, const Assignment& planned, const std::vector<std::string>& node_names) const;
+  // ---- launches (daemon_launches.cc)
+  // The launch orders for the reply to `node`'s heartbeat: its current
+  // leases whose process its report does not show, ordered for the first
+  // time once their ids are free there, else again; a lease ordered
+  // kLaunchOrdersBeforeRequeue times without a report of its process ends
+  // (LeaseEndCause::kNotStarted) and its job waits for the next round.
   std::vector<v1::LaunchOrder> LaunchesFor(NodeRecord& node, Batch& batch, int64_t now_ms);
+  v1::LaunchOrder LaunchOrderFor(const v1::Job& job, const v1::LeaseSlice& slice) const;
+  // `node` reported the process of `job`'s current lease (running, or its
+  // exit): the lease is launched there; the first node's report starts
+  // its time held (and the job's first launch). Attempts count orders.
+  void ConfirmLaunch(v1::Job& job, const std::string& node, Batch& batch, int64_t now_ms);
 
   // ---- resize in place (daemon_resize.cc)
   // Amends the job's current lease to `planned`'s CPUs and memory on the

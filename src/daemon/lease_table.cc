@@ -106,11 +106,18 @@ void LeaseTable::OrderStop(const std::string& node, const v1::StopOrder& stop) {
   queued.push_back(stop);
 }
 
-std::vector<v1::StopOrder> LeaseTable::TakeStops(const std::string& node) {
+std::vector<v1::StopOrder> LeaseTable::StopsFor(const std::string& node, const std::set<JobEpoch>& running) {
   if (!stops_.count(node)) return {};
-  std::vector<v1::StopOrder> out = stops_.at(node);
-  stops_.Erase(node);
-  return out;
+  std::vector<v1::StopOrder> wanted;
+  for (const v1::StopOrder& s : stops_.at(node)) {
+    if (running.count({s.job_id(), s.epoch()})) wanted.push_back(s);
+  }
+  if (wanted.empty()) {
+    stops_.Erase(node);
+  } else if (wanted.size() != stops_.at(node).size()) {
+    stops_.EditOrAdd(node) = wanted;
+  }
+  return wanted;
 }
 
 void LeaseTable::DropStops(const std::string& node) {

@@ -3,11 +3,11 @@
 // (ended by a round, a crash or a leaving node, with processes that have
 // not all exited yet); of which leases, current or ending, have a rank on
 // each node; of the GPU and CPU ids each node has granted and each
-// launched process holds; and of the stop orders waiting for a node's next
-// heartbeat. A job's current lease is its record's (v1::Job.lease, stored
-// with the job); the table indexes it by node from its grant to its drop,
-// so that a node's heartbeat, loss or leaving touches the node's own
-// leases, not every job's.
+// launched process holds; and of the stop orders a node is given until its
+// reports no longer show the process. A job's current lease is its
+// record's (v1::Job.lease, stored with the job); the table indexes it by
+// node from its grant to its drop, so that a node's heartbeat, loss or
+// leaving touches the node's own leases, not every job's.
 //
 // Two questions about ids, two answers: an id is free to grant when no
 // current lease has it (an ending lease's ids are planned again at once),
@@ -27,6 +27,14 @@
 #include "synergy/v1/synergy.pb.h"
 
 namespace synergy::daemon {
+
+// The lease's rank on `node` (a lease has at most one per node), or null.
+inline const v1::LeaseSlice* SliceOn(const v1::Lease& lease, const std::string& node) {
+  for (const v1::LeaseSlice& s : lease.slices()) {
+    if (s.node() == node) return &s;
+  }
+  return nullptr;
+}
 
 // A lease that ended while its processes may still run.
 struct EndingLease {
@@ -64,7 +72,12 @@ class LeaseTable {
   // report it. Made empty when the lease is indexed, gone when it is
   // forgotten.
   struct Launch {
+    // Nodes whose reports have shown its process (running or exited).
     std::set<std::string> launched_on;
+    // Nodes a launch order went to whose reports have not shown the
+    // process yet, with how many orders each has had: the order repeats
+    // every heartbeat until a report shows it (a reply may be lost).
+    std::map<std::string, int> ordered_on;
     std::set<std::string> exited_on;
     int64_t adopt_deadline_ms = 0;  // after a restart: 0 = adopted or new
     // Its time held is counted from here (launch, re-adoption, or the last
@@ -75,8 +88,8 @@ class LeaseTable {
     // limit waits for the job to shed, when the node lowers it anyway.
     int64_t node_revision = 0;
     int64_t shed_deadline_ms = 0;
-    // It has (or, after a restart, may have) processes.
-    bool launched() const { return !launched_on.empty() || adopt_deadline_ms > 0; }
+    // It has (or, ordered or after a restart, may have) processes.
+    bool launched() const { return !launched_on.empty() || !ordered_on.empty() || adopt_deadline_ms > 0; }
   };
   const Launch& LaunchOf(const std::string& job) const;  // an empty one when it holds no lease
   Launch& EditLaunch(const std::string& job);             // it must hold one
@@ -98,10 +111,12 @@ class LeaseTable {
   bool Holds(const std::string& node, const JobEpoch& lease) const;
   const std::map<JobEpoch, HeldIds>& HeldOn(const std::string& node) const;
 
-  // Stop orders for `node`'s next heartbeat: one per process (a repeated
-  // order keeps the shorter grace).
+  // Stop orders for `node`: one per process (a repeated order keeps the
+  // shorter grace). An order is not taken for delivered: it goes with the
+  // reply to every heartbeat that still reports its process (StopsFor), and
+  // is dropped once one does not.
   void OrderStop(const std::string& node, const v1::StopOrder& stop);
-  std::vector<v1::StopOrder> TakeStops(const std::string& node);
+  std::vector<v1::StopOrder> StopsFor(const std::string& node, const std::set<JobEpoch>& running);
   void DropStops(const std::string& node);
 
   // `ending.lease` (job id and epoch) is ending.

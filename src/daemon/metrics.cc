@@ -94,7 +94,8 @@ std::string RenderMetrics(const DaemonState& state, int64_t now_ms) {
   m.Counter("synergy_leases_granted_total", "Leases granted.", k.leases_granted);
   m.Family("synergy_leases_ended_total", "counter",
            "Leases ended, by cause: round (planned away), profiled, cancelled, finished (withdrawn unlaunched), "
-           "exited, crashed, node_leaving, node_lost, not_readopted (after a restart).");
+           "exited, crashed, node_leaving, node_lost, not_readopted (after a restart), held, requeued, not_started "
+           "(its node never reported the process launched).");
   for (int i = 0; i < kLeaseEndCauses; ++i) {
     m.Sample("synergy_leases_ended_total", {{"cause", LeaseEndCauseName(static_cast<LeaseEndCause>(i))}},
              k.leases_ended_by_cause[i]);

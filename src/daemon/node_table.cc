@@ -57,7 +57,13 @@ NodeTable::NodeRecord& NodeTable::Register(const v1::RegisterNodeRequest& reques
   n.info.set_cgroups(request.cgroups());
   n.processes.clear();
   n.unknown_processes = false;
+  n.incarnation = request.incarnation();
+  n.sequence = request.sequence();
   return n;
+}
+
+bool NodeTable::Stale(const NodeRecord& n, uint64_t incarnation, uint64_t sequence) {
+  return incarnation != 0 && incarnation == n.incarnation && sequence != 0 && sequence <= n.sequence;
 }
 
 void NodeTable::SetDrained(const std::string& name, NodeDrain drain) {

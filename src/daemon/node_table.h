@@ -29,6 +29,11 @@ class NodeTable {
     v1::Node info;
     std::set<std::pair<std::string, int64_t>> processes;  // (job, epoch) the node reports
     bool unknown_processes = false;  // processes of leases we cannot place: launches wait
+    // The synergy-node process that registered, and its latest call's
+    // number (RegisterNodeRequest.incarnation, .sequence): an earlier call
+    // that arrives later is stale.
+    uint64_t incarnation = 0;
+    uint64_t sequence = 0;
   };
   using Records = std::map<std::string, NodeRecord>;
 
@@ -55,6 +60,9 @@ class NodeTable {
   // Alive nodes not heard from for more than `timeout_ms` at `now_ms`.
   std::vector<std::string> Silent(int64_t now_ms, int64_t timeout_ms) const;
   bool Joined(const std::string& name) const { return joined_.count(name) > 0; }
+  // A call of the process that registered `n` (same incarnation) numbered
+  // no later than one already taken: it overtook nothing, it was overtaken.
+  static bool Stale(const NodeRecord& n, uint64_t incarnation, uint64_t sequence);
 
   // ---- changing (journaled while a change is open)
   // The node's record as it registers now: alive, not leaving, drained as

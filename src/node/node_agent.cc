@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
 
 #include "node/job_account.h"
@@ -53,6 +54,10 @@ NodeAgent::NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<Process
       reconnect_(std::move(reconnect)),
       stub_(v1::NodeService::NewStub(channel)),
       interval_ms_(config_.heartbeat_interval_ms) {
+  std::random_device random;
+  do {
+    incarnation_ = (static_cast<uint64_t>(random()) << 32) ^ random();
+  } while (incarnation_ == 0);
   std::error_code ec;
   std::filesystem::create_directories(config_.log_dir, ec);
   if (!config_.credential_file.empty()) {
@@ -115,6 +120,8 @@ bool NodeAgent::Register() {
   req.mutable_resources()->set_gpus_declared(offer_.gpus_declared);
   req.mutable_resources()->set_gpu_type(offer_.gpu_type);
   req.set_cgroups(cgroups_);
+  req.set_incarnation(incarnation_);
+  req.set_sequence(++sequence_);
   ReportRunning(*req.mutable_running());
   grpc::ClientContext ctx;
   ctx.set_deadline(CallDeadline(interval_ms_));
@@ -156,6 +163,8 @@ bool NodeAgent::Step() {
   v1::HeartbeatRequest req;
   req.set_name(offer_.name);
   req.set_leaving(stats_.leaving);
+  req.set_incarnation(incarnation_);
+  req.set_sequence(++sequence_);
   ReportRunning(*req.mutable_running());
   for (const v1::ProcessExit& e : unsent_exits_) *req.add_exits() = e;
   grpc::ClientContext ctx;
@@ -247,68 +256,93 @@ void NodeAgent::KeepOutputUnderCap() {
 }
 
 void NodeAgent::Apply(const v1::HeartbeatResponse& resp) {
+  std::set<std::pair<std::string, int64_t>> stopping;
+  for (const ProcessLauncher::Running& r : launcher_->running()) {
+    if (r.stopping) stopping.insert({r.job_id, r.epoch});
+  }
   for (const v1::StopOrder& s : resp.stop()) {
-    spdlog::info("node {}: stopping {} lease {} (grace {} ms)", offer_.name, s.job_id(), s.epoch(), s.grace_ms());
+    // Repeated every heartbeat until the process is gone: said once.
+    if (!stopping.count({s.job_id(), s.epoch()})) {
+      spdlog::info("node {}: stopping {} lease {} (grace {} ms)", offer_.name, s.job_id(), s.epoch(), s.grace_ms());
+      ++stats_.stop_orders;
+    }
     launcher_->Stop(s.job_id(), s.epoch(), std::chrono::milliseconds(s.grace_ms()));
-    ++stats_.stop_orders;
   }
   for (const v1::ResizeOrder& r : resp.resize()) Resize(r);
-  for (const v1::LaunchOrder& l : resp.launch()) {
-    if (stats_.leaving) {
-      // Sent before synergyd heard the node is leaving: not started.
-      v1::ProcessExit x;
-      x.set_job_id(l.job_id());
-      x.set_epoch(l.epoch());
-      x.set_exit_code(-1);
-      x.set_stopped_by_node(true);
-      x.set_reason("not launched: the node is shutting down");
-      unsent_exits_.push_back(std::move(x));
-      continue;
-    }
-    LaunchSpec spec;
-    spec.job_id = l.job_id();
-    spec.epoch = l.epoch();
-    spec.argv.assign(l.command().begin(), l.command().end());
-    for (const auto& [k, v] : l.env()) spec.env[k] = v;
-    // The agent reaches synergyd the way this node does.
-    spec.env["SYNERGY_SCHEDULER"] = config_.scheduler;
-    if (config_.plaintext) spec.env["SYNERGY_PLAINTEXT"] = "1";
-    if (!config_.tls_ca.empty()) spec.env["SYNERGY_TLS_CA"] = config_.tls_ca;
-    if (!config_.tls_server_name.empty()) spec.env["SYNERGY_TLS_SERVER_NAME"] = config_.tls_server_name;
-    spec.env_passthrough = config_.job_env_passthrough;
-    auto account = AccountForJob(l.user(), {config_.accounts, config_.allow_root_jobs, config_.run_jobs_as_node_user});
-    if (account.ok()) spec.account = *account;
-    spec.gpu_ids.assign(l.gpu_ids().begin(), l.gpu_ids().end());
-    const CpuConfinement cpus = CpusFor(offer_, l.cpu_ids());
-    spec.cpu_ids = cpus.cpu_ids;
-    spec.cpu_cores = cpus.cpu_cores;
-    if (offer_.cores_per_cpu > 0) {
-      // What one of its CPUs is worth, for the agent's profiler, which
-      // under a profiling lease also sets the CPU time of each point.
-      spec.env["SYNERGY_CORES_PER_CPU"] = fmt::format("{}", offer_.cores_per_cpu);
-      spec.delegate_cpu_limit = l.env().count("SYNERGY_PROFILING") && l.env().at("SYNERGY_PROFILING") == "1";
-    }
-    spec.mem_bytes = Bytes(l.mem_gb());
-    spec.log_dir = config_.log_dir;
-    spec.work_dir = config_.work_dir;
-    absl::StatusOr<pid_t> pid = account.ok() ? launcher_->Launch(spec) : absl::StatusOr<pid_t>(account.status());
-    if (!pid.ok()) {
-      spdlog::error("node {}: {} lease {}: {}", offer_.name, l.job_id(), l.epoch(), std::string(pid.status().message()));
-      v1::ProcessExit x;
-      x.set_job_id(l.job_id());
-      x.set_epoch(l.epoch());
-      x.set_exit_code(127);
-      x.set_reason(ReasonForDaemon(pid.status().message()));
-      x.set_launch_refused(!account.ok());
-      unsent_exits_.push_back(std::move(x));
-      ++stats_.launch_failures;
-      continue;
-    }
-    ++stats_.launches;
-    applied_[{l.job_id(), l.epoch()}] = Applied{0, l.mem_gb(), 0};
-    spdlog::info("node {}: launched {} lease {} pid {} (gpus {}, {} cpus, {:.1f} GB)", offer_.name, l.job_id(),
-                 l.epoch(), *pid, l.gpu_ids_size(), l.cpu_ids_size(), l.mem_gb());
+  for (const v1::LaunchOrder& l : resp.launch()) Launch(l);
+}
+
+bool NodeAgent::NoteStarted(const std::pair<std::string, int64_t>& lease) {
+  if (!started_.insert(lease).second) return false;
+  started_order_.push_back(lease);
+  if (started_order_.size() > kStartedKept) {
+    started_.erase(started_order_.front());
+    started_order_.pop_front();
   }
+  return true;
+}
+
+void NodeAgent::Launch(const v1::LaunchOrder& l) {
+  // A repeated order (its reply to an earlier heartbeat was received after
+  // all, or synergyd had not seen the report yet): started once only.
+  if (!NoteStarted({l.job_id(), l.epoch()})) {
+    spdlog::debug("node {}: {} lease {}: launch order repeated; started already", offer_.name, l.job_id(), l.epoch());
+    return;
+  }
+  if (stats_.leaving) {
+    // Sent before synergyd heard the node is leaving: not started.
+    v1::ProcessExit x;
+    x.set_job_id(l.job_id());
+    x.set_epoch(l.epoch());
+    x.set_exit_code(-1);
+    x.set_stopped_by_node(true);
+    x.set_reason("not launched: the node is shutting down");
+    unsent_exits_.push_back(std::move(x));
+    return;
+  }
+  LaunchSpec spec;
+  spec.job_id = l.job_id();
+  spec.epoch = l.epoch();
+  spec.argv.assign(l.command().begin(), l.command().end());
+  for (const auto& [k, v] : l.env()) spec.env[k] = v;
+  // The agent reaches synergyd the way this node does.
+  spec.env["SYNERGY_SCHEDULER"] = config_.scheduler;
+  if (config_.plaintext) spec.env["SYNERGY_PLAINTEXT"] = "1";
+  if (!config_.tls_ca.empty()) spec.env["SYNERGY_TLS_CA"] = config_.tls_ca;
+  if (!config_.tls_server_name.empty()) spec.env["SYNERGY_TLS_SERVER_NAME"] = config_.tls_server_name;
+  spec.env_passthrough = config_.job_env_passthrough;
+  auto account = AccountForJob(l.user(), {config_.accounts, config_.allow_root_jobs, config_.run_jobs_as_node_user});
+  if (account.ok()) spec.account = *account;
+  spec.gpu_ids.assign(l.gpu_ids().begin(), l.gpu_ids().end());
+  const CpuConfinement cpus = CpusFor(offer_, l.cpu_ids());
+  spec.cpu_ids = cpus.cpu_ids;
+  spec.cpu_cores = cpus.cpu_cores;
+  if (offer_.cores_per_cpu > 0) {
+    // What one of its CPUs is worth, for the agent's profiler, which
+    // under a profiling lease also sets the CPU time of each point.
+    spec.env["SYNERGY_CORES_PER_CPU"] = fmt::format("{}", offer_.cores_per_cpu);
+    spec.delegate_cpu_limit = l.env().count("SYNERGY_PROFILING") && l.env().at("SYNERGY_PROFILING") == "1";
+  }
+  spec.mem_bytes = Bytes(l.mem_gb());
+  spec.log_dir = config_.log_dir;
+  spec.work_dir = config_.work_dir;
+  absl::StatusOr<pid_t> pid = account.ok() ? launcher_->Launch(spec) : absl::StatusOr<pid_t>(account.status());
+  if (!pid.ok()) {
+    spdlog::error("node {}: {} lease {}: {}", offer_.name, l.job_id(), l.epoch(), std::string(pid.status().message()));
+    v1::ProcessExit x;
+    x.set_job_id(l.job_id());
+    x.set_epoch(l.epoch());
+    x.set_exit_code(127);
+    x.set_reason(ReasonForDaemon(pid.status().message()));
+    x.set_launch_refused(!account.ok());
+    unsent_exits_.push_back(std::move(x));
+    ++stats_.launch_failures;
+    return;
+  }
+  ++stats_.launches;
+  applied_[{l.job_id(), l.epoch()}] = Applied{0, l.mem_gb(), 0};
+  spdlog::info("node {}: launched {} lease {} pid {} (gpus {}, {} cpus, {:.1f} GB)", offer_.name, l.job_id(),
+               l.epoch(), *pid, l.gpu_ids_size(), l.cpu_ids_size(), l.mem_gb());
 }
 
 void NodeAgent::Run(const std::atomic<bool>& stop) {

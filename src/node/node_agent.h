@@ -1,15 +1,21 @@
 #pragma once
 // synergy-node's loop: register with synergyd, then heartbeat. Each
-// heartbeat carries the processes this node runs and those that exited;
-// the reply carries launch and stop orders, carried out before the next
-// heartbeat. When synergyd is unreachable the processes keep running and
+// heartbeat carries the processes this node runs and every exit synergyd
+// has not acknowledged (a reply received); the reply carries launch and
+// stop orders, carried out before the next heartbeat. Orders repeat until
+// a heartbeat shows them done (docs/protocol.md): a (job, epoch) is
+// started at most once, a repeated stop only shortens the grace. Calls are
+// numbered within this process's incarnation, so that synergyd tells a
+// call that overtook one the node gave up on from a new one. When synergyd is unreachable the processes keep running and
 // the node retries (logging once per outage); a daemon that does not know
 // the node (it restarted) asks it to register again, with its running
 // processes, so their leases can be re-adopted.
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +61,11 @@ class NodeAgent {
   std::string Credential() const;
   void KeepIssuedCredential(const std::string& credential);
   void Apply(const v1::HeartbeatResponse& response);
+  // Starts one launch order's process, unless this process started that
+  // lease before; a refusal is queued as its exit.
+  void Launch(const v1::LaunchOrder& order);
+  // Records a lease as started here; false when it was already.
+  bool NoteStarted(const std::pair<std::string, int64_t>& lease);
   // A resize in place: the job's cgroup follows the order (never an older
   // revision than applied).
   void Resize(const v1::ResizeOrder& order);
@@ -76,6 +87,14 @@ class NodeAgent {
   int interval_ms_;
   int64_t lease_grace_ms_ = 30000;  // synergyd's, from registration
   std::vector<v1::ProcessExit> unsent_exits_;
+  // Leases started by this process (running or not), oldest first, at
+  // most kStartedKept: a repeated launch order for one is not started again.
+  static constexpr size_t kStartedKept = 4096;
+  std::set<std::pair<std::string, int64_t>> started_;
+  std::deque<std::pair<std::string, int64_t>> started_order_;
+  // This process, as its calls say it (RegisterNodeRequest.incarnation).
+  uint64_t incarnation_;
+  uint64_t sequence_ = 0;
   std::string issued_credential_;  // from a join (and credential_file)
   // Per running (job, epoch): the lease revision and memory limit its
   // cgroup has (from the launch, then from resize orders).

@@ -53,7 +53,12 @@ start_daemon() {
     echo "heartbeat_interval_ms: ${HEARTBEAT_MS:-200}"
     echo "heartbeat_timeout_s: ${HEARTBEAT_TIMEOUT_S:-3}"
     echo "max_retries: 1"
-    echo "tls: {cert: $pki/synergyd.crt, key: $pki/synergyd.key, client_ca: $pki/ca.crt, require_node_certificates: true}"
+    if [[ ${PLAINTEXT:-0} == 1 ]]; then
+      # Plain text on loopback, for the tests whose proxy reads the messages.
+      echo "tls: {plaintext: true}"
+    else
+      echo "tls: {cert: $pki/synergyd.crt, key: $pki/synergyd.key, client_ca: $pki/ca.crt, require_node_certificates: true}"
+    fi
     echo "auth:"
     echo "  users: [{name: alice, tenant: vision, token: $ALICE_TOKEN}, {name: bob, tenant: nlp, token: $BOB_TOKEN}]"
     echo "  admins: [{name: admin, token: $ADMIN_TOKEN}]"
@@ -62,6 +67,7 @@ start_daemon() {
     echo "  node_join: [{token: $JOIN_TOKEN}]"
     for line in "$@"; do echo "$line"; done
   } >"$work/synergyd.yaml"
+  [[ ${PLAINTEXT:-0} == 1 ]] && export SYNERGY_PLAINTEXT=1
   if [[ ${DAEMON_LOG_PIPE:-0} == 1 ]]; then
     # Through a pipe, which no file-size limit put on synergyd can cut.
     local fifo=$work/synergyd.fifo
@@ -80,16 +86,21 @@ start_daemon() {
   fail "synergyd did not start"
 }
 
-# start_node NAME GPUS (NODE_CPUS: the cpus list, NODE_EXTRA: more yaml lines).
+# start_node NAME GPUS (NODE_CPUS: the cpus list, NODE_EXTRA: more yaml lines,
+# NODE_SCHEDULER: where it reaches synergyd, PLAINTEXT=1: without TLS).
 # Jobs run as the node's own account (a test machine has no per-user
 # accounts; tests/integration/security.sh checks running as the owner).
 start_node() {
   local name=$1 gpus=$2
-  local root_jobs=false
+  local root_jobs=false tls
   [[ $(id -u) == 0 ]] && root_jobs=true
+  tls="tls_ca: $pki/ca.crt
+tls_cert: $pki/$name.crt
+tls_key: $pki/$name.key"
+  [[ ${PLAINTEXT:-0} == 1 ]] && tls="plaintext: true"
   cat >"$work/node-$name.yaml" <<NODE
 name: $name
-scheduler: $server
+scheduler: ${NODE_SCHEDULER:-$server}
 gpus: $gpus
 cpus: [${NODE_CPUS:-0, 1, 2, 3, 4, 5}]
 ${NODE_EXTRA:-}
@@ -97,9 +108,7 @@ memory_gb: ${NODE_MEMORY_GB:-24}
 log_dir: $work/logs-$name
 work_dir: ${NODE_WORK_DIR:-$work}
 token: ${NODE_TOKEN[$name]}
-tls_ca: $pki/ca.crt
-tls_cert: $pki/$name.crt
-tls_key: $pki/$name.key
+$tls
 run_jobs_as_node_user: ${NODE_AS_NODE_USER:-true}
 allow_root_jobs: ${NODE_ROOT_JOBS:-$root_jobs}
 accounts: {${NODE_ACCOUNTS:-}}

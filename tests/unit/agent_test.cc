@@ -144,7 +144,8 @@ TEST_F(AgentWithDaemon, StopsAtAnIterationBoundaryWhenTheLeaseEnds) {
   const std::string a = Submit();
   v1::Job job = WithLease(a);
   ASSERT_TRUE(job.has_lease());
-  ASSERT_EQ(Beat({}).launch_size(), 1);  // launched: the lease counts as running
+  ASSERT_EQ(Beat({}).launch_size(), 1);
+  Beat({{a, job.lease().epoch()}});  // launched: the lease counts as running
   AgentOptions options;
   options.report_interval_ms = 20;
   auto agent = ConnectTo(job, options);

@@ -64,15 +64,12 @@ TEST_F(DaemonGpuTypesTest, EachJobRunsOnOneTypeAndItsLeaseWeighsItsServiceByTheT
   EXPECT_DOUBLE_EQ(ja.lease().service_weight(), 1.0);
   EXPECT_NEAR(jb.lease().service_weight(), k80_weight, 1e-12);
 
-  // Both launch at 1 s and hold their GPUs for 10 s.
-  ASSERT_EQ(Beat(*s, "fast", 1000).launch_size(), 1);
-  ASSERT_EQ(Beat(*s, "slow", 1000).launch_size(), 1);
-  v1::RunningProcess pa, pb;
-  pa.set_job_id(a);
-  pa.set_epoch(ja.lease().epoch());
-  pb.set_job_id(b);
-  pb.set_epoch(jb.lease().epoch());
-  for (int64_t t = 2000; t <= 11000; t += 1000) {
+  // Both launch at 1 s (their nodes' first reports) and hold their GPUs for 10 s.
+  ASSERT_EQ(Beat(*s, "fast", 500).launch_size(), 1);
+  ASSERT_EQ(Beat(*s, "slow", 500).launch_size(), 1);
+  const v1::RunningProcess pa = Running(a, ja.lease().epoch());
+  const v1::RunningProcess pb = Running(b, jb.lease().epoch());
+  for (int64_t t = 1000; t <= 11000; t += 1000) {
     Beat(*s, "fast", t, {pa});
     Beat(*s, "slow", t, {pb});
   }

@@ -16,7 +16,10 @@ TEST_F(DaemonStateTest, MetricsCountLeaseEndsByCauseAndObserveQueueWaitAndComple
   const std::string cancelled = *s->Submit(Spec(1), "alice", 0);
   ASSERT_TRUE(s->RunRound(0).ok());
   const int64_t done_epoch = s->GetJob(done)->lease().epoch();
-  Beat(*s, "n1", 3000);  // both launch 3 s after their submission
+  const int64_t cancelled_epoch = s->GetJob(cancelled)->lease().epoch();
+  Beat(*s, "n1", 2000);
+  // Both launch 3 s after their submission: the node's report shows them.
+  Beat(*s, "n1", 3000, {Running(done, done_epoch), Running(cancelled, cancelled_epoch)});
   ASSERT_TRUE(s->Cancel(cancelled, 4000).ok());
   Beat(*s, "n1", 9000, {}, {Exit(done, done_epoch, 0)});  // succeeds 9 s after submission
   const std::string text = RenderMetrics(*s, 10000);

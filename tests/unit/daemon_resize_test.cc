@@ -10,7 +10,7 @@
 namespace synergy::daemon {
 namespace {
 
-v1::RunningProcess Running(const std::string& job, int64_t epoch, int64_t revision, double mem_limit_gb) {
+v1::RunningProcess RunningWith(const std::string& job, int64_t epoch, int64_t revision, double mem_limit_gb) {
   v1::RunningProcess p;
   p.set_job_id(job);
   p.set_epoch(epoch);
@@ -61,6 +61,7 @@ class ResizeTest : public DaemonStateTest {
     epoch_ = lease.epoch();
     alone_ = lease.slices(0);
     ASSERT_EQ(Beat(*s_, "n1", 10).launch_size(), 1);
+    Beat(*s_, "n1", 15, {RunningWith(a_, epoch_, 0, alone_.mem_gb())});  // launched
     auto reply = s_->ReportProgress(Report(a_, epoch_, follows_resizes), 20);
     ASSERT_TRUE(reply.ok()) << reply.status();
     EXPECT_EQ(reply->revision(), 0) << "nothing resized yet";
@@ -101,7 +102,7 @@ TEST_F(ResizeTest, APeerShrinksTheJobInPlaceAndTheNodeChangesItBeforeTheAgentHea
 
   // The node's next heartbeat carries the resize; the peer is launched on
   // the freed CPUs only once the node reports it applied it.
-  v1::HeartbeatResponse beat = Beat(*s_, "n1", 60020, {Running(a_, epoch_, 0, alone_.mem_gb())});
+  v1::HeartbeatResponse beat = Beat(*s_, "n1", 60020, {RunningWith(a_, epoch_, 0, alone_.mem_gb())});
   const v1::ResizeOrder* order = OrderFor(beat, a_);
   ASSERT_NE(order, nullptr);
   EXPECT_EQ(order->revision(), 1);
@@ -110,13 +111,13 @@ TEST_F(ResizeTest, APeerShrinksTheJobInPlaceAndTheNodeChangesItBeforeTheAgentHea
   EXPECT_DOUBLE_EQ(held_limit, std::max(alone_.mem_gb(), shrunk.mem_gb()))
       << "memory is not lowered before the job sheds";
   EXPECT_EQ(beat.launch_size(), 0) << "the job may still run on the CPUs the peer gets";
-  beat = Beat(*s_, "n1", 60025, {Running(a_, epoch_, 0, alone_.mem_gb())});
+  beat = Beat(*s_, "n1", 60025, {RunningWith(a_, epoch_, 0, alone_.mem_gb())});
   EXPECT_NE(OrderFor(beat, a_), nullptr) << "repeated until the node reports it applied";
   EXPECT_EQ(beat.launch_size(), 0);
 
   // Applied: no order again, the peer launches, and the agent hears its
   // allocation.
-  beat = Beat(*s_, "n1", 60030, {Running(a_, epoch_, 1, held_limit)});
+  beat = Beat(*s_, "n1", 60030, {RunningWith(a_, epoch_, 1, held_limit)});
   EXPECT_EQ(OrderFor(beat, a_), nullptr);
   ASSERT_EQ(beat.launch_size(), 1);
   EXPECT_EQ(beat.launch(0).job_id(), b);
@@ -137,11 +138,11 @@ TEST_F(ResizeTest, ALowerMemoryLimitWaitsForTheAgentsConfirmation) {
   const v1::LeaseSlice shrunk = s_->GetJob(a_)->lease().slices(0);
   if (!(shrunk.mem_gb() < alone_.mem_gb())) GTEST_SKIP() << "the plan did not lower the job's memory";
   EXPECT_DOUBLE_EQ(shrunk.mem_limit_gb(), alone_.mem_gb());
-  Beat(*s_, "n1", 60010, {Running(a_, epoch_, 0, alone_.mem_gb())});
+  Beat(*s_, "n1", 60010, {RunningWith(a_, epoch_, 0, alone_.mem_gb())});
   // An agent cannot confirm what it cannot have heard of.
   ASSERT_TRUE(s_->ReportProgress(Report(a_, epoch_, true, 1), 60015).ok());
   EXPECT_EQ(s_->GetJob(a_)->lease().applied_revision(), 0) << "taken before the node applied it";
-  Beat(*s_, "n1", 60020, {Running(a_, epoch_, 1, alone_.mem_gb())});
+  Beat(*s_, "n1", 60020, {RunningWith(a_, epoch_, 1, alone_.mem_gb())});
   // A report that is news (applied 1) goes past the board to the daemon.
   v1::ProgressReply unused;
   EXPECT_FALSE(s_->progress_board().Take(Report(a_, epoch_, true, 1), unused));
@@ -149,7 +150,7 @@ TEST_F(ResizeTest, ALowerMemoryLimitWaitsForTheAgentsConfirmation) {
   const v1::Lease confirmed = s_->GetJob(a_)->lease();
   EXPECT_EQ(confirmed.applied_revision(), 1);
   EXPECT_DOUBLE_EQ(confirmed.slices(0).mem_limit_gb(), shrunk.mem_gb());
-  const v1::HeartbeatResponse beat = Beat(*s_, "n1", 60040, {Running(a_, epoch_, 1, alone_.mem_gb())});
+  const v1::HeartbeatResponse beat = Beat(*s_, "n1", 60040, {RunningWith(a_, epoch_, 1, alone_.mem_gb())});
   const v1::ResizeOrder* order = OrderFor(beat, a_);
   ASSERT_NE(order, nullptr) << "the node lowers the limit now";
   EXPECT_DOUBLE_EQ(order->mem_limit_gb(), shrunk.mem_gb());
@@ -168,12 +169,12 @@ TEST_F(ResizeTest, AnUnconfirmedShrinkLowersTheMemoryLimitAfterTheGrace) {
   ASSERT_TRUE(s_->RunRound(60000).ok());
   const v1::LeaseSlice shrunk = s_->GetJob(a_)->lease().slices(0);
   if (!(shrunk.mem_gb() < alone_.mem_gb())) GTEST_SKIP() << "the plan did not lower the job's memory";
-  Beat(*s_, "n1", 60010, {Running(a_, epoch_, 0, alone_.mem_gb())});
+  Beat(*s_, "n1", 60010, {RunningWith(a_, epoch_, 0, alone_.mem_gb())});
   const int64_t grace_ms = static_cast<int64_t>(config_.lease_grace_s * 1000);
   ASSERT_TRUE(s_->Tick(60000 + grace_ms + 10).ok());
   EXPECT_DOUBLE_EQ(s_->GetJob(a_)->lease().slices(0).mem_limit_gb(), alone_.mem_gb())
       << "the grace counts from the node applying the revision (the agent could not shed before)";
-  Beat(*s_, "n1", 70000, {Running(a_, epoch_, 1, alone_.mem_gb())});
+  Beat(*s_, "n1", 70000, {RunningWith(a_, epoch_, 1, alone_.mem_gb())});
   ASSERT_TRUE(s_->Tick(70000 + 1000).ok());
   EXPECT_DOUBLE_EQ(s_->GetJob(a_)->lease().slices(0).mem_limit_gb(), alone_.mem_gb()) << "within lease_grace_s";
   ASSERT_TRUE(s_->Tick(70000 + grace_ms + 10).ok());
@@ -185,17 +186,17 @@ TEST_F(ResizeTest, ThePeerLeavingGrowsTheJobBackInTheSameLease) {
   const std::string b = *s_->Submit(Spec(1, "res18", 1000), "bob", 1000);
   ASSERT_TRUE(s_->RunRound(60000).ok());
   const int64_t b_epoch = s_->GetJob(b)->lease().epoch();
-  Beat(*s_, "n1", 60010, {Running(a_, epoch_, 0, alone_.mem_gb())});
+  Beat(*s_, "n1", 60010, {RunningWith(a_, epoch_, 0, alone_.mem_gb())});
   ASSERT_TRUE(s_->Cancel(b, 60020).ok());
   // The peer's process exits; the next round grows the job into its CPUs.
-  Beat(*s_, "n1", 60030, {Running(a_, epoch_, 1, alone_.mem_gb())}, {Exit(b, b_epoch, 0)});
+  Beat(*s_, "n1", 60030, {RunningWith(a_, epoch_, 1, alone_.mem_gb())}, {Exit(b, b_epoch, 0)});
   ASSERT_TRUE(s_->RunRound(120000).ok());
   const v1::Job job = *s_->GetJob(a_);
   EXPECT_EQ(job.lease().epoch(), epoch_);
   EXPECT_EQ(job.lease().revision(), 2);
   EXPECT_EQ(job.lease().slices(0).cpu_ids_size(), alone_.cpu_ids_size());
   EXPECT_EQ(job.resizes(), 2);
-  const v1::HeartbeatResponse beat = Beat(*s_, "n1", 120010, {Running(a_, epoch_, 1, alone_.mem_gb())});
+  const v1::HeartbeatResponse beat = Beat(*s_, "n1", 120010, {RunningWith(a_, epoch_, 1, alone_.mem_gb())});
   const v1::ResizeOrder* order = OrderFor(beat, a_);
   ASSERT_NE(order, nullptr);
   EXPECT_EQ(order->revision(), 2);

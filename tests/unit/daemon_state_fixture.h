@@ -110,6 +110,15 @@ class DaemonStateTest : public ::testing::Test {
     return reply.ok() ? *reply : v1::HeartbeatResponse();
   }
 
+  // A node's report of the process of `job`'s lease `epoch`: what
+  // confirms a launch order (nothing is launched before a report shows it).
+  static v1::RunningProcess Running(const std::string& job, int64_t epoch) {
+    v1::RunningProcess p;
+    p.set_job_id(job);
+    p.set_epoch(epoch);
+    return p;
+  }
+
   static v1::ProcessExit Exit(const std::string& job, int64_t epoch, int code) {
     v1::ProcessExit e;
     e.set_job_id(job);

@@ -624,6 +624,7 @@ TEST_F(DaemonStateTest, ALeaseMovesOnlyAfterItsProcessExits) {
   pa.set_job_id(a);
   pa.set_epoch(epoch_a);
   ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
+  Beat(*s, "n1", 15, {pa});  // launched
   const std::string b = *s->Submit(Spec(1, "res18", 1000), "alice", 20);
   ASSERT_TRUE(s->RunRound(60000).ok());  // a has held its GPU for a minute, b none
   EXPECT_FALSE(s->GetJob(a)->has_lease());
@@ -657,11 +658,10 @@ TEST_F(DaemonStateTest, PlainProcessesAreStoppedAtOnceAtLeaseEnd) {
   ASSERT_TRUE(s->RunRound(0).ok());
   const int64_t epoch = s->GetJob(a)->lease().epoch();
   ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
+  const v1::RunningProcess p = Running(a, epoch);
+  Beat(*s, "n1", 15, {p});  // launched
   *s->Submit(Spec(1), "alice", 20);
   ASSERT_TRUE(s->RunRound(60000).ok());
-  v1::RunningProcess p;
-  p.set_job_id(a);
-  p.set_epoch(epoch);
   v1::HeartbeatResponse r = Beat(*s, "n1", 60010, {p});
   ASSERT_EQ(r.stop_size(), 1);  // no agent to tell: SIGTERM now
   EXPECT_EQ(r.stop(0).job_id(), a);
@@ -678,11 +678,10 @@ TEST_F(DaemonStateTest, PlainProcessesAreStoppedAtOnceAtLeaseEnd) {
 TEST_F(DaemonStateTest, AgentsGetTheGraceBeforeTheStop) {
   auto [s, a, epoch] = OneLeasedJobUnderLas();
   Beat(*s, "n1", 10);
+  const v1::RunningProcess p = Running(a, epoch);
+  Beat(*s, "n1", 15, {p});  // launched
   *s->Submit(Spec(1, "res18", 1000), "alice", 20);
   ASSERT_TRUE(s->RunRound(60000).ok());
-  v1::RunningProcess p;
-  p.set_job_id(a);
-  p.set_epoch(epoch);
   EXPECT_EQ(Beat(*s, "n1", 60010, {p}).stop_size(), 0);
   ASSERT_TRUE(s->Tick(61000).ok());
   EXPECT_EQ(Beat(*s, "n1", 61010, {p}).stop_size(), 0);
@@ -729,6 +728,8 @@ TEST_F(DaemonStateTest, RankZerosStopIterationReachesTheOtherRanks) {
   const int64_t epoch = s->GetJob(a)->lease().epoch();
   Beat(*s, "n1", 10);
   Beat(*s, "n2", 10);
+  Beat(*s, "n1", 15, {Running(a, epoch)});  // launched
+  Beat(*s, "n2", 15, {Running(a, epoch)});
   *s->Submit(Spec(2, "res18", 1000), "alice", 20);
   ASSERT_TRUE(s->RunRound(60000).ok());  // a's lease ends: b has had no service
   v1::ProgressReport r1;
@@ -906,8 +907,9 @@ TEST_F(DaemonStateTest, ALeaseThatEndedWhileTheRoundPlannedIsLeftAlone) {
 }
 
 // Attained service is the time a job held its GPUs: from its launch (not
-// its grant) to its lease's end, stored with progress every flush and
-// counted to now by each round in between.
+// its grant, nor the launch order: the node's first report of the process)
+// to its lease's end, stored with progress every flush and counted to now
+// by each round in between.
 TEST_F(DaemonStateTest, ServiceCountsTheTimeHeldFromLaunchToTheEnd) {
   config_.round_s = 1;  // the round's view counts service in tenths of a round
   auto s = Open();
@@ -915,10 +917,10 @@ TEST_F(DaemonStateTest, ServiceCountsTheTimeHeldFromLaunchToTheEnd) {
   const std::string id = *s->Submit(Spec(1), "alice", 0);
   ASSERT_TRUE(s->RunRound(0).ok());
   const int64_t epoch = s->GetJob(id)->lease().epoch();
-  ASSERT_EQ(Beat(*s, "n1", 1000).launch_size(), 1);  // granted at 0, launched at 1 s
-  v1::RunningProcess p;
-  p.set_job_id(id);
-  p.set_epoch(epoch);
+  ASSERT_EQ(Beat(*s, "n1", 500).launch_size(), 1);  // granted at 0, ordered at 0.5 s
+  const v1::RunningProcess p = Running(id, epoch);
+  EXPECT_EQ(s->SnapshotForRound(900).views[0].attained_service_s, 0.0) << "not before a report shows it";
+  Beat(*s, "n1", 1000, {p});  // launched at 1 s
   EXPECT_EQ(s->SnapshotForRound(4000).views[0].attained_service_s, 3.0);
   for (int64_t t = 3000; t <= 12000; t += 2000) Beat(*s, "n1", t, {p});  // alive (heartbeat_timeout_s 3)
   ASSERT_TRUE(s->Tick(12000).ok());  // a progress flush stores it

@@ -21,12 +21,14 @@ class DaemonStoreFaultsTest : public DaemonStateTest {
     return OpenOn(std::make_unique<FaultyStore>(std::move(*real), faults_), now_ms);
   }
 
-  // Every launch order a node was sent, as (job, epoch): no epoch may be
-  // told for two leases, nor twice for one rank.
+  // Every launch order a node was sent: no epoch may be ordered for two
+  // jobs, and a job launches once per epoch (an order repeats, until a
+  // report shows the process, under the same epoch).
   void Sent(const v1::HeartbeatResponse& r) {
     for (const v1::LaunchOrder& l : r.launch()) {
-      EXPECT_TRUE(launched_epochs_.insert(l.epoch()).second) << "epoch " << l.epoch() << " launched twice";
-      launches_[l.job_id()]++;
+      auto [it, first] = epoch_job_.emplace(l.epoch(), l.job_id());
+      EXPECT_EQ(it->second, l.job_id()) << "epoch " << l.epoch() << " ordered for two jobs";
+      if (first) launches_[l.job_id()]++;
     }
   }
 
@@ -39,15 +41,8 @@ class DaemonStoreFaultsTest : public DaemonStateTest {
     return reply;
   }
 
-  static v1::RunningProcess Running(const std::string& job, int64_t epoch) {
-    v1::RunningProcess p;
-    p.set_job_id(job);
-    p.set_epoch(epoch);
-    return p;
-  }
-
   std::shared_ptr<FaultyStore::Faults> faults_;
-  std::set<int64_t> launched_epochs_;
+  std::map<int64_t, std::string> epoch_job_;
   std::map<std::string, int> launches_;
 };
 

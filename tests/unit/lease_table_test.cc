@@ -61,10 +61,10 @@ TEST(LeaseTable, AnUndoneChangeLeavesEveryIndexAndTheEpochAsTheyWere) {
   EXPECT_EQ(t.CurrentOn("n1"), (std::set<std::string>{"j-000001"}));
   EXPECT_EQ(t.GrantedGpus("n1"), (std::set<int>{0}));
   EXPECT_TRUE(t.HeldOn("n1").empty());
-  EXPECT_TRUE(t.TakeStops("n1").empty());
+  EXPECT_TRUE(t.StopsFor("n1", {{"j-000001", 6}}).empty());
 }
 
-TEST(LeaseTable, AStopOrderedTwiceIsSentOnceWithTheShorterGrace) {
+TEST(LeaseTable, AStopOrderedTwiceIsOneOrderWithTheShorterGrace) {
   LeaseTable t;
   v1::StopOrder stop;
   stop.set_job_id("j-000001");
@@ -73,10 +73,29 @@ TEST(LeaseTable, AStopOrderedTwiceIsSentOnceWithTheShorterGrace) {
   t.OrderStop("n1", stop);
   stop.set_grace_ms(1000);
   t.OrderStop("n1", stop);
-  const std::vector<v1::StopOrder> sent = t.TakeStops("n1");
+  const std::vector<v1::StopOrder> sent = t.StopsFor("n1", {{"j-000001", 3}});
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_EQ(sent[0].grace_ms(), 1000);
-  EXPECT_TRUE(t.TakeStops("n1").empty()) << "taken once";
+}
+
+TEST(LeaseTable, AStopGoesWithEveryReplyUntilTheNodeNoLongerReportsTheProcess) {
+  LeaseTable t;
+  v1::StopOrder stop;
+  stop.set_job_id("j-000001");
+  stop.set_epoch(3);
+  t.OrderStop("n1", stop);
+  stop.set_job_id("j-000002");
+  t.OrderStop("n1", stop);
+  const std::set<LeaseTable::JobEpoch> both = {{"j-000001", 3}, {"j-000002", 3}};
+  EXPECT_EQ(t.StopsFor("n1", both).size(), 2u) << "the first reply";
+  EXPECT_EQ(t.StopsFor("n1", both).size(), 2u) << "a reply may be lost: not taken for delivered";
+  const std::vector<v1::StopOrder> left = t.StopsFor("n1", {{"j-000002", 3}});
+  ASSERT_EQ(left.size(), 1u) << "j-000001 is no longer reported";
+  EXPECT_EQ(left[0].job_id(), "j-000002");
+  ASSERT_EQ(t.StopsFor("n1", both).size(), 1u) << "j-000001's order is over once its process was gone";
+  EXPECT_TRUE(t.StopsFor("n1", {}).empty());
+  EXPECT_TRUE(t.StopsFor("n1", both).empty()) << "j-000002's is over too";
+  EXPECT_TRUE(t.StopsFor("n2", both).empty()) << "another node's";
 }
 
 }  // namespace

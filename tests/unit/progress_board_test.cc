@@ -72,6 +72,7 @@ TEST_F(DaemonStateTest, TheBoardOpensAGrantedLeaseAndClosesItWhenItEnds) {
   ASSERT_TRUE(s->Tick(10).ok());
   EXPECT_EQ(s->GetJob(a)->iterations_done(), 7) << "folded into the job's record";
   Beat(*s, "n1", 10);
+  Beat(*s, "n1", 15, {Running(a, epoch)});  // launched
   // LAS ends the first lease for the second job: reports under it must go
   // to the daemon, which tells the agent the lease is ending.
   *s->Submit(Spec(1, "res18", 1000), "alice", 20);
