@@ -126,7 +126,9 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
     for (v1::ResizeOrder& r : ResizesFor(request, now_ms)) *response.add_resize() = std::move(r);
   }
   for (v1::LaunchOrder& l : LaunchesFor(n, batch, now_ms)) *response.add_launch() = std::move(l);
-  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  const absl::Status stored = change.Commit(std::move(batch));
+  nodes_.NoteHeard(request.name(), now_ms);
+  if (!stored.ok()) return stored;
   return response;
 }
 
@@ -345,7 +347,6 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
   leases_.ReleaseAll(node.info.name());
   node.processes.clear();
   leases_.DropStops(node.info.name());
-  spdlog::warn("node {} lost: no heartbeat for {:.0f} s", node.info.name(), config_.heartbeat_timeout_s);
   // Its ranks of ending leases will never report: those leases are over.
   const std::set<LeaseTable::JobEpoch> ending = leases_.EndingOn(node.info.name());
   for (const auto& [id, epoch] : ending) {
@@ -382,7 +383,8 @@ absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
   Change change(*this);
   Batch batch;
   const int64_t timeout_ms = static_cast<int64_t>(config_.heartbeat_timeout_s * 1000);
-  for (const std::string& name : nodes_.Silent(now_ms, timeout_ms)) LoseNode(nodes_.Edit(name), batch, now_ms);
+  const std::vector<std::string> silent = nodes_.Silent(now_ms, timeout_ms);
+  for (const std::string& name : silent) LoseNode(nodes_.Edit(name), batch, now_ms);
   // After a restart: leases their nodes did not report in time are over.
   if (awaiting_adoption_) {
     bool waiting = false;
@@ -440,6 +442,11 @@ absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
     HandleExit(node, e, batch, now_ms);
   }
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  // Said once stored: a loss the store refused did not happen (and is
+  // tried again every tick while the store refuses).
+  for (const std::string& name : silent) {
+    spdlog::warn("node {} lost: no heartbeat for {:.0f} s", name, config_.heartbeat_timeout_s);
+  }
   // Agents' progress is advice that repeats every second: stored every
   // kProgressFlushMs (and with every change of the job), not every tick,
   // where writing every running job held the lock for most of each tick

@@ -174,7 +174,7 @@ absl::Status DaemonState::NoteCommit(const absl::Status& committed, const Batch&
   if (const absl::Status& st = committed; !st.ok()) {
     ++counters_.store_failures;
     // A full disk fails every commit: one line when it starts, one when it ends.
-    if (failing_commits_++ == 0) {
+    if (failing_commits_.fetch_add(1) == 0) {
       spdlog::error("state: cannot store a change ({}); nothing is acted on until the store takes writes again",
                     std::string(st.message()));
     }
@@ -182,7 +182,7 @@ absl::Status DaemonState::NoteCommit(const absl::Status& committed, const Batch&
   }
   // Only a write shows the store is back (an empty batch writes nothing).
   if (failing_commits_ > 0 && !batch.empty()) {
-    spdlog::warn("state: the store takes writes again, after {} refused change(s)", failing_commits_);
+    spdlog::warn("state: the store takes writes again, after {} refused change(s)", failing_commits_.load());
     failing_commits_ = 0;
   }
   // Logged once stored: a change the store refused did not happen.

@@ -30,6 +30,7 @@
 // daemon_round.cc (with round_planner.h), daemon_leases.cc and
 // daemon_profiling.cc.
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -222,6 +223,9 @@ class DaemonState {
   absl::Status FinishProgressFlush(const ProgressFlush& flush, const absl::Status& stored);
 
   const DaemonCounters& counters() const { return counters_; }
+  // Changes the store has refused since it last took one (0: it takes
+  // writes). Safe without the daemon's lock (/readyz).
+  int64_t store_refusing() const { return failing_commits_.load(); }
   const DaemonConfig& config() const { return config_; }
   // Credentials, with the key kept in the state database (made on first
   // start: a lease's credential stays valid across restarts).
@@ -399,7 +403,9 @@ class DaemonState {
   NodeTable nodes_;
   std::unique_ptr<Authenticator> authenticator_;
   ProgressBoard board_;
-  int64_t failing_commits_ = 0;  // in a row, for one log line per episode
+  // Changes the store refused in a row (0: it takes writes): one log line
+  // per episode; read without the lock by /readyz.
+  std::atomic<int64_t> failing_commits_{0};
   int64_t last_progress_flush_ms_ = 0;
   // Epochs, ending leases, and the leases on each node.
   LeaseTable leases_;

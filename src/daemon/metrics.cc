@@ -105,6 +105,8 @@ std::string RenderMetrics(const DaemonState& state, int64_t now_ms) {
             k.leases_resized);
   m.Counter("synergy_jobs_submitted_total", "Jobs accepted.", k.jobs_submitted);
   m.Counter("synergy_jobs_requeued_total", "Jobs requeued after a crash or a lost node.", k.jobs_requeued);
+  m.Gauge("synergy_store_refusing", "1 while the state store refuses writes (nothing changes until it takes them "
+          "again; nodes stay alive on their heartbeats), else 0.", state.store_refusing() > 0 ? 1 : 0);
   m.Counter("synergy_store_failures_total",
             "Changes the state store refused (a full disk, a read-only file); each was undone and not acted on.",
             k.store_failures);

@@ -62,6 +62,12 @@ NodeTable::NodeRecord& NodeTable::Register(const v1::RegisterNodeRequest& reques
   return n;
 }
 
+void NodeTable::NoteHeard(const std::string& name, int64_t now_ms) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end() || !it->second.info.alive() || it->second.info.last_heartbeat_unix_ms() >= now_ms) return;
+  nodes_.Edit(name).info.set_last_heartbeat_unix_ms(now_ms);
+}
+
 bool NodeTable::Stale(const NodeRecord& n, uint64_t incarnation, uint64_t sequence) {
   return incarnation != 0 && incarnation == n.incarnation && sequence != 0 && sequence <= n.sequence;
 }

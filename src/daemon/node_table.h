@@ -71,6 +71,11 @@ class NodeTable {
   NodeRecord& Register(const v1::RegisterNodeRequest& request, int64_t now_ms, bool& known);
   NodeRecord& Edit(const std::string& name) { return nodes_.Edit(name); }
 
+  // Heard from `name` at `now_ms`, whether or not the call's change could
+  // be stored: liveness is not a change (a store outage must not make a
+  // node that heartbeats look silent). Called outside a change (not undone).
+  void NoteHeard(const std::string& name, int64_t now_ms);
+
   // ---- after their commit is stored
   void SetDrained(const std::string& name, NodeDrain drain);
   void NoteJoined(const std::string& name, int64_t now_ms) { joined_[name] = now_ms; }

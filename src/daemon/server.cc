@@ -88,6 +88,12 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
     });
     d->metrics_.Handle("/readyz", [raw, ticked_within] {
       if (raw->stop_) return service::HttpReply{503, "stopping\n"};
+      // Nothing is acted on before it is stored: a daemon whose store
+      // refuses writes takes no submission and changes no lease.
+      if (const int64_t refused = raw->state_->store_refusing(); refused > 0) {
+        return service::HttpReply{503, absl::StrCat("the state store refuses writes (", refused,
+                                                    " change(s) refused in a row)\n")};
+      }
       return ticked_within(5000) ? service::HttpReply{200, "ready\n"}
                                  : service::HttpReply{503, "the round loop has not ticked for 5 s\n"};
     });

@@ -2,6 +2,10 @@
 # The state store fails under a running synergyd, on real processes:
 #  1. one daemon per state and per port: a second synergyd on either exits
 #     2 and names what is taken;
+#  1b. the store refuses writes for longer than heartbeat_timeout_s while
+#     two jobs run and one exits: the node stays alive on its heartbeats,
+#     no job is stopped or launched again, /readyz says why it is not
+#     ready, and the exit is applied once the store takes writes;
 #  2. a full disk (synergyd's file-size limit cut to one byte with prlimit:
 #     every write of the database fails with EFBIG, as on a full
 #     filesystem): a submission and a cancel are refused with UNAVAILABLE,
@@ -45,6 +49,41 @@ plain() {
 }
 launches_of() { grep -c "launched $1 " "$work/node-n1.log"; }
 
+# readyz: "CODE BODY" of synergyd's /readyz
+readyz() {
+  python3 - "$METRICS_PORT" <<'PY'
+import sys, urllib.request, urllib.error
+try:
+    r = urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/readyz", timeout=5)
+    print(r.status, r.read().decode().strip())
+except urllib.error.HTTPError as e:
+    print(e.code, e.read().decode().strip())
+PY
+}
+
+# ---- 1b. an outage longer than heartbeat_timeout_s (3 s) while jobs run
+steady=$(plain steady 1 600.5) || fail "submit steady"
+brief=$(plain brief 1 2.5) || fail "submit brief"
+for _ in $(seq 100); do [[ $(launches_of "$steady") == 1 && $(launches_of "$brief") == 1 ]] && break; sleep 0.1; done
+[[ $(launches_of "$steady") == 1 && $(launches_of "$brief") == 1 ]] || fail "steady and brief were not launched"
+[[ $(readyz) == "200 ready" ]] || fail "/readyz before the outage: $(readyz)"
+prlimit --pid "$daemon_pid" --fsize=1: || fail "prlimit"
+out=$(ctl submit -f "$work/steady.yaml" 2>&1) && fail "a submission during the outage was taken: $out"
+[[ $(readyz) == "503 the state store refuses writes"* ]] || fail "/readyz during the outage: $(readyz)"
+[[ $(metric synergy_store_refusing) == 1 ]] || fail "synergy_store_refusing is not 1 during the outage"
+sleep 6  # brief exits meanwhile; twice heartbeat_timeout_s
+grep -q "exited" <(grep "$brief" "$work/node-n1.log") || fail "brief did not exit during the outage"
+prlimit --pid "$daemon_pid" --fsize=unlimited: || fail "prlimit"
+for _ in $(seq 100); do [[ $(state_of "$brief") == succeeded ]] && break; sleep 0.1; done
+[[ $(state_of "$brief") == succeeded ]] || fail "brief's exit was not applied after the outage: $(state_of "$brief")"
+[[ $(state_of "$steady") == running && $(launches_of "$steady") == 1 ]] || fail "steady was relaunched or stopped"
+grep -q "stopping $steady" "$work/node-n1.log" && fail "steady was stopped"
+grep -q "node n1 lost" "$work/synergyd.log" && fail "n1 was taken for lost during the outage"
+[[ $(readyz) == "200 ready" ]] || fail "/readyz after the outage: $(readyz)"
+ctl cancel "$steady" >/dev/null || fail "cancel steady"
+wait_until_done 30 "$steady"
+echo "ok   an outage of 6 s (heartbeat timeout 3 s): no node lost, no job stopped, the exit applied after it"
+
 # ---- finished jobs, a job holding both GPUs, a job waiting for one
 a=$(plain a 1 0.3) || fail "submit a"
 b=$(plain b 1 0.3) || fail "submit b"
@@ -75,7 +114,7 @@ wait_for_metric_rise synergy_store_failures_total 2 30 "two rounds that cannot b
 grep -q "stopping $long" "$work/node-n1.log" && fail "a cancel that was never stored stopped the job"
 [[ $(launches_of "$waiting") == 0 && $(launches_of "$again") == 0 ]] || fail "a round that was never stored launched a job"
 episodes=$(grep -c "cannot store a change" "$work/synergyd.log")
-[[ $episodes == 2 ]] || fail "$episodes store-failure lines for two episodes (one each expected)"
+[[ $episodes == 3 ]] || fail "$episodes store-failure lines for three episodes (one each expected)"
 echo "ok   during the episode nothing was stopped or launched, and it was logged once"
 kill -9 "$daemon_pid"
 for _ in $(seq 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.05; done
@@ -85,7 +124,7 @@ for id in "$a" "$b"; do [[ $(state_of "$id") == succeeded ]] || fail "$id is $(s
 ctl cancel "$long" >/dev/null || fail "cancel after the restart"
 wait_until_done 30 "$waiting" "$again"
 wait_for_metric_rise synergy_rounds_total 2 30 "two rounds after the last job ended"
-for id in "$a" "$b" "$long" "$waiting" "$again"; do
+for id in "$steady" "$brief" "$a" "$b" "$long" "$waiting" "$again"; do
   n=$(launches_of "$id")
   [[ $n == 1 ]] || fail "$id was launched $n times"
 done

@@ -140,6 +140,50 @@ TEST_F(DaemonStoreFaultsTest, RefusedSubmissionsAndCheckpointsLeaveNoTrace) {
   EXPECT_EQ(s->GetJob(id)->checkpoint_iteration(), 40);
 }
 
+// The store refuses writes for longer than heartbeat_timeout_s (3 s) while
+// two jobs run and one exits: heartbeats that cannot be stored still prove
+// the node alive, so no job is stopped or relaunched, and the exit the node
+// keeps reporting is applied once the store takes writes again.
+TEST_F(DaemonStoreFaultsTest, AStoreOutageLongerThanTheHeartbeatTimeoutLosesNoNodeAndStopsNoJob) {
+  auto s = OpenFaulty();
+  AddNode(*s, "n1", 2, 6, 24, 0);
+  const std::string steady = *s->Submit(Spec(1), "alice", 0);
+  const std::string brief = *s->Submit(Spec(1), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  const int64_t steady_epoch = s->GetJob(steady)->lease().epoch();
+  const int64_t brief_epoch = s->GetJob(brief)->lease().epoch();
+  ASSERT_EQ(SentBeat(*s, "n1", 100)->launch_size(), 2);
+  const std::vector<v1::RunningProcess> both = {Running(steady, steady_epoch), Running(brief, brief_epoch)};
+  ASSERT_TRUE(SentBeat(*s, "n1", 200, both).ok());
+  faults_->refuse_commits = true;
+  int stops = 0;
+  for (int64_t t = 1000; t <= 9000; t += 500) {
+    (void)s->Tick(t);
+    (void)s->RunRound(t);
+    // brief exits at 3 s: the node reports its exit with every heartbeat
+    // until one is answered.
+    auto beat = t < 3000 ? SentBeat(*s, "n1", t + 10, both)
+                         : SentBeat(*s, "n1", t + 10, {Running(steady, steady_epoch)}, {Exit(brief, brief_epoch, 0)});
+    // One that changes nothing has nothing to store and is answered.
+    if (t >= 3000) EXPECT_EQ(beat.status().code(), absl::StatusCode::kUnavailable) << "at " << t;
+    if (beat.ok()) stops += beat->stop_size();
+  }
+  EXPECT_TRUE(s->ListNodes(9100)[0].alive()) << "a node that heartbeats through the outage is not lost";
+  EXPECT_GT(s->store_refusing(), 0);
+  faults_->refuse_commits = false;
+  ASSERT_TRUE(s->Tick(9500).ok());
+  auto beat = SentBeat(*s, "n1", 9510, {Running(steady, steady_epoch)}, {Exit(brief, brief_epoch, 0)});
+  ASSERT_TRUE(beat.ok()) << beat.status();
+  stops += beat->stop_size();
+  EXPECT_EQ(s->store_refusing(), 0);
+  EXPECT_EQ(stops, 0) << "a running job was stopped";
+  EXPECT_EQ(s->GetJob(brief)->state(), v1::JOB_STATE_SUCCEEDED) << "the exit reported during the outage";
+  EXPECT_EQ(s->GetJob(steady)->state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(s->GetJob(steady)->lease().epoch(), steady_epoch) << "relaunched";
+  EXPECT_EQ(launches_[steady], 1);
+  EXPECT_TRUE(s->ListNodes(9600)[0].alive());
+}
+
 TEST_F(DaemonStoreFaultsTest, AfterADiskFullEpisodeAndAKillNoEpochRunsTwiceAndNoFinishedJobAgain) {
   std::string done_id, running_id, waiting_id;
   int64_t running_epoch = 0;
