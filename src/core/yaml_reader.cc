@@ -60,7 +60,11 @@ IntParse ParseYamlInt(absl::string_view text, int64_t& out) {
   return IntParse::kOk;
 }
 
-enum class DoubleParse { kOk, kNotANumber, kNotFinite };
+enum class DoubleParse { kOk, kNotANumber, kNotFinite, kTooSmall };
+
+// Below this (and not 0) a number is a typing mistake or a probe (1e-320,
+// a subnormal): no duration, size or share of ours is that small.
+constexpr double kSmallestMeaningful = 1e-300;
 
 // YAML 1.2 core schema floats: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?,
 // [-+]?.inf and .nan in their three spellings; integers (hex, octal) too.
@@ -98,6 +102,7 @@ DoubleParse ParseYamlDouble(absl::string_view text, double& out) {
   auto [ptr, ec] = std::from_chars(body.data(), end, magnitude);
   if (ec == std::errc::result_out_of_range) return DoubleParse::kNotFinite;
   if (ec != std::errc() || ptr != end || !std::isfinite(magnitude)) return DoubleParse::kNotANumber;
+  if (magnitude != 0 && magnitude < kSmallestMeaningful) return DoubleParse::kTooSmall;
   out = text[0] == '-' ? -magnitude : magnitude;
   return DoubleParse::kOk;
 }
@@ -215,6 +220,7 @@ absl::StatusOr<double> YamlValue::Double(DoubleRange range) const {
   switch (ParseYamlDouble(**s, v)) {
     case DoubleParse::kNotANumber: return Error("is not a number");
     case DoubleParse::kNotFinite: return Error("is not a finite number");
+    case DoubleParse::kTooSmall: return Error("is too close to 0 to mean anything (use 0, or a value above 1e-300)");
     case DoubleParse::kOk: break;
   }
   const bool low = range.min_exclusive ? !(v > range.min) : !(v >= range.min);
@@ -433,7 +439,16 @@ absl::Status YamlMap::Read(absl::string_view key, std::vector<std::string>& out,
 absl::StatusOr<YamlValue> ParseYaml(absl::string_view text, const std::string& source) {
   auto name = std::make_shared<const std::string>(source);
   try {
-    YAML::Node root = YAML::Load(std::string(text));
+    std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
+    // One document per file: a second one (after ---) would be silently
+    // ignored by a reader of the first, so it is refused, not skipped.
+    for (size_t d = 1; d < documents.size(); ++d) {
+      if (documents[d].IsNull()) continue;
+      const int at = LineOf(documents[d]);
+      return YamlValue::Absent(name, "", at > 0 ? at : 1)
+          .Error(absl::StrCat("a second YAML document (after ---): one document per file"));
+    }
+    YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
     const int line = LineOf(root);
     return YamlValue(std::move(root), std::move(name), "", line > 0 ? line : 1);
   } catch (const YAML::Exception& e) {

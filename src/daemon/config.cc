@@ -55,7 +55,9 @@ absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
   st.Update(m.Read("listen", c.listen, service::kMaxNodeAddressBytes));
   st.Update(m.Read("metrics_listen", c.metrics_listen, service::kMaxNodeAddressBytes));
   st.Update(m.Read("state_db", c.state_db, service::kMaxPathBytes));
-  st.Update(m.Read("round_s", c.round_s, DoubleRange::Positive(kMaxSeconds)));
+  // At least 50 ms: a shorter round would only spin (each one reads and
+  // stores the whole queue).
+  st.Update(m.Read("round_s", c.round_s, DoubleRange{0.05, kMaxSeconds}));
   st.Update(m.Read("align_rounds", c.align_rounds));
   st.Update(m.Read("policy", c.policy, 64));
   st.Update(m.Read("mechanism", c.mechanism, 64));

@@ -61,6 +61,10 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
   return reply;
 }
 
+namespace {
+constexpr int64_t kCheckpointEventEveryMs = 1000;
+}  // namespace
+
 absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int64_t now_ms) {
   auto it = jobs_.find(done.job_id());
   if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", done.job_id(), ": no such job"));
@@ -87,9 +91,18 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
   job.set_checkpoint_path(done.path());
   job.set_iterations_done(std::max(job.iterations_done(), done.iteration()));
   Batch batch;
-  Record(batch, job, absl::StrFormat("checkpoint at iteration %d (lease %d)%s", done.iteration(),
-                                     done.epoch(), done.finished() ? ", finished" : ""),
-         now_ms);
+  // Checkpoints confirmed faster than one a second are stored, but told as
+  // one event a second: an agent checkpointing in a loop must not flood
+  // its job's events (the store keeps the newest Store::kMaxEventsPerJob).
+  if (done.finished() || now_ms - rt.checkpoint_event_ms >= kCheckpointEventEveryMs) {
+    Record(batch, job, absl::StrFormat("checkpoint at iteration %d (lease %d)%s", done.iteration(),
+                                       done.epoch(), done.finished() ? ", finished" : ""),
+           now_ms);
+    rt.checkpoint_event_ms = now_ms;
+  } else {
+    job.set_updated_unix_ms(now_ms);
+    batch.PutJob(job);
+  }
   if (done.finished() && !Terminal(job)) {
     // Done, durably, now: the lease stays until the process has exited (its
     // ids are not handed on before), but nothing reschedules the job, even

@@ -32,6 +32,7 @@ class JobTable {
     bool finished = false;           // the agent confirmed its last iteration
     bool stopping = false;           // cancelled or failed: stop orders out
     bool profile_wait_told = false;  // its event says it runs unprofiled for now
+    int64_t checkpoint_event_ms = 0;  // its last "checkpoint at" event (coalescing)
   };
   using Records = std::map<std::string, v1::Job>;
 

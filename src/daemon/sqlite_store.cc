@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 
@@ -64,12 +65,26 @@ struct SqliteStore::Writes {
         // A secret is written once: a second writer (there is none) could
         // not replace the key credentials were derived from.
         secret(db, "INSERT INTO secrets(name, value) VALUES(?1, ?2)", true),
-        joined(db, "INSERT INTO joined_nodes(name, unix_ms) VALUES(?1, ?2)", true) {}
-  bool ok() const { return job.ok() && event.ok() && counter.ok() && drained.ok() && secret.ok() && joined.ok(); }
-  Statement job, event, counter, drained, secret, joined;
+        joined(db, "INSERT INTO joined_nodes(name, unix_ms) VALUES(?1, ?2)", true),
+        // A job's events beyond its newest ?2 (events_by_job finds them).
+        trim(db,
+             "DELETE FROM events WHERE job_id = ?1 AND seq <= (SELECT seq FROM events WHERE job_id = ?1"
+             " ORDER BY seq DESC LIMIT 1 OFFSET ?2)",
+             true) {}
+  bool ok() const {
+    return job.ok() && event.ok() && counter.ok() && drained.ok() && secret.ok() && joined.ok() && trim.ok();
+  }
+  Statement job, event, counter, drained, secret, joined, trim;
 };
 
 namespace {
+
+// The jobs a batch appends events to, once each.
+std::set<std::string> JobsWithEvents(const Batch& batch) {
+  std::set<std::string> jobs;
+  for (const auto& [job, event] : batch.events) jobs.insert(job);
+  return jobs;
+}
 
 // The rows of `sql`, a text key in column 0 and a value `column` reads;
 // false when the query cannot be prepared or stepped to its end.
@@ -262,7 +277,13 @@ absl::Status SqliteStore::Commit(const Batch& batch) {
               st.Text(1, j.first);
               st.Int(2, j.second);
             },
-            [](const std::pair<const std::string, int64_t>& j) { return "write joined node " + j.first; });
+            [](const std::pair<const std::string, int64_t>& j) { return "write joined node " + j.first; }) &&
+      write(w.trim, JobsWithEvents(batch),
+            [](Statement& st, const std::string& job) {
+              st.Text(1, job);
+              st.Int(2, kMaxEventsPerJob);
+            },
+            [](const std::string& job) { return "trim the events of " + job; });
   if (!written) {
     Exec("ROLLBACK").IgnoreError();
     return failed;

@@ -55,6 +55,11 @@ class Store {
  public:
   virtual ~Store() = default;
 
+  // A job keeps its newest kMaxEventsPerJob events: a commit that appends
+  // beyond drops the oldest (an agent confirming checkpoints without end
+  // must not grow the store without end).
+  static constexpr int kMaxEventsPerJob = 1000;
+
   // Errors are UNAVAILABLE (the caller may retry) naming the store.
   virtual absl::Status Commit(const Batch& batch) = 0;
 

@@ -1,5 +1,6 @@
 #include "node/cgroups.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -11,10 +12,12 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -348,6 +351,21 @@ absl::Status Cgroups::Place(pid_t pid, const std::string& group,
   std::vector<std::string> messages;
   for (const absl::Status& s : failures) messages.emplace_back(s.message());
   return absl::Status(failures.front().code(), absl::StrJoin(messages, "; "));
+}
+
+std::vector<std::string> Cgroups::GroupsStartingWith(const std::string& prefix) const {
+  std::set<std::string> found;
+  for (const Controller* c : {&cpuset_, &memory_, &cpu_}) {
+    if (c->version == Version::kNone) continue;
+    DIR* dir = ::opendir(c->base.c_str());
+    if (dir == nullptr) continue;
+    while (const dirent* e = ::readdir(dir)) {
+      const std::string name = e->d_name;
+      if (e->d_type == DT_DIR && absl::StartsWith(name, prefix) && ValidGroupName(name)) found.insert(name);
+    }
+    ::closedir(dir);
+  }
+  return std::vector<std::string>(found.begin(), found.end());
 }
 
 void Cgroups::Remove(const std::string& group) {

@@ -94,6 +94,9 @@ class Cgroups {
   // pipeline is throttled in small steps rather than stalled for 100 ms.
   static constexpr int64_t kCpuPeriodUs = 20000;
 
+  // The job groups (in any controller) whose names start with `prefix`.
+  std::vector<std::string> GroupsStartingWith(const std::string& prefix) const;
+
   // rmdir <base>/<group>/ in each controller; a group that was never created
   // (ENOENT) is fine. A group still busy with exiting tasks is retried for
   // about 20 ms; anything else, or still busy, is logged at warn.

@@ -12,6 +12,7 @@
 
 #include "node/cgroups.h"
 #include "node/node_agent.h"
+#include "node/orphans.h"
 #include "service/auth.h"
 #include "service/channel.h"
 #include "service/http_endpoint.h"
@@ -95,12 +96,25 @@ int main(int argc, char** argv) {
   synergy::node::Cgroups cgroups = synergy::node::Cgroups::Detect("/sys/fs/cgroup", "/sys/fs/cgroup", "/proc/self/cgroup",
                                                                  offer->cores_per_cpu > 0);
   const std::string described = cgroups.Describe();
+  auto records = std::make_unique<synergy::node::LeaseRecords>(config->state_dir, offer->name);
+  if (absl::Status st = records->Open(); !st.ok()) {
+    std::cerr << "synergy-node: " << st.message() << "\n";
+    return 2;
+  }
+  // Before any new work: what an earlier synergy-node of this name left
+  // running (it was killed or crashed) is stopped, never run beside a copy.
+  std::vector<synergy::v1::ProcessExit> orphans =
+      synergy::node::StopOrphans(*records, cgroups, offer->name, getpid(), std::chrono::seconds(5));
   auto launcher = std::make_unique<synergy::node::ProcessLauncher>(
       std::move(cgroups), offer->name + "." + std::to_string(getpid()));
-  synergy::node::NodeAgent agent(*config, *offer, std::move(launcher), described, *channel, [&] {
-    auto fresh = synergy::service::OpenChannel(config->scheduler, security, true, args);
-    return fresh.ok() ? *fresh : *channel;  // the files were readable a moment ago
-  });
+  synergy::node::NodeAgent agent(
+      *config, *offer, std::move(launcher), described, *channel,
+      [&] {
+        auto fresh = synergy::service::OpenChannel(config->scheduler, security, true, args);
+        return fresh.ok() ? *fresh : *channel;  // the files were readable a moment ago
+      },
+      std::move(records));
+  agent.ReportAtStart(std::move(orphans));
   // /metrics, /healthz (the process answers) and /readyz (registered and
   // heard from), when metrics_listen is set.
   synergy::service::HttpEndpoint http;

@@ -1,6 +1,7 @@
 #include "node/node_agent.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -46,10 +47,12 @@ int64_t Bytes(double gb) { return static_cast<int64_t>(gb * 1024.0 * 1024.0 * 10
 }  // namespace
 
 NodeAgent::NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<ProcessLauncher> launcher,
-                     std::string cgroups, std::shared_ptr<grpc::Channel> channel, Connect reconnect)
+                     std::string cgroups, std::shared_ptr<grpc::Channel> channel, Connect reconnect,
+                     std::unique_ptr<LeaseRecords> records)
     : config_(std::move(config)),
       offer_(std::move(offer)),
       launcher_(std::move(launcher)),
+      records_(records ? std::move(records) : std::make_unique<LeaseRecords>("", offer_.name)),
       cgroups_(std::move(cgroups)),
       reconnect_(std::move(reconnect)),
       stub_(v1::NodeService::NewStub(channel)),
@@ -65,6 +68,10 @@ NodeAgent::NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<Process
     std::string kept;
     if (in >> kept) issued_credential_ = kept;
   }
+}
+
+void NodeAgent::ReportAtStart(std::vector<v1::ProcessExit> exits) {
+  for (v1::ProcessExit& e : exits) unsent_exits_.push_back(std::move(e));
 }
 
 std::string NodeAgent::Credential() const {
@@ -156,6 +163,7 @@ bool NodeAgent::Step() {
     x.set_reason(ReasonForDaemon(e.reason));
     spdlog::info("node {}: {} lease {} {}", offer_.name, e.job_id, e.epoch, e.reason);
     unsent_exits_.push_back(std::move(x));
+    records_->Forget(e.job_id, e.epoch);
     ++(e.stopped_by_us ? stats_.exits_stopped : e.exit_code == 0 && e.signal == 0 ? stats_.exits_ok : stats_.exits_error);
   }
   stats_.running = static_cast<int64_t>(launcher_->running().size());
@@ -340,6 +348,7 @@ void NodeAgent::Launch(const v1::LaunchOrder& l) {
     return;
   }
   ++stats_.launches;
+  records_->Keep({l.job_id(), l.epoch(), *pid, ProcessStartTicks(*pid), ::getpid()});
   applied_[{l.job_id(), l.epoch()}] = Applied{0, l.mem_gb(), 0};
   spdlog::info("node {}: launched {} lease {} pid {} (gpus {}, {} cpus, {:.1f} GB)", offer_.name, l.job_id(),
                l.epoch(), *pid, l.gpu_ids_size(), l.cpu_ids_size(), l.mem_gb());

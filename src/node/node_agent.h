@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "node/lease_records.h"
 #include "node/node_config.h"
 #include "node/node_stats.h"
 #include "node/process_launcher.h"
@@ -36,8 +37,14 @@ class NodeAgent {
   // the server comes back (grpc/grpc#33593), which would outlast the
   // daemon's re-adoption window.
   using Connect = std::function<std::shared_ptr<grpc::Channel>()>;
+  // `records`: where each launch is recorded until its exit is reaped
+  // (opened; node/lease_records.h).
   NodeAgent(NodeConfig config, NodeOffer offer, std::unique_ptr<ProcessLauncher> launcher,
-            std::string cgroups, std::shared_ptr<grpc::Channel> channel, Connect reconnect);
+            std::string cgroups, std::shared_ptr<grpc::Channel> channel, Connect reconnect,
+            std::unique_ptr<LeaseRecords> records = nullptr);
+  // Exits synergyd is to hear of with the first heartbeat: leases an
+  // earlier synergy-node left running, stopped at start (node/orphans.h).
+  void ReportAtStart(std::vector<v1::ProcessExit> exits);
   // Runs until `stop` is set; then leaves (Leave).
   void Run(const std::atomic<bool>& stop);
   // Shutting down: tells synergyd the node is leaving, which ends its
@@ -80,6 +87,7 @@ class NodeAgent {
   NodeConfig config_;
   NodeOffer offer_;
   std::unique_ptr<ProcessLauncher> launcher_;
+  std::unique_ptr<LeaseRecords> records_;
   std::string cgroups_;
   Connect reconnect_;
   std::unique_ptr<v1::NodeService::Stub> stub_;

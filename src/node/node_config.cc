@@ -118,6 +118,7 @@ absl::Status ReadSettings(const YamlMap& m, NodeConfig& c) {
   st.Update(m.Read("log_dir", c.log_dir, service::kMaxPathBytes));
   st.Update(m.Read("log_max_bytes", c.log_max_bytes, IntRange{0, 1ll << 40}));
   st.Update(m.Read("work_dir", c.work_dir, service::kMaxPathBytes));
+  st.Update(m.Read("state_dir", c.state_dir, service::kMaxPathBytes));
   st.Update(ReadCredential(m, "token", c.token));
   st.Update(ReadCredential(m, "join_token", c.join_token));
   st.Update(m.Read("credential_file", c.credential_file, service::kMaxPathBytes));
@@ -164,7 +165,7 @@ absl::StatusOr<NodeConfig> ParseNodeConfig(const std::string& text, const std::s
   if (root->IsNull()) return base;  // an empty file changes nothing
   absl::StatusOr<YamlMap> m = root->Map(
       {"name", "scheduler", "address", "gpus", "cpus", "cpu_slots", "memory_gb", "log_dir", "log_max_bytes",
-       "work_dir", "token",
+       "work_dir", "state_dir", "token",
        "join_token", "credential_file", "tls_ca", "tls_cert", "tls_key", "tls_server_name", "plaintext",
        "accounts", "allow_root_jobs", "run_jobs_as_node_user", "job_env_passthrough", "log_level",
        "metrics_listen", "log_format", "gpu_type"});

@@ -40,6 +40,10 @@ struct NodeConfig {
   // like logrotate's copytruncate. 0: no cap. At most 1 TiB.
   int64_t log_max_bytes = 64ll << 20;
   std::string work_dir;
+  // Where the node records the processes it starts (node/lease_records.h),
+  // so that after a crash the next synergy-node stops what is left running
+  // before it takes new work. "" = nowhere (a crash may leave orphans).
+  std::string state_dir = "synergy-node-state";
   // The node's own credential (or SYNERGY_TOKEN), or, for a node not listed
   // in synergyd's auth.nodes, an admin-issued join credential: the node
   // registers with it once and keeps the credential synergyd gives it in

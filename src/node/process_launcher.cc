@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <set>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -128,9 +130,9 @@ std::vector<char*> PointerArray(std::vector<std::string>& strings) {
 }
 
 // Opens with O_CLOEXEC at fd >= 3, so the child's dup2 onto 0-2 can never
-// clobber one of its own sources.
+// clobber one of its own sources. Created files are private (0600).
 absl::StatusOr<int> OpenAboveStdio(const std::string& path, int flags) {
-  int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0600);
   if (fd < 0) return ErrnoStatus(errno, absl::StrCat("open ", path));
   if (fd < 3) {
     int high = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
@@ -140,6 +142,23 @@ absl::StatusOr<int> OpenAboveStdio(const std::string& path, int flags) {
     fd = high;
   }
   return fd;
+}
+
+// An output file the launcher may write and give to the job's owner: a
+// regular file with no other name (a hard link planted in log_dir would
+// give its target away), owned by this process's user or the job's owner
+// (an earlier lease of the same job appends to its own file).
+absl::Status CheckOutputFile(int fd, const std::string& path, uid_t owner) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return ErrnoStatus(errno, absl::StrCat("stat ", path));
+  if (!S_ISREG(st.st_mode)) return absl::FailedPreconditionError(absl::StrCat(path, ": not a regular file"));
+  if (st.st_nlink != 1) {
+    return absl::FailedPreconditionError(absl::StrCat(path, ": has ", st.st_nlink, " names (a hard link): refused"));
+  }
+  if (st.st_uid != ::geteuid() && st.st_uid != owner) {
+    return absl::FailedPreconditionError(absl::StrCat(path, ": belongs to uid ", st.st_uid, ", not the job's owner"));
+  }
+  return absl::OkStatus();
 }
 
 struct StdioFds {
@@ -162,7 +181,9 @@ absl::StatusOr<StdioFds> OpenStdio(const LaunchSpec& spec) {
   const std::string stem =
       absl::StrCat(spec.log_dir, "/", InstanceName(spec.job_id, spec.epoch));
   StdioFds fds;
-  const int append = O_WRONLY | O_CREAT | O_APPEND;
+  // Never through a link planted in log_dir: the file is chowned to the
+  // job's owner below, which would hand them the link's target.
+  const int append = O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY;
   absl::StatusOr<int> in = OpenAboveStdio("/dev/null", O_RDONLY);
   if (in.ok()) fds.in = *in;
   absl::StatusOr<int> out = in.ok() ? OpenAboveStdio(stem + ".out", append) : in;
@@ -173,14 +194,21 @@ absl::StatusOr<StdioFds> OpenStdio(const LaunchSpec& spec) {
     return err.status();
   }
   fds.err = *err;
-  // The job's output is its owner's to read.
-  if (spec.account) {
-    for (int fd : {fds.out, fds.err}) {
-      if (::fchown(fd, spec.account->uid, spec.account->gid) != 0) {
-        const int saved = errno;
-        fds.Close();
-        return ErrnoStatus(saved, absl::StrCat("chown ", stem, ".out/.err to ", spec.account->name));
-      }
+  // The job's output is its owner's to read, and only theirs.
+  for (const auto& [fd, file] : {std::pair{fds.out, stem + ".out"}, std::pair{fds.err, stem + ".err"}}) {
+    if (absl::Status st = CheckOutputFile(fd, file, spec.account ? spec.account->uid : ::geteuid()); !st.ok()) {
+      fds.Close();
+      return st;
+    }
+    if (spec.account && ::fchown(fd, spec.account->uid, spec.account->gid) != 0) {
+      const int saved = errno;
+      fds.Close();
+      return ErrnoStatus(saved, absl::StrCat("chown ", file, " to ", spec.account->name));
+    }
+    if (::fchmod(fd, 0600) != 0) {
+      const int saved = errno;
+      fds.Close();
+      return ErrnoStatus(saved, absl::StrCat("chmod 0600 ", file));
     }
   }
   return fds;

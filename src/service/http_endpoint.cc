@@ -4,11 +4,12 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -62,10 +63,11 @@ absl::StatusOr<int> HttpEndpoint::Start(const std::string& address, const std::s
   if (inet_pton(AF_INET, host.c_str(), &sa.sin_addr) != 1) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": '", host, "' is not an IPv4 address"));
   }
-  fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  // Non-blocking: Serve accepts until the queue is empty.
+  fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   int one = 1;
   setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (bind(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0 || listen(fd_, 16) != 0) {
+  if (bind(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0 || listen(fd_, 128) != 0) {
     const std::string err = std::strerror(errno);
     close(fd_);
     fd_ = -1;
@@ -78,32 +80,79 @@ absl::StatusOr<int> HttpEndpoint::Start(const std::string& address, const std::s
   return ntohs(sa.sin_port);
 }
 
+namespace {
+
+// One client: its request as read so far, then the reply being sent.
+struct Connection {
+  int fd = -1;
+  std::string request;
+  std::string reply;
+  size_t sent = 0;
+  std::chrono::steady_clock::time_point deadline;
+  bool replying = false;
+};
+
+// A request line is all the endpoint reads (HTTP/1.0, no body).
+constexpr size_t kMaxRequestBytes = 8192;
+
+std::string Render(const HttpReply& reply) {
+  return absl::StrCat("HTTP/1.0 ", reply.status, " ", StatusText(reply.status), "\r\nContent-Type: ",
+                      reply.content_type, "\r\nContent-Length: ", reply.body.size(),
+                      "\r\nConnection: close\r\n\r\n", reply.body);
+}
+
+}  // namespace
+
 void HttpEndpoint::Serve() {
+  std::vector<Connection> open;
+  std::vector<pollfd> polled;
   while (!stop_) {
-    pollfd p{fd_, POLLIN, 0};
-    if (poll(&p, 1, 200) <= 0) continue;
-    const int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (c < 0) continue;
-    // A client that connects and says nothing (or reads nothing) must not
-    // hold the only serving thread, nor shutdown, for long.
-    const timeval limit{2, 0};
-    setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
-    setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
-    char buf[2048];
-    const ssize_t n = recv(c, buf, sizeof(buf) - 1, 0);
-    const HttpReply reply = Route(routes_, std::string(buf, n > 0 ? static_cast<size_t>(n) : 0));
-    const std::string resp =
-        absl::StrCat("HTTP/1.0 ", reply.status, " ", StatusText(reply.status), "\r\nContent-Type: ",
-                     reply.content_type, "\r\nContent-Length: ", reply.body.size(), "\r\nConnection: close\r\n\r\n",
-                     reply.body);
-    size_t off = 0;
-    while (off < resp.size()) {
-      const ssize_t w = send(c, resp.data() + off, resp.size() - off, MSG_NOSIGNAL);
-      if (w <= 0) break;
-      off += static_cast<size_t>(w);
+    polled.clear();
+    // At the cap, new clients wait in the listen queue.
+    const bool accepting = open.size() < static_cast<size_t>(kMaxConnections);
+    polled.push_back({accepting ? fd_ : -1, POLLIN, 0});
+    for (const Connection& c : open) polled.push_back({c.fd, static_cast<short>(c.replying ? POLLOUT : POLLIN), 0});
+    if (poll(polled.data(), polled.size(), 100) < 0 && errno != EINTR) continue;
+    const auto now = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < open.size(); ++i) {
+      Connection& c = open[i];
+      const short events = polled[i + 1].revents;
+      bool done = now >= c.deadline;
+      if (!done && !c.replying && (events & (POLLIN | POLLHUP | POLLERR))) {
+        char buf[2048];
+        const ssize_t n = recv(c.fd, buf, sizeof(buf), 0);
+        if (n > 0) c.request.append(buf, static_cast<size_t>(n));
+        const bool line = c.request.find('\n') != std::string::npos;
+        if (line || c.request.size() >= kMaxRequestBytes || n == 0) {
+          c.reply = Render(Route(routes_, c.request));
+          c.replying = true;
+        } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+          done = true;
+        }
+      }
+      if (!done && c.replying && (events & (POLLOUT | POLLERR | POLLHUP))) {
+        const ssize_t w = send(c.fd, c.reply.data() + c.sent, c.reply.size() - c.sent, MSG_NOSIGNAL);
+        if (w > 0) c.sent += static_cast<size_t>(w);
+        done = w < 0 ? (errno != EAGAIN && errno != EINTR) : c.sent == c.reply.size();
+      }
+      if (done) {
+        close(c.fd);
+        c.fd = -1;
+      }
     }
-    close(c);
+    open.erase(std::remove_if(open.begin(), open.end(), [](const Connection& c) { return c.fd < 0; }), open.end());
+    if (accepting && (polled[0].revents & POLLIN)) {
+      for (int n = 0; open.size() < static_cast<size_t>(kMaxConnections) && n < kMaxConnections; ++n) {
+        const int fd = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) break;
+        Connection c;
+        c.fd = fd;
+        c.deadline = now + kConnectionLimit;
+        open.push_back(std::move(c));
+      }
+    }
   }
+  for (const Connection& c : open) close(c.fd);
 }
 
 void HttpEndpoint::Stop() {

@@ -1,10 +1,14 @@
 #pragma once
 // A minimal HTTP/1.0 endpoint for Prometheus scrapes and health probes
 // (prometheus-cpp is not packaged in Debian 12): one thread answers GET
-// requests for the registered paths, one connection at a time, each bounded
-// in time (a client that says or reads nothing holds it for at most 2 s).
-// Query strings are ignored; any other path is 404, any other method 405.
+// requests for the registered paths on up to kMaxConnections connections at
+// once (non-blocking, one poll loop), each bounded in time: a client that
+// says or reads nothing holds its slot for at most kConnectionLimit, and
+// holds up no one else. Beyond the cap, connections wait in the listen
+// queue. Query strings are ignored; any other path is 404, any other
+// method 405.
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <string>
@@ -22,6 +26,8 @@ struct HttpReply {
 
 class HttpEndpoint {
  public:
+  static constexpr int kMaxConnections = 64;
+  static constexpr std::chrono::milliseconds kConnectionLimit{2000};
   using Handler = std::function<HttpReply()>;
   // Before Start.
   void Handle(const std::string& path, Handler handler) { routes_[path] = std::move(handler); }

@@ -85,6 +85,8 @@ absl::Status CheckInt(absl::string_view path, int64_t value, int64_t lowest, int
 absl::Status CheckFinite(absl::string_view path, double value, double lowest, double highest, bool positive_only) {
   const std::string shown = absl::StrFormat("%g", value);
   if (!std::isfinite(value)) return Refuse(path, shown, "is not a finite number");
+  // 1e-320 (a subnormal) and the like: no size, share or time of ours.
+  if (value != 0 && std::fabs(value) < 1e-300) return Refuse(path, shown, "is too close to 0 to mean anything");
   const bool low = positive_only ? !(value > lowest) : value < lowest;
   if (low || value > highest) {
     return Refuse(path, shown, absl::StrFormat("is not in %c%g, %g]", positive_only ? '(' : '[', lowest, highest));

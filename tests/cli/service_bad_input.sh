@@ -42,7 +42,7 @@ printf 'executor: slurm\nslurm: {partition: gpu, log_dir: logs}\n' >"$work/slurm
 printf 'slurm: {partition: gpu, accounts: {alice: "-root"}}\n' >"$work/slurm_accounts.yaml"
 printf 'slurm: {partition: gpu, command_timeout_s: 0}\n' >"$work/slurm_timeout.yaml"
 printf 'gpus: 1\npriority: 5000\ncommand: [x]\n' >"$work/priority.yaml"
-expect daemon_round "round.yaml:1: round_s: '0': must be > 0" "$bin/synergyd" --config "$work/round.yaml"
+expect daemon_round "round.yaml:1: round_s: '0': must be between 0.05 and" "$bin/synergyd" --config "$work/round.yaml"
 expect daemon_policy "policy.yaml:2: policy: 'lifo': is not one of" "$bin/synergyd" --config "$work/policy.yaml"
 expect daemon_type_choice "type_choice.yaml:1: type_choice: 'fastest': is not one of first-fit, gpu-throughput," \
   "$bin/synergyd" --config "$work/type_choice.yaml"

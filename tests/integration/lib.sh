@@ -107,6 +107,7 @@ ${NODE_EXTRA:-}
 memory_gb: ${NODE_MEMORY_GB:-24}
 log_dir: $work/logs-$name
 work_dir: ${NODE_WORK_DIR:-$work}
+state_dir: $work/state-$name
 token: ${NODE_TOKEN[$name]}
 $tls
 run_jobs_as_node_user: ${NODE_AS_NODE_USER:-true}

@@ -228,8 +228,8 @@ TEST(DaemonConfig, EmbeddedDefaultAndErrors) {
   EXPECT_THAT(DaemonRefusal("profile_wait_s: -1\n"),
               HasSubstr("d.yaml:1: profile_wait_s: '-1': must be between 0 and"));
   EXPECT_THAT(DaemonRefusal("profile_wait_s: .inf\n"), HasSubstr("d.yaml:1: profile_wait_s: '.inf': is not a finite number"));
-  EXPECT_THAT(DaemonRefusal("policy: fifo\nround_s: -3\n"), HasSubstr("d.yaml:2: round_s: '-3': must be > 0 and at most 86400"));
-  EXPECT_THAT(DaemonRefusal("round_s: 1e9\n"), HasSubstr("d.yaml:1: round_s: '1e9': must be > 0 and at most 86400"));
+  EXPECT_THAT(DaemonRefusal("policy: fifo\nround_s: -3\n"), HasSubstr("d.yaml:2: round_s: '-3': must be between 0.05 and 86400"));
+  EXPECT_THAT(DaemonRefusal("round_s: 1e9\n"), HasSubstr("d.yaml:1: round_s: '1e9': must be between 0.05 and 86400"));
   EXPECT_THAT(DaemonRefusal("restart_gain: -0.1\n"), HasSubstr("d.yaml:1: restart_gain: '-0.1': must be between 0 and 10"));
   EXPECT_THAT(DaemonRefusal("restart_gain: 11\n"), HasSubstr("d.yaml:1: restart_gain: '11': must be between 0 and 10"));
   EXPECT_THAT(DaemonRefusal("restart_gain: .nan\n"), HasSubstr("restart_gain: '.nan': is not a finite number"));

@@ -163,5 +163,28 @@ TEST_F(NodeReconcileTest, AnExitReportedAgainIsAppliedOnce) {
   EXPECT_EQ(EventsContaining("exited"), 1);
 }
 
+// An agent that confirms checkpoints in a loop (876 a second in the
+// attacker's probe) has each stored, and told as one event a second.
+TEST_F(DaemonStateTest, CheckpointsConfirmedFasterThanOneASecondAreToldAsOneEventASecond) {
+  auto [s, id, epoch] = OneLeasedJobUnderLas();
+  Beat(*s, "n1", 10);
+  Beat(*s, "n1", 20, {Running(id, epoch)});
+  for (int i = 1; i <= 50; ++i) {
+    v1::CheckpointDone done;
+    done.set_job_id(id);
+    done.set_epoch(epoch);
+    done.set_iteration(i);
+    done.set_path("/ckpt/" + std::to_string(i));
+    ASSERT_TRUE(s->ConfirmCheckpoint(done, 1000 + i * 10).ok());  // 50 in half a second
+  }
+  const v1::Job job = *s->GetJob(id);
+  EXPECT_EQ(job.checkpoint_iteration(), 50) << "every confirmation is stored";
+  int told = 0;
+  for (const v1::JobEvent& e : job.events()) told += e.text().rfind("checkpoint at iteration", 0) == 0;
+  EXPECT_EQ(told, 1);
+  s.reset();
+  EXPECT_EQ(Open()->GetJob(id)->checkpoint_iteration(), 50);
+}
+
 }  // namespace
 }  // namespace synergy::daemon

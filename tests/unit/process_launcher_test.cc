@@ -138,6 +138,45 @@ TEST(ProcessLauncher, RelaunchAppendsToTheSameLogs) {
   EXPECT_EQ(ReadAll(OutLog(spec)), "first\nsecond\n");
 }
 
+TEST(ProcessLauncher, OutputFilesArePrivateEvenWhenTheyExistedBefore) {
+  TempDir logs;
+  ProcessLauncher launcher{Cgroups()};
+  LaunchSpec spec = ShellSpec(logs, "j-private", "echo secret");
+  WriteAll(logs / "j-private.1.err", "");  // an earlier lease's, 0644
+  ::chmod((logs / "j-private.1.err").c_str(), 0644);
+  ASSERT_TRUE(launcher.Launch(spec).ok());
+  ASSERT_EQ(PollForExits(launcher).size(), 1u);
+  for (const char* file : {"j-private.1.out", "j-private.1.err"}) {
+    struct stat st;
+    ASSERT_EQ(::stat((logs / file).c_str(), &st), 0) << file;
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << file;
+  }
+}
+
+// Whoever can write log_dir must not get a file of someone else's through
+// the job's output: a symbolic or a hard link where the output goes is
+// refused, and its target is untouched.
+TEST(ProcessLauncher, ALinkPlantedWhereTheOutputGoesIsRefused) {
+  TempDir logs, elsewhere;
+  const std::string target = elsewhere / "secret";
+  WriteAll(target, "root only\n");
+  ::chmod(target.c_str(), 0600);
+  ProcessLauncher launcher{Cgroups()};
+  ASSERT_EQ(::symlink(target.c_str(), (logs / "j-sym.1.out").c_str()), 0);
+  absl::StatusOr<pid_t> sym = launcher.Launch(ShellSpec(logs, "j-sym", "echo planted"));
+  ASSERT_FALSE(sym.ok());
+  EXPECT_THAT(std::string(sym.status().message()), HasSubstr("j-sym.1.out"));
+  ASSERT_EQ(::link(target.c_str(), (logs / "j-hard.1.out").c_str()), 0) << "needs one filesystem for both";
+  absl::StatusOr<pid_t> hard = launcher.Launch(ShellSpec(logs, "j-hard", "echo planted"));
+  ASSERT_FALSE(hard.ok());
+  EXPECT_THAT(std::string(hard.status().message()), HasSubstr("hard link"));
+  EXPECT_EQ(ReadAll(target), "root only\n");
+  struct stat st;
+  ASSERT_EQ(::stat(target.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(st.st_uid, ::geteuid());
+}
+
 // A job sees a small base of the node's environment (PATH, locale), the
 // names the node's config passes through, and its own on top; never the
 // node's credential.

@@ -365,6 +365,14 @@ TEST(RequestValidation, DrainNodeNamesAreTokens) {
 
 // ----------------------------------------------------------------- nodes --
 
+TEST(RequestValidation, AMemorySizeTooCloseToZeroToMeanAnythingIsRefused) {
+  v1::RegisterNodeRequest tiny = GoodRegistration();
+  tiny.mutable_resources()->set_mem_gb(1e-320);
+  const absl::Status st = ValidateRegisterNodeRequest(tiny);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(st.message()).find("is too close to 0 to mean anything"), std::string::npos) << st;
+}
+
 TEST(RequestValidation, AGoodNodeRegistrationPasses) {
   EXPECT_TRUE(ValidateRegisterNodeRequest(GoodRegistration()).ok()) << ValidateRegisterNodeRequest(GoodRegistration());
   v1::RegisterNodeRequest big = GoodRegistration();

@@ -82,6 +82,33 @@ TEST(Store, BatchesAreDurableAcrossReopen) {
   EXPECT_EQ(drain.since_ms, 7);
 }
 
+// An agent confirming checkpoints without end must not grow the store
+// without end: a job keeps its newest kMaxEventsPerJob events.
+TEST(Store, AJobKeepsItsNewestEventsOnly) {
+  auto store = SqliteStore::Open(TempDb("event-cap"));
+  ASSERT_TRUE(store.ok()) << store.status();
+  const int total = Store::kMaxEventsPerJob + 250;
+  for (int i = 0; i < total; i += 50) {
+    Batch b;
+    for (int k = i; k < i + 50; ++k) {
+      v1::JobEvent e;
+      e.set_unix_ms(k);
+      e.set_text("checkpoint " + std::to_string(k));
+      b.events.emplace_back("j-000001", e);
+    }
+    v1::JobEvent other;
+    other.set_text("submitted");
+    if (i == 0) b.events.emplace_back("j-000002", other);
+    ASSERT_TRUE((*store)->Commit(b).ok());
+  }
+  auto events = (*store)->LoadEvents("j-000001", 10 * total);
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), static_cast<size_t>(Store::kMaxEventsPerJob));
+  EXPECT_EQ(events->front().text(), "checkpoint " + std::to_string(total - Store::kMaxEventsPerJob));
+  EXPECT_EQ(events->back().text(), "checkpoint " + std::to_string(total - 1));
+  EXPECT_EQ((*store)->LoadEvents("j-000002")->size(), 1u) << "another job's events are its own";
+}
+
 // Submissions take ids under the daemon's lock but commit in groups that
 // may land out of order: a counter a later group sets lower must not take
 // the stored one back, or a restart would give an id a second time.

@@ -45,6 +45,24 @@ TEST(ParseYaml, EmptyDocumentIsNull) {
   EXPECT_THAT(Message(doc->Map({"a"}).status()), HasSubstr("f.yaml:1: document: (null): is not a map"));
 }
 
+// A second document would be ignored by a reader of the first: refused.
+TEST(ParseYaml, ASecondDocumentIsRefusedAnEmptyOneIsNot) {
+  EXPECT_THAT(Message(ParseYaml("gpus: 1\n---\ngpus: 64\n", "f.yaml").status()),
+              HasSubstr("f.yaml:3: document: a second YAML document (after ---): one document per file"));
+  EXPECT_TRUE(ParseYaml("---\ngpus: 1\n", "f.yaml").ok()) << "a leading --- is one document";
+  EXPECT_TRUE(ParseYaml("gpus: 1\n---\n", "f.yaml").ok()) << "a trailing empty document holds nothing";
+}
+
+TEST(YamlValue, ANumberTooCloseToZeroToMeanAnythingIsRefused) {
+  YamlMap m = MapOf("round_s: 1e-320\nmem: 0\nsmall: 1e-6\n", {"round_s", "mem", "small"});
+  double v = 0;
+  EXPECT_THAT(Message(m.Read("round_s", v, DoubleRange::Positive(100))),
+              HasSubstr("f.yaml:1: round_s: '1e-320': is too close to 0 to mean anything"));
+  EXPECT_TRUE(m.Read("mem", v, DoubleRange::NonNegative(100)).ok());
+  EXPECT_TRUE(m.Read("small", v, DoubleRange::Positive(100)).ok());
+  EXPECT_DOUBLE_EQ(v, 1e-6);
+}
+
 TEST(YamlMap, NonScalarKeyIsAnErrorNotAnAbort) {
   // yaml-cpp throws from as<std::string>() on such a key; every reader used
   // to let that escape (SIGABRT).

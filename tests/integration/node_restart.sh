@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# kill -9 of synergy-node while an agent job and a plain job run on it, and a
+# restart within synergyd's heartbeat timeout (issue 38): the new
+# synergy-node finds what the killed one left running (its records in
+# state_dir, its cgroups) and stops it before it takes new work; synergyd
+# requeues both leases as stopped by the node; both jobs run again, the
+# agent job from its checkpoint to the state of an uninterrupted run. A
+# watcher counts each job's processes every 50 ms: never two at once.
+# usage: node_restart.sh BUILD_DIR
+BIN=$1
+TEST=node_restart
+source "$(dirname "$0")/lib.sh"
+POLICY=fifo HEARTBEAT_TIMEOUT_S=15 start_daemon
+start_node n1 2
+wait_for_nodes 1
+
+agent=$(submit agentjob 1 res18 1500)
+printf 'name: plain\ngpus: 1\ncommand: ["sleep", "600.75"]\n' >"$work/plain.yaml"
+plain=$(ctl submit -f "$work/plain.yaml") || fail "submit plain refused"
+launches_of() { grep -c "launched $1 lease" "$work/node-n1.log"; }
+agent_copies() { pgrep -fc "agent_job --iteration-ms 15 --checkpoint-dir $work/ckpt"; }
+plain_copies() { pgrep -fxc "sleep 600.75"; }
+for _ in $(seq 200); do
+  (($(launches_of "$agent") == 1 && $(launches_of "$plain") == 1)) && break
+  sleep 0.1
+done
+(($(launches_of "$agent") == 1 && $(launches_of "$plain") == 1)) || fail "the jobs did not start"
+sleep 2  # some progress under the first lease
+
+touch "$work/watching"
+(
+  while [[ -e $work/watching ]]; do
+    echo "$(agent_copies) $(plain_copies)" >>"$work/copies"
+    sleep 0.05
+  done
+) </dev/null >/dev/null 2>&1 &
+watcher=$!
+pids+=("$watcher")
+
+# ---- kill -9: the jobs run on, orphaned
+kill -9 "$node_pid_n1"
+sleep 0.5
+[[ $(agent_copies) == 1 && $(plain_copies) == 1 ]] ||
+  fail "the jobs did not outlive the node (agent $(agent_copies), plain $(plain_copies))"
+ls "$work/state-n1/running/" | grep -q "^n1\.$plain\." || fail "no record of $plain in state_dir"
+echo "ok   kill -9 of the node: both jobs still run, recorded in state_dir"
+
+# ---- the node starts again
+start_node n1 2
+for _ in $(seq 100); do
+  (($(grep -c "left running by a synergy-node that ended: stopping it" "$work/node-n1.log") == 2)) && break
+  sleep 0.1
+done
+(($(grep -c "left running by a synergy-node that ended: stopping it" "$work/node-n1.log") == 2)) ||
+  fail "the restarted node did not stop both orphans"
+for _ in $(seq 300); do
+  (($(launches_of "$agent") == 2 && $(launches_of "$plain") == 2)) && break
+  sleep 0.1
+done
+(($(launches_of "$agent") == 2 && $(launches_of "$plain") == 2)) ||
+  fail "the jobs were not launched again (agent $(launches_of "$agent"), plain $(launches_of "$plain"))"
+ctl describe job "$plain" | grep -q "stopped at node start" || fail "$plain's events do not say why its lease ended"
+echo "ok   the restarted node stopped both orphans; synergyd launched each job again"
+
+wait_until_done 90 "$agent"
+[[ $(state_of "$agent") == succeeded ]] || fail "$agent is $(state_of "$agent")"
+[[ $(cat "$work/ckpt/$agent.result") == "$(expected_state 1500)" ]] ||
+  fail "$agent ended with $(cat "$work/ckpt/$agent.result"), an uninterrupted run gives $(expected_state 1500)"
+ctl cancel "$plain" >/dev/null || fail "cancel $plain"
+wait_until_done 20 "$plain"
+rm -f "$work/watching"
+wait "$watcher"
+read -r most_agent most_plain < <(awk '{ if ($1 > a) a = $1; if ($2 > p) p = $2 } END { print a + 0, p + 0 }' "$work/copies")
+samples=$(wc -l <"$work/copies")
+((most_agent <= 1 && most_plain <= 1)) || fail "two copies of a job ran at once (agent $most_agent, plain $most_plain)"
+((samples > 20)) || fail "the watcher took only $samples samples"
+echo "ok   $samples samples: at most one copy of each job at any time; $agent resumed to an uninterrupted run's state"
+echo "PASS"
