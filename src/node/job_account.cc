@@ -4,6 +4,8 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -44,6 +46,21 @@ absl::Status ReadAccounts(const YamlMap& m, std::map<std::string, std::string>& 
 }
 
 
+uid_t FirstUserUid() {
+  static const uid_t first = [] {
+    std::ifstream defs("/etc/login.defs");
+    std::string line;
+    while (std::getline(defs, line)) {
+      std::istringstream words(line);
+      std::string key;
+      long value = 0;
+      if (words >> key >> value && key == "UID_MIN" && value > 0 && value < 65536) return static_cast<uid_t>(value);
+    }
+    return static_cast<uid_t>(1000);  // login.defs' default
+  }();
+  return first;
+}
+
 absl::StatusOr<std::optional<JobAccount>> AccountForJob(const std::string& user, const AccountRule& config) {
   const bool node_is_root = ::geteuid() == 0;
   if (config.run_jobs_as_node_user) {
@@ -66,6 +83,14 @@ absl::StatusOr<std::optional<JobAccount>> AccountForJob(const std::string& user,
   if (pw.pw_uid == 0 && !config.allow_root_jobs) {
     return absl::PermissionDeniedError(
         absl::StrCat("user '", user, "' maps to '", name, "', which is root: refused (allow_root_jobs is off)"));
+  }
+  // A principal named like a system account (synergy, daemon, www-data)
+  // does not get that account by its name alone: only an explicit mapping
+  // runs jobs as a system account.
+  if (mapped == config.accounts.end() && pw.pw_uid != 0 && pw.pw_uid < FirstUserUid()) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "user '", user, "': the local account of that name is a system account (uid ", pw.pw_uid,
+        ", below UID_MIN ", FirstUserUid(), "): refused (map the user under accounts: to run its jobs)"));
   }
   if (!node_is_root && config.switched_by_caller) {
     if (pw.pw_uid != ::geteuid()) {

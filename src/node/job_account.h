@@ -35,8 +35,12 @@ inline constexpr size_t kMaxAccounts = 4096;
 // The account to switch to, or nullopt to run as the caller's own account
 // (run_jobs_as_node_user, or the mapped account is the caller's). Errors
 // (PermissionDenied, NotFound) say which user, which account and why; the
-// launch is then refused.
+// launch is then refused. A user whose same-named account is a system
+// account (uid below FirstUserUid) is refused unless `accounts` maps it.
 absl::StatusOr<std::optional<JobAccount>> AccountForJob(const std::string& user, const AccountRule& rule);
+
+// The first uid of a person's account: /etc/login.defs' UID_MIN, else 1000.
+uid_t FirstUserUid();
 
 // The `accounts:` key of `m`, if any, checked (errors name the file, line,
 // field and value) into `out`.
