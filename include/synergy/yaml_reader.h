@@ -199,4 +199,10 @@ class YamlMap {
 // An empty document is a null value (IsNull()).
 absl::StatusOr<YamlValue> ParseYaml(absl::string_view text, const std::string& source);
 
+// The line (from 1) where a second, non-empty YAML document begins in
+// `text` (its "---" or "..." marker at column 0), or 0: ParseYaml refuses
+// such a text. Markers before any content, and empty documents after it,
+// do not count; neither do directives (%YAML) and comments.
+int SecondDocumentLine(absl::string_view text);
+
 }  // namespace synergy

@@ -8,8 +8,11 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "synergy/quote.h"
 #include "yaml-cpp/yaml.h"
 
@@ -436,19 +439,40 @@ absl::Status YamlMap::Read(absl::string_view key, std::vector<std::string>& out,
 
 // ---- ParseYaml ------------------------------------------------------------
 
+int SecondDocumentLine(absl::string_view text) {
+  // Found in the text rather than with YAML::LoadAll, which loops for ever
+  // on some malformed input in yaml-cpp 0.7 (the fuzz targets' ",{p").
+  // A marker is "---" or "..." at column 0, alone or before a space; at
+  // column 0 it cannot be inside a block scalar of a map's value.
+  bool content = false;  // the first document has begun
+  int marker = 0;        // the line of a marker after it
+  int number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const bool is_marker = (absl::StartsWith(line, "---") || absl::StartsWith(line, "...")) &&
+                           (line.size() == 3 || line[3] == ' ' || line[3] == '\t');
+    absl::string_view rest = is_marker ? line.substr(3) : line;
+    rest = absl::StripLeadingAsciiWhitespace(rest);
+    const bool blank = rest.empty() || rest[0] == '#' || (!is_marker && line[0] == '%');
+    if (is_marker && content && marker == 0) marker = number;
+    if (blank) continue;
+    if (marker > 0) return marker;
+    content = true;
+  }
+  return 0;
+}
+
 absl::StatusOr<YamlValue> ParseYaml(absl::string_view text, const std::string& source) {
   auto name = std::make_shared<const std::string>(source);
   try {
-    std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
     // One document per file: a second one (after ---) would be silently
     // ignored by a reader of the first, so it is refused, not skipped.
-    for (size_t d = 1; d < documents.size(); ++d) {
-      if (documents[d].IsNull()) continue;
-      const int at = LineOf(documents[d]);
-      return YamlValue::Absent(name, "", at > 0 ? at : 1)
-          .Error(absl::StrCat("a second YAML document (after ---): one document per file"));
+    if (const int second = SecondDocumentLine(text); second > 0) {
+      return YamlValue::Absent(name, "", second)
+          .Error("a second YAML document (after ---): one document per file");
     }
-    YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
+    YAML::Node root = YAML::Load(std::string(text));
     const int line = LineOf(root);
     return YamlValue(std::move(root), std::move(name), "", line > 0 ? line : 1);
   } catch (const YAML::Exception& e) {
