@@ -104,6 +104,32 @@ std::vector<StartedProcess> LeaseRecords::Load() const {
   return out;
 }
 
+std::set<pid_t> LeaseRecords::Owners() const {
+  std::set<pid_t> owners;
+  if (dir_.empty()) return owners;
+  std::ifstream in(dir_ + "/../owners");
+  for (long pid = 0; in >> pid;) {
+    if (pid > 1 && pid < (1l << 30)) owners.insert(static_cast<pid_t>(pid));
+  }
+  return owners;
+}
+
+void LeaseRecords::KeepOwners(const std::set<pid_t>& live, pid_t self) {
+  if (dir_.empty()) return;
+  const std::string file = dir_ + "/../owners";
+  std::string text;
+  for (pid_t p : live) absl::StrAppend(&text, p, "\n");
+  if (!live.count(self)) absl::StrAppend(&text, self, "\n");
+  const std::string tmp = file + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  const bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (fd >= 0) ::close(fd);
+  if (!ok || ::rename(tmp.c_str(), file.c_str()) != 0) {
+    spdlog::warn("state_dir: cannot write {}: {} (a restart of this node would not sweep its cgroups)", file,
+                 ErrnoText(errno));
+  }
+}
+
 uint64_t ProcessStartTicks(pid_t pid) {
   std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
   std::string stat;

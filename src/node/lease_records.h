@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,13 @@ class LeaseRecords {
   // This node's records, by file name (other nodes' in a shared directory
   // are not read); files that do not parse are removed and logged.
   std::vector<StartedProcess> Load() const;
+
+  // The synergy-node processes that have used this state_dir (its file
+  // "owners"): only their cgroups are this node's to sweep, not those of
+  // another cluster's node of the same name on this machine (two test
+  // clusters). KeepOwners rewrites it as `live` plus `self`.
+  std::set<pid_t> Owners() const;
+  void KeepOwners(const std::set<pid_t>& live, pid_t self);
 
  private:
   std::string FileOf(const std::string& job_id, int64_t epoch) const;

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <map>
+#include <set>
 #include <thread>
 #include <utility>
 
@@ -59,11 +60,19 @@ std::vector<v1::ProcessExit> StopOrphans(LeaseRecords& records, Cgroups& cgroups
     found[{p.job_id, p.epoch}] = "gone while no synergy-node ran (its exit is unknown)";
     if (p.start_ticks != 0 && ProcessStartTicks(p.pid) == p.start_ticks) running[{p.job_id, p.epoch}] = p;
   }
+  // Only groups of synergy-node processes that used this state_dir: a
+  // node of the same name of another cluster on this machine keeps its own.
+  const std::set<pid_t> owners = records.Owners();
+  std::set<pid_t> live_owners;
+  for (pid_t owner : owners) {
+    if (owner != self && IsSynergyNode(owner)) live_owners.insert(owner);
+  }
   std::vector<std::string> groups;
   for (const std::string& group : cgroups.GroupsStartingWith(node + ".")) {
     pid_t owner = 0;
     Lease lease;
-    if (!ParseJobGroup(group, node, &owner, &lease.first, &lease.second) || owner == self || IsSynergyNode(owner)) {
+    if (!ParseJobGroup(group, node, &owner, &lease.first, &lease.second) || owner == self || !owners.count(owner) ||
+        IsSynergyNode(owner)) {
       continue;
     }
     groups.push_back(group);
@@ -84,6 +93,7 @@ std::vector<v1::ProcessExit> StopOrphans(LeaseRecords& records, Cgroups& cgroups
   // What is left in their cgroups left the job's process group (setsid, a
   // double fork): Remove kills it.
   for (const std::string& group : groups) cgroups.Remove(group);
+  records.KeepOwners(live_owners, self);
   std::vector<v1::ProcessExit> exits;
   for (const auto& [lease, how] : found) {
     records.Forget(lease.first, lease.second);

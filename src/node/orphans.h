@@ -25,9 +25,10 @@ namespace synergy::node {
 // Stops every recorded process that still runs (the one with the recorded
 // start time: a reused pid is left alone): SIGTERM to its process group,
 // SIGKILL after `grace`. Then every cgroup of `node`'s name made by a
-// synergy-node process that no longer runs is emptied (SIGKILL) and
-// removed. Records and groups of a synergy-node that still runs (another
-// process of the same name) are left alone.
+// synergy-node process that used this state_dir (LeaseRecords::Owners) and
+// no longer runs is emptied (SIGKILL) and removed; `self` joins the owners.
+// Records and groups of a synergy-node that still runs (another process of
+// the same name), or of another state_dir, are left alone.
 // Forgets the records. Returns one exit per lease found, stopped by the
 // node, for synergyd; logs one line per lease.
 std::vector<v1::ProcessExit> StopOrphans(LeaseRecords& records, Cgroups& cgroups, const std::string& node,

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -70,6 +71,22 @@ TEST_F(OrphansTest, RecordsAreKeptPerNodeAndForgotten) {
   loaded = n1.Load();
   ASSERT_EQ(loaded.size(), 1u);
   EXPECT_EQ(loaded[0].job_id, "j-000002");
+}
+
+// The cgroups a node may sweep are those of the synergy-node processes that
+// used its state_dir; after a start the dead ones are forgotten.
+TEST_F(OrphansTest, TheOwnersOfAStateDirAreItsNodesProcessesLiveOrThisOne) {
+  LeaseRecords records(dir_, "n1");
+  ASSERT_TRUE(records.Open().ok());
+  EXPECT_TRUE(records.Owners().empty());
+  records.KeepOwners({}, 4242);
+  EXPECT_EQ(records.Owners(), (std::set<pid_t>{4242}));
+  records.KeepOwners({4242}, 5353);
+  EXPECT_EQ(records.Owners(), (std::set<pid_t>{4242, 5353}));
+  Cgroups none;
+  StopOrphans(records, none, "n1", ::getpid(), std::chrono::milliseconds(100));
+  EXPECT_EQ(records.Owners(), (std::set<pid_t>{::getpid()})) << "4242 and 5353 run no synergy-node";
+  EXPECT_TRUE(LeaseRecords("", "n1").Owners().empty()) << "no state_dir, no owners";
 }
 
 TEST_F(OrphansTest, ARecordThatDoesNotParseIsRemovedNotBelieved) {
