@@ -9,6 +9,9 @@ pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -9 -- "-$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
   pkill -9 -f "agent_job.*$work" 2>/dev/null
+  # Jobs run in process groups of their own: whatever names this test's
+  # folder (a job a failed test left) goes too.
+  pkill -9 -f -- "$work" 2>/dev/null
   if [[ ${KEEP:-0} == 1 ]]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT

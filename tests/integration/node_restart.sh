@@ -15,11 +15,13 @@ start_node n1 2
 wait_for_nodes 1
 
 agent=$(submit agentjob 1 res18 1500)
-printf 'name: plain\ngpus: 1\ncommand: ["sleep", "600.75"]\n' >"$work/plain.yaml"
+# A shell that stays (its command line names this test's folder, so that
+# only this run's copies are counted), with a sleep under it.
+printf 'name: plain\ngpus: 1\ncommand: ["/bin/sh", "-c", "sleep 600.75; : plain of %s"]\n' "$work" >"$work/plain.yaml"
 plain=$(ctl submit -f "$work/plain.yaml") || fail "submit plain refused"
 launches_of() { grep -c "launched $1 lease" "$work/node-n1.log"; }
 agent_copies() { pgrep -fc "agent_job --iteration-ms 15 --checkpoint-dir $work/ckpt"; }
-plain_copies() { pgrep -fxc "sleep 600.75"; }
+plain_copies() { pgrep -fc ": plain of $work"; }
 for _ in $(seq 200); do
   (($(launches_of "$agent") == 1 && $(launches_of "$plain") == 1)) && break
   sleep 0.1
@@ -39,9 +41,9 @@ pids+=("$watcher")
 
 # ---- kill -9: the jobs run on, orphaned
 kill -9 "$node_pid_n1"
-sleep 0.5
+for _ in $(seq 30); do [[ $(agent_copies) == 1 && $(plain_copies) == 1 ]] && break; sleep 0.1; done
 [[ $(agent_copies) == 1 && $(plain_copies) == 1 ]] ||
-  fail "the jobs did not outlive the node (agent $(agent_copies), plain $(plain_copies))"
+  fail "the jobs did not outlive the node (agent $(agent_copies), plain $(plain_copies)): $(pgrep -fa "agent_job|sleep 600|plain of" | tr '\n' ';')"
 ls "$work/state-n1/running/" | grep -q "^n1\.$plain\." || fail "no record of $plain in state_dir"
 echo "ok   kill -9 of the node: both jobs still run, recorded in state_dir"
 
