@@ -20,8 +20,17 @@ agent=$(submit agentjob 1 res18 1500)
 printf 'name: plain\ngpus: 1\ncommand: ["/bin/sh", "-c", "sleep 600.75; : plain of %s"]\n' "$work" >"$work/plain.yaml"
 plain=$(ctl submit -f "$work/plain.yaml") || fail "submit plain refused"
 launches_of() { grep -c "launched $1 lease" "$work/node-n1.log"; }
-agent_copies() { pgrep -fc "agent_job --iteration-ms 15 --checkpoint-dir $work/ckpt"; }
-plain_copies() { pgrep -fc ": plain of $work"; }
+# copies TEXT: live copies of a job, as process groups (each launch is one;
+# a shell's child between fork and exec is not a second copy) of processes
+# whose command line holds TEXT, zombies not counted.
+copies() {
+  local pids
+  pids=$(pgrep -f -- "$1" | paste -sd, -)
+  [[ -n $pids ]] || { echo 0; return; }
+  ps -o pgid=,stat= -p "$pids" | awk '$2 !~ /^Z/ { print $1 }' | sort -u | wc -l
+}
+agent_copies() { copies "agent_job --iteration-ms 15 --checkpoint-dir $work/ckpt"; }
+plain_copies() { copies ": plain of $work"; }
 for _ in $(seq 200); do
   (($(launches_of "$agent") == 1 && $(launches_of "$plain") == 1)) && break
   sleep 0.1
