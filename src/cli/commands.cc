@@ -26,20 +26,24 @@ const std::vector<CommandHelp>& Commands() {
        "profile job ID measured (its profile_points), and not profiled again whatever the spec's profile says.",
        {"-f", "--profile-of"}},
       {"get",
-       "get jobs [ID...] [--state S,S] [--user U] [--tenant T] [--sort-by KEY] [-o wide|json|yaml|name] [-w]\n"
+       "get jobs [ID...] [--state S,S] [--user U] [--tenant T] [--limit N] [--sort-by KEY] [-o wide|json|yaml|name] [-w]\n"
        "get nodes [-o wide|json|yaml|name] [-w]",
        "Lists jobs (or the named ones: `get job ID`) or nodes. --state: states separated by commas\n"
        "(pending, queued, profiling, running, suspended, succeeded, failed, cancelled; asked of synergyd).\n"
-       "--user, --tenant: only theirs. --sort-by: id (default), name, state, user, tenant, gpus, age\n"
+       "--user, --tenant: only theirs (asked of synergyd). --limit: the first N jobs by id. Lists are read a\n"
+       "page at a time and show summaries (describe shows a job's command, environment and events).\n"
+       "--sort-by: id (default), name, state, user, tenant, gpus, age\n"
        "(oldest first), priority (highest first). -o wide: more columns; json, yaml: the protocol's messages;\n"
        "name: ids (or node names) only, one a line. -w: again every 2 s (--interval S), each listing under\n"
        "the time it was read, until interrupted.",
-       {"jobs", "nodes", "job", "--state", "--user", "--tenant", "--sort-by", "-o", "-w", "--interval"}},
-      {"history", "history [--since 2h|2026-12-04T09:00:00Z] [-o json|csv]",
+       {"jobs", "nodes", "job", "--state", "--user", "--tenant", "--limit", "--sort-by", "-o", "-w", "--interval"}},
+      {"history", "history [--since 2h|2026-12-04T09:00:00Z] [--state S,S] [--user U] [--tenant T] [--limit N] [-o json|csv]",
        "Jobs as sacct shows them: submitted, first launched, ended (UTC); waited (launch - submission),\n"
        "ran (time holding GPUs), JCT (end - submission); launches and outcome. --since: jobs submitted\n"
-       "since a duration ago (90s, 30m, 2h, 7d) or an RFC 3339 time. -o csv or json: durations in seconds.",
-       {"--since", "-o"}},
+       "since a duration ago (90s, 30m, 2h, 7d) or an RFC 3339 time. --state, --user, --tenant: as get jobs,\n"
+       "filtered in synergyd. Ended jobs retired into synergyd's history table (retain_ended_jobs) are\n"
+       "included. --limit: the first N by id. -o csv or json: durations in seconds.",
+       {"--since", "--state", "--user", "--tenant", "--limit", "-o"}},
       {"describe", "describe job ID\ndescribe node NAME",
        "One job in full, with its events (-o json or yaml: the protocol's message); or one node: status, ids\n"
        "offered and allocated, jobs, cgroups, last heartbeat.",

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/history.h"
 #include "cli/job_logs.h"
+#include "cli/job_pages.h"
 #include "cli/job_selection.h"
 #include "cli/message_output.h"
 #include "cli/tables.h"
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
   synergy::cli::LogsOptions logs;
   bool help = false;
   int watch_s = 0, interval_s = 0;
+  size_t limit = 0;  // --limit: at most this many jobs listed (0 = all)
   synergy::cli::JobSelection selection;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -102,6 +104,13 @@ int main(int argc, char** argv) {
       auto parsed = synergy::cli::ParseStates(states);
       if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
       selection.states = *parsed;
+    } else if (a == "--limit") {
+      std::string v;
+      int n = 0;
+      if (!value(v) || !absl::SimpleAtoi(v, &n) || n < 1 || n > 10'000'000) {
+        return Usage("--limit needs a number of jobs from 1 to 10000000");
+      }
+      limit = static_cast<size_t>(n);
     } else if (a == "--user") {
       if (!value(selection.user)) return Usage("--user needs a user name");
     } else if (a == "--tenant") {
@@ -244,6 +253,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (output == "csv" && cmd != "history") return Usage("-o csv is for history only");
+  // One ListJobs call (a page), for ListAllJobs.
+  const synergy::cli::ListCall list_call = [&](const v1::ListJobsRequest& req, v1::ListJobsResponse* page) {
+    auto ctx = c.Call(false);
+    return c.stub->ListJobs(ctx.get(), req, page);
+  };
   if (cmd == "get") {
     if (args.size() < 2) return Usage("get needs jobs or nodes");
     const bool of_jobs = args[1] == "jobs" || args[1] == "job";
@@ -266,9 +280,11 @@ int main(int argc, char** argv) {
         } else {
           v1::ListJobsRequest req;
           for (v1::JobState s : selection.states) req.add_states(s);
-          auto ctx = c.Call(false);
-          grpc::Status st = c.stub->ListJobs(ctx.get(), req, &resp);
-          if (!st.ok()) return Refused(st);
+          req.set_owner(selection.user);
+          req.set_tenant(selection.tenant);
+          std::vector<v1::Job> listed;
+          if (grpc::Status st = synergy::cli::ListAllJobs(list_call, req, limit, listed); !st.ok()) return Refused(st);
+          for (v1::Job& j : listed) *resp.add_jobs() = std::move(j);
         }
         const std::vector<v1::Job> jobs = synergy::cli::SelectJobs({resp.jobs().begin(), resp.jobs().end()}, selection);
         if (synergy::cli::IsStructuredOutput(output)) {
@@ -308,7 +324,7 @@ int main(int argc, char** argv) {
     }
   }
   if (cmd == "history") {
-    if (args.size() != 1) return Usage("history takes flags only: --since, -o json|csv");
+    if (args.size() != 1) return Usage("history takes flags only: --since, --state, --user, --tenant, --limit, -o json|csv");
     if (output == "wide" || output == "name" || output == "yaml") return Usage("history: -o is json or csv");
     int64_t since_ms = 0;
     if (!since.empty()) {
@@ -316,11 +332,17 @@ int main(int argc, char** argv) {
       if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
       since_ms = *parsed;
     }
-    v1::ListJobsResponse resp;
-    auto ctx = c.Call(false);
-    grpc::Status st = c.stub->ListJobs(ctx.get(), v1::ListJobsRequest{}, &resp);
-    if (!st.ok()) return Refused(st);
-    const std::vector<v1::Job> jobs = synergy::cli::JobsSince({resp.jobs().begin(), resp.jobs().end()}, since_ms);
+    // Filtered in synergyd, retired jobs included: the history table
+    // holds what retain_ended_jobs moved out of the job table.
+    v1::ListJobsRequest req;
+    for (v1::JobState s : selection.states) req.add_states(s);
+    req.set_owner(selection.user);
+    req.set_tenant(selection.tenant);
+    req.set_submitted_since_unix_ms(std::max<int64_t>(0, since_ms));
+    req.set_include_retired(true);
+    std::vector<v1::Job> listed;
+    if (grpc::Status st = synergy::cli::ListAllJobs(list_call, req, limit, listed); !st.ok()) return Refused(st);
+    const std::vector<v1::Job> jobs = synergy::cli::JobsSince(std::move(listed), since_ms);
     std::cout << (output == "csv"    ? synergy::cli::HistoryCsv(jobs)
                   : output == "json" ? synergy::cli::HistoryJson(jobs)
                                      : synergy::cli::HistoryTable(jobs, NowUnixMs()));

@@ -1,9 +1,11 @@
 #include "daemon/config.h"
 
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/security_config.h"
@@ -31,7 +33,7 @@ const std::vector<absl::string_view>& Settings() {
       "listen",         "metrics_listen",        "state_db",            "round_s",        "align_rounds",
       "policy",         "mechanism",             "type_choice",         "models",         "lease_grace_s",
       "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "max_active_jobs_per_user", "profile_wait_s",
-      "restart_gain",   "executor",              "slurm",
+      "retain_ended_jobs", "restart_gain",   "executor",              "slurm",
       "auth",           "tls",                   "log_level",
       "log_format"};
   return kSettings;
@@ -48,6 +50,33 @@ absl::Status ExplainRefusal(const YamlValue& root, absl::Status refusal) {
   return RefuseWithoutValue(m->Get("tokens"),
                             "one shared token is no longer accepted; give each user, admin and node its "
                             "own credential under auth: (docs/security.md)");
+}
+
+// "30d", "12h", "90m", "600s" -> seconds; "forever" -> -1; else nullopt.
+std::optional<int64_t> RetentionSeconds(const std::string& text) {
+  constexpr int64_t kMaxRetentionS = int64_t{10} * 365 * 86400;
+  if (text == "forever") return -1;
+  if (text.size() < 2) return std::nullopt;
+  const char unit = text.back();
+  const int64_t scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
+  int64_t n = 0;
+  if (scale == 0 || !absl::SimpleAtoi(text.substr(0, text.size() - 1), &n) || n < 1 || n > kMaxRetentionS / scale) {
+    return std::nullopt;
+  }
+  return n * scale;
+}
+
+absl::Status ReadRetention(const YamlMap& m, DaemonConfig& c) {
+  if (!m.Has("retain_ended_jobs")) return absl::OkStatus();
+  std::string text;
+  if (auto st = m.Read("retain_ended_jobs", text, 32); !st.ok()) return st;
+  const std::optional<int64_t> seconds = RetentionSeconds(text);
+  if (!seconds) {
+    return m.Get("retain_ended_jobs")
+        .Error("is not a duration from 1s to 10 years (e.g. 30d, 12h, 90m, 600s) or forever");
+  }
+  c.retain_ended_jobs_s = *seconds;
+  return absl::OkStatus();
 }
 
 absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
@@ -73,6 +102,7 @@ absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
   // Up to about four months: beyond that "never profile" is profile: false.
   st.Update(m.Read("profile_wait_s", c.profile_wait_s, DoubleRange::NonNegative(1e7)));
   st.Update(m.Read("restart_gain", c.restart_gain, DoubleRange::NonNegative(10)));
+  st.Update(ReadRetention(m, c));
   st.Update(m.Read("executor", c.executor, 64));
   if (m.Has("slurm")) st.Update(ParseSlurmSection(m.Get("slurm"), c.slurm));
   if (m.Has("auth")) st.Update(ParseAuthSection(m.Get("auth"), c.auth));

@@ -89,6 +89,12 @@ struct DaemonConfig {
   // submissions fills the store and every list.
   int max_active_jobs_per_user = 1000;
   int max_retries = 2;                            // [0, 100]
+  // How long an ended job stays in synergyd's table (get jobs, describe,
+  // its events) before it is retired into the history table, where
+  // `history` and `describe` still find it, without its events. YAML: a
+  // duration, "30d", "12h", "90m", "600s" (1 s to 10 years), or "forever".
+  // -1 = forever.
+  int64_t retain_ended_jobs_s = 30 * 86400;
   // How long a job that asks for a profile waits for a whole free node to
   // profile on; after that it is scheduled unprofiled until a round finds
   // it without a lease and a node free. [0, 1e7]

@@ -441,6 +441,7 @@ absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
     e.set_reason(absl::StrFormat("node %s did not register again after the daemon restart", node));
     HandleExit(node, e, batch, now_ms);
   }
+  RetireEndedJobs(batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   // Said once stored: a loss the store refused did not happen (and is
   // tried again every tick while the store refuses).

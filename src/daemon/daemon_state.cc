@@ -299,7 +299,11 @@ absl::StatusOr<v1::Job> DaemonState::Cancel(const std::string& job_id, int64_t n
 
 absl::StatusOr<v1::Job> DaemonState::GetJob(const std::string& job_id) const {
   auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+  if (it == jobs_.end()) {
+    auto retired = store_->LoadRetiredJob(job_id);
+    if (absl::IsNotFound(retired.status())) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+    return retired;
+  }
   std::vector<v1::Job> one{it->second};
   board_.Overlay(one);
   v1::Job job = std::move(one[0]);
@@ -346,15 +350,6 @@ absl::StatusOr<DaemonState::LogSource> DaemonState::LogSourceOf(const std::strin
                                                source.epoch, ".out and .err)"));
   }
   return source;
-}
-
-std::vector<v1::Job> DaemonState::ListJobs(const std::set<int>& states) const {
-  std::vector<v1::Job> out;
-  for (const auto& [id, job] : jobs_.all()) {
-    if (states.empty() || states.count(job.state())) out.push_back(job);
-  }
-  board_.Overlay(out);
-  return out;
 }
 
 std::vector<v1::Node> DaemonState::ListNodes(int64_t) const {

@@ -131,7 +131,8 @@ class DaemonState {
   // Jobs of `owner` that have not ended.
   int ActiveJobsOf(const std::string& owner) const;
   absl::StatusOr<v1::Job> Cancel(const std::string& job_id, int64_t now_ms);
-  absl::StatusOr<v1::Job> GetJob(const std::string& job_id) const;  // with events
+  // With events; a job retired into the history table without them.
+  absl::StatusOr<v1::Job> GetJob(const std::string& job_id) const;
   // Where the output of `job_id`'s lease `epoch` (0: its latest), rank
   // `rank`, is: NOT_FOUND for an unknown job or a lease it never had (or
   // one older than the kMaxLeaseNodes it remembers), UNAVAILABLE when that
@@ -146,7 +147,14 @@ class DaemonState {
   absl::StatusOr<LogSource> LogSourceOf(const std::string& job_id, int64_t epoch, int rank) const;
   // Who submitted it (no store read); NOT_FOUND when there is no such job.
   absl::StatusOr<std::string> OwnerOf(const std::string& job_id) const;
-  std::vector<v1::Job> ListJobs(const std::set<int>& states) const;
+  // A page of job summaries as ListJobsRequest says (daemon_listing.cc):
+  // the jobs in the table and, with include_retired, those in the store's
+  // history, merged in id order.
+  struct JobPage {
+    std::vector<v1::Job> jobs;
+    std::string next_page_token;  // "" = the last page
+  };
+  absl::StatusOr<JobPage> ListJobs(const v1::ListJobsRequest& request) const;
   std::vector<v1::Node> ListNodes(int64_t now_ms) const;
   v1::ClusterState Cluster() const;
   // Drains (no new leases; its jobs' leases end at the next round) or
@@ -294,6 +302,10 @@ class DaemonState {
   // logged once per episode (UNAVAILABLE), stored events logged.
   absl::Status NoteCommit(const absl::Status& committed, const Batch& batch);
   void Record(Batch& batch, v1::Job& job, const std::string& text, int64_t now_ms);
+  // Ended jobs past retain_ended_jobs leave the table into `batch`'s
+  // history (at most kMaxRetiredPerTick a tick; daemon_listing.cc).
+  void RetireEndedJobs(Batch& batch, int64_t now_ms);
+  static constexpr int kMaxRetiredPerTick = 1000;
   bool Terminal(const v1::Job& job) const;
 
   // A job to lend a whole node to before it is scheduled: it asks for a
@@ -407,6 +419,7 @@ class DaemonState {
   // per episode; read without the lock by /readyz.
   std::atomic<int64_t> failing_commits_{0};
   int64_t last_progress_flush_ms_ = 0;
+  int64_t next_retirement_ms_ = 0;  // when a tick next looks for jobs to retire
   // Epochs, ending leases, and the leases on each node.
   LeaseTable leases_;
   // After a restart, until every loaded lease is re-adopted or requeued:

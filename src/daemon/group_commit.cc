@@ -15,6 +15,7 @@ void MergeBatch(Batch& into, const Batch& later) {
   for (const auto& [node, drained] : later.drained) into.drained[node] = drained;
   for (const auto& [name, value] : later.secrets) into.secrets.emplace(name, value);
   for (const auto& [node, unix_ms] : later.joined_nodes) into.joined_nodes.emplace(node, unix_ms);
+  into.retired.insert(into.retired.end(), later.retired.begin(), later.retired.end());
 }
 
 absl::Status GroupCommit::Commit(const Batch& batch) {

@@ -44,6 +44,12 @@ bool JobTable::Move(v1::Job& job, JobMove move, const std::string& reason, int64
   return false;
 }
 
+void JobTable::Retire(const std::string& id) {
+  jobs_.Erase(id);
+  runtime_.Erase(id);
+  retired_in_change_.push_back(id);
+}
+
 void JobTable::SetQueueOrder(std::vector<std::string> order) {
   const std::set<std::string> seen(order.begin(), order.end());
   for (const std::string& id : queue_order_) {
@@ -56,6 +62,7 @@ void JobTable::Open() {
   jobs_.Open();
   runtime_.Open();
   dirtied_in_change_.clear();
+  retired_in_change_.clear();
   next_id_at_open_ = next_id_;
 }
 
@@ -65,6 +72,12 @@ std::vector<std::string> JobTable::Keep() {
   jobs_.Keep();
   runtime_.Keep();
   dirtied_in_change_.clear();
+  if (!retired_in_change_.empty()) {
+    const std::set<std::string> retired(retired_in_change_.begin(), retired_in_change_.end());
+    std::erase_if(queue_order_, [&](const std::string& id) { return retired.count(id) > 0; });
+    for (const std::string& id : retired) dirty_.erase(id);
+    retired_in_change_.clear();
+  }
   return touched;
 }
 
@@ -73,6 +86,7 @@ void JobTable::Undo() {
   runtime_.Undo();
   for (const std::string& id : dirtied_in_change_) dirty_.erase(id);
   dirtied_in_change_.clear();
+  retired_in_change_.clear();
   next_id_ = next_id_at_open_;
 }
 

@@ -76,6 +76,10 @@ class JobTable {
   void OnMove(std::function<void(const v1::Job&, JobMove, int64_t now_ms)> observer) {
     on_move_ = std::move(observer);
   }
+  // The job (ended, holding nothing, its record stored) leaves the table:
+  // the change's batch carries it to the store's history (Batch::retired).
+  // Undone with the change; once kept, it leaves the queue order too.
+  void Retire(const std::string& id);
   // The round's order, followed by the jobs it did not see (submitted while
   // it planned) in the order they were queued.
   void SetQueueOrder(std::vector<std::string> order);
@@ -101,6 +105,7 @@ class JobTable {
   // `batch` is stored, committed under the daemon's lock: each record in it
   // is its job's latest.
   void ForgetStored(const Batch& batch);
+  bool dirty(const std::string& id) const { return dirty_.count(id) > 0; }
   // Each dirty job's latest mark, to hand back to ForgetFlushed.
   const std::map<std::string, uint64_t>& dirty_marks() const { return dirty_; }
   // A flush stored the jobs as they were at `marks`: those not marked again
@@ -117,6 +122,7 @@ class JobTable {
   uint64_t marks_ = 0;
   // What the open change did, for Undo.
   std::vector<std::string> dirtied_in_change_;
+  std::vector<std::string> retired_in_change_;
   int64_t next_id_at_open_ = 1;
   std::function<void(const v1::Job&, JobMove, int64_t)> on_move_;
 };

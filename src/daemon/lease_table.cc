@@ -204,4 +204,19 @@ void LeaseTable::Undo() {
   next_epoch_ = next_epoch_at_open_;
 }
 
+bool LeaseTable::AnyOf(const std::string& job) const {
+  if (launches_.count(job) || ending_.count(job)) return true;
+  for (const auto& [node, held] : held_.all()) {
+    for (const auto& [lease, ids] : held) {
+      if (lease.first == job) return true;
+    }
+  }
+  for (const auto& [node, stops] : stops_.all()) {
+    for (const v1::StopOrder& stop : stops) {
+      if (stop.job_id() == job) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace synergy::daemon

@@ -133,6 +133,10 @@ class LeaseTable {
   const std::map<std::string, std::map<int64_t, EndingLease>>& all_ending() const { return ending_.all(); }
   // Ending leases with a rank on `node`.
   const std::set<JobEpoch>& EndingOn(const std::string& node) const;
+  // Anything of `job` still in the table: a current lease's launch, an
+  // ending lease, ids a process of it holds, or a stop order for it (a
+  // walk over the nodes).
+  bool AnyOf(const std::string& job) const;
 
   void Open();
   void Keep();

@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "daemon/listener_watchdog.h"
 #include "daemon/sqlite_store.h"
 #include "daemon/transport.h"
 
@@ -34,46 +35,19 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   d->scheduler_ = std::make_unique<SchedulerServiceImpl>(d->guarded_);
   d->node_ = std::make_unique<NodeServiceImpl>(d->guarded_);
   d->agent_ = std::make_unique<AgentServiceImpl>(d->guarded_);
-  auto credentials = ServerCredentialsFor(config.tls);
-  if (!credentials.ok()) return credentials.status();
-  grpc::ServerBuilder builder;
-  // One daemon per address: gRPC sets SO_REUSEPORT by default, and a second
-  // synergyd would silently take half of the calls.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
-  // Anyone on the network can open connections: one that does not finish
-  // its TLS handshake is dropped, a connection carries a bounded number of
-  // calls at once, and all of them together a bounded amount of memory.
-  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, kHandshakeTimeoutMs);
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, kMaxStreamsPerConnection);
-  grpc::ResourceQuota quota("synergyd");
-  quota.Resize(kMemoryQuotaBytes);
-  builder.SetResourceQuota(quota);
-  builder.SetMaxSendMessageSize(kMaxSendMessageBytes);
-  // Calls that wait for the store (submissions, in groups) hold their
-  // threads; with gRPC's default of 2 idle pollers kept, every burst
-  // created and ended threads (pthread_create and clone3 in the profile),
-  // and 16 concurrent submitters got 15-25% fewer through than with 8.
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, kMaxIdlePollers);
-  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
-  interceptors.push_back(MalformedRequestInterceptorFactory());
-  builder.experimental().SetInterceptorCreators(std::move(interceptors));
-  builder.AddListeningPort(config.listen, *credentials, &d->port_);
-  builder.RegisterService(d->scheduler_.get());
-  builder.RegisterService(d->node_.get());
-  builder.RegisterService(d->agent_.get());
-  d->server_ = builder.BuildAndStart();
-  if (!d->server_ || d->port_ == 0) {
-    return absl::AlreadyExistsError(absl::StrCat("listen: cannot serve on '", config.listen,
-                                                 "': the port is taken (another synergyd?) or the address is not this "
-                                                 "machine's"));
-  }
+  if (auto st = d->StartServer(config.listen); !st.ok()) return st;
   if (!config.metrics_listen.empty()) {
     Daemon* raw = d.get();
     raw->last_tick_ms_ = service::NowUnixMs();  // the loop starts below
     d->metrics_.Handle("/metrics", [raw] {
       absl::ReaderMutexLock lock(&raw->guarded_.mu);
-      return service::HttpReply{200, RenderMetrics(*raw->state_, service::NowUnixMs()),
+      return service::HttpReply{200,
+                                absl::StrCat(RenderMetrics(*raw->state_, service::NowUnixMs()),
+                                             "# HELP synergy_listener_rebuilds_total gRPC listeners rebuilt after "
+                                             "they stopped accepting (listener_watchdog.h)\n"
+                                             "# TYPE synergy_listener_rebuilds_total counter\n"
+                                             "synergy_listener_rebuilds_total ",
+                                             raw->listener_rebuilds_.load(), "\n"),
                                 service::kPrometheusTextType};
     });
     // Live while the round loop ticks (every 100 ms; a loop stuck for 30 s
@@ -111,7 +85,88 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
     d->slurm_ = std::move(*slurm);
   }
   d->loop_ = std::thread([raw = d.get()] { raw->RoundLoop(); });
+  d->listener_watch_ = std::thread([raw = d.get()] { raw->WatchListener(); });
   return d;
+}
+
+absl::Status Daemon::StartServer(const std::string& listen) {
+  auto credentials = ServerCredentialsFor(config_.tls);
+  if (!credentials.ok()) return credentials.status();
+  grpc::ServerBuilder builder;
+  // One daemon per address: gRPC sets SO_REUSEPORT by default, and a second
+  // synergyd would silently take half of the calls.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
+  // Anyone on the network can open connections: one that does not finish
+  // its TLS handshake is dropped, a connection carries a bounded number of
+  // calls at once, one idle for kMaxConnectionIdleMs is closed (its
+  // client reconnects when it needs to), and all of them together hold a
+  // bounded amount of memory.
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, kHandshakeTimeoutMs);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, kMaxStreamsPerConnection);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, kMaxConnectionIdleMs);
+  grpc::ResourceQuota quota("synergyd");
+  quota.Resize(kMemoryQuotaBytes);
+  builder.SetResourceQuota(quota);
+  builder.SetMaxSendMessageSize(kMaxSendMessageBytes);
+  // Calls that wait for the store (submissions, in groups) hold their
+  // threads; with gRPC's default of 2 idle pollers kept, every burst
+  // created and ended threads (pthread_create and clone3 in the profile),
+  // and 16 concurrent submitters got 15-25% fewer through than with 8.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, kMaxIdlePollers);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(MalformedRequestInterceptorFactory());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  int port = 0;
+  builder.AddListeningPort(listen, *credentials, &port);
+  builder.RegisterService(scheduler_.get());
+  builder.RegisterService(node_.get());
+  builder.RegisterService(agent_.get());
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    return absl::AlreadyExistsError(absl::StrCat("listen: cannot serve on '", listen,
+                                                 "': the port is taken (another synergyd?) or the address is not this "
+                                                 "machine's"));
+  }
+  std::lock_guard lock(server_mu_);
+  server_ = std::move(server);
+  port_ = port;
+  return absl::OkStatus();
+}
+
+void Daemon::WatchListener() {
+  StuckListener stuck;
+  bool down = false;  // a rebuild could not bind again: tried every second
+  // The same port: nodes, agents and clients know it.
+  const std::string again = absl::StrCat(config_.listen.substr(0, config_.listen.rfind(':')), ":", port_);
+  while (!stop_) {
+    {
+      std::unique_lock lock(wait_mu_);
+      wait_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_.load(); });
+    }
+    if (stop_) return;
+    if (!down) {
+      const std::optional<int> queued = ReadListenQueueLength(port_);
+      if (!stuck.Sample(queued, service::NowUnixMs())) continue;
+      spdlog::error("listener: stuck: {} connection(s) have waited {} s in port {}'s accept queue without being "
+                    "accepted (gRPC stops accepting after accept4 fails, e.g. when every file descriptor was in "
+                    "use); rebuilding it",
+                    queued.value_or(0), StuckListener::kStuckSamples, port_);
+      std::lock_guard lock(server_mu_);
+      if (stop_ || !server_) return;
+      server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+      server_->Wait();
+      server_.reset();
+      ++listener_rebuilds_;
+    }
+    if (auto st = StartServer(again); !st.ok()) {
+      if (!down) spdlog::error("listener: cannot serve on {} again ({}); trying every second", again, std::string(st.message()));
+      down = true;
+      continue;
+    }
+    down = false;
+    spdlog::info("listener: serving on {} again", again);
+  }
 }
 
 void Daemon::RoundLoop() {
@@ -193,8 +248,12 @@ void Daemon::Shutdown() {
   if (stop_.exchange(true)) return;
   wait_cv_.notify_all();
   if (loop_.joinable()) loop_.join();
+  if (listener_watch_.joinable()) listener_watch_.join();
   slurm_.reset();  // Slurm's jobs run on; a restarted synergyd finds them by name
-  if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  {
+    std::lock_guard lock(server_mu_);
+    if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  }
   if (state_) {
     // What agents reported since the last tick that stored it.
     absl::MutexLock lock(&guarded_.mu);

@@ -34,6 +34,11 @@ class Daemon {
  private:
   Daemon() = default;
   void RoundLoop();
+  // Builds and starts the gRPC server on `listen` (port_ set from it).
+  absl::Status StartServer(const std::string& listen);
+  // Once a second: the listener's accept queue (listener_watchdog.h); a
+  // listener that stopped accepting is replaced on the same port.
+  void WatchListener();
 
   DaemonConfig config_;
   std::unique_ptr<DaemonState> state_;
@@ -42,6 +47,7 @@ class Daemon {
   std::unique_ptr<SchedulerServiceImpl> scheduler_;
   std::unique_ptr<NodeServiceImpl> node_;
   std::unique_ptr<AgentServiceImpl> agent_;
+  std::mutex server_mu_;  // server_ is replaced by WatchListener, ended by Shutdown
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<SlurmExecutorLoop> slurm_;  // executor: slurm
   service::HttpEndpoint metrics_;
@@ -54,6 +60,8 @@ class Daemon {
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;
   std::thread loop_;
+  std::thread listener_watch_;
+  std::atomic<int64_t> listener_rebuilds_{0};  // /metrics: synergy_listener_rebuilds_total
 };
 
 }  // namespace synergy::daemon

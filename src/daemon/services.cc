@@ -190,17 +190,16 @@ grpc::Status SchedulerServiceImpl::GetJob(grpc::ServerContext* ctx, const v1::Ge
 
 grpc::Status SchedulerServiceImpl::ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest* req,
                                             v1::ListJobsResponse* resp) {
-  std::set<int> states(req->states().begin(), req->states().end());
   absl::ReaderMutexLock lock(&g_.mu);  // reads share the lock
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/ListJobs"));
   SYNERGY_VALIDATE(service::ValidateListJobsRequest(*req));
-  for (v1::Job& j : g_.state->ListJobs(states)) {
+  auto page = g_.state->ListJobs(*req);
+  if (!page.ok()) return ToGrpc(page.status());
+  for (v1::Job& j : page->jobs) {
     HideDetails(j, *who);
-    // Environments stay out of lists (GetJob has them): a list of many
-    // jobs must fit in one message.
-    j.mutable_spec()->clear_env();
     *resp->add_jobs() = std::move(j);
   }
+  resp->set_next_page_token(page->next_page_token);
   return grpc::Status::OK;
 }
 

@@ -53,11 +53,17 @@ using sqlite_internal::Statement;
 // at a time: the group commit's leader).
 struct SqliteStore::Writes {
   explicit Writes(sqlite3* db)
+      // A retired job stays retired: a progress flush that read it before
+      // its retirement and commits after must not bring it back.
       : job(db,
-            "INSERT INTO jobs(id, submitted, state, job) VALUES(?1, ?2, ?3, ?4)"
+            "INSERT INTO jobs(id, submitted, state, job) SELECT ?1, ?2, ?3, ?4"
+            " WHERE NOT EXISTS (SELECT 1 FROM job_history WHERE id = ?1)"
             " ON CONFLICT(id) DO UPDATE SET state = ?3, job = ?4",
             true),
-        event(db, "INSERT INTO events(job_id, unix_ms, text) VALUES(?1, ?2, ?3)", true),
+        event(db,
+              "INSERT INTO events(job_id, unix_ms, text) SELECT ?1, ?2, ?3"
+              " WHERE NOT EXISTS (SELECT 1 FROM job_history WHERE id = ?1)",
+              true),
         counter(db, "INSERT INTO meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = MAX(value, ?2)", true),
         drained(db, "INSERT INTO nodes(name, drained, reason, since) VALUES(?1, ?2, ?3, ?4)"
                     " ON CONFLICT(name) DO UPDATE SET drained = ?2, reason = ?3, since = ?4",
@@ -70,11 +76,18 @@ struct SqliteStore::Writes {
         trim(db,
              "DELETE FROM events WHERE job_id = ?1 AND seq <= (SELECT seq FROM events WHERE job_id = ?1"
              " ORDER BY seq DESC LIMIT 1 OFFSET ?2)",
-             true) {}
+             true),
+        retire(db,
+               "INSERT INTO job_history(id, submitted, owner, tenant, state, job) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+               " ON CONFLICT(id) DO NOTHING",
+               true),
+        unjob(db, "DELETE FROM jobs WHERE id = ?1", true),
+        unevent(db, "DELETE FROM events WHERE job_id = ?1", true) {}
   bool ok() const {
-    return job.ok() && event.ok() && counter.ok() && drained.ok() && secret.ok() && joined.ok() && trim.ok();
+    return job.ok() && event.ok() && counter.ok() && drained.ok() && secret.ok() && joined.ok() && trim.ok() &&
+           retire.ok() && unjob.ok() && unevent.ok();
   }
-  Statement job, event, counter, drained, secret, joined, trim;
+  Statement job, event, counter, drained, secret, joined, trim, retire, unjob, unevent;
 };
 
 namespace {
@@ -157,6 +170,10 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
            " reason TEXT NOT NULL DEFAULT '', since INTEGER NOT NULL DEFAULT 0)",
            "CREATE TABLE IF NOT EXISTS secrets(name TEXT PRIMARY KEY, value TEXT NOT NULL)",
            "CREATE TABLE IF NOT EXISTS joined_nodes(name TEXT PRIMARY KEY, unix_ms INTEGER NOT NULL)",
+           // Ended jobs past retain_ended_jobs, as their last record
+           // (without events), for accounting.
+           "CREATE TABLE IF NOT EXISTS job_history(id TEXT PRIMARY KEY, submitted INTEGER NOT NULL,"
+           " owner TEXT NOT NULL, tenant TEXT NOT NULL, state INTEGER NOT NULL, job BLOB NOT NULL)",
        }) {
     if (auto st = store->Exec(sql); !st.ok()) return st;
   }
@@ -283,7 +300,23 @@ absl::Status SqliteStore::Commit(const Batch& batch) {
               st.Text(1, job);
               st.Int(2, kMaxEventsPerJob);
             },
-            [](const std::string& job) { return "trim the events of " + job; });
+            [](const std::string& job) { return "trim the events of " + job; }) &&
+      write(w.retire, batch.retired,
+            [](Statement& st, const v1::Job& job) {
+              st.Text(1, job.id());
+              st.Int(2, job.submitted_unix_ms());
+              st.Text(3, job.owner());
+              st.Text(4, job.spec().tenant());
+              st.Int(5, job.state());
+              v1::Job stored = job;
+              stored.clear_events();
+              st.Blob(6, stored.SerializeAsString());
+            },
+            [](const v1::Job& job) { return "retire job " + job.id(); }) &&
+      write(w.unjob, batch.retired, [](Statement& st, const v1::Job& job) { st.Text(1, job.id()); },
+            [](const v1::Job& job) { return "remove retired job " + job.id(); }) &&
+      write(w.unevent, batch.retired, [](Statement& st, const v1::Job& job) { st.Text(1, job.id()); },
+            [](const v1::Job& job) { return "remove the events of retired job " + job.id(); });
   if (!written) {
     Exec("ROLLBACK").IgnoreError();
     return failed;
@@ -370,6 +403,51 @@ absl::StatusOr<std::map<std::string, int64_t>> SqliteStore::LoadJoinedNodes() co
     return Error("read joined_nodes");
   }
   return out;
+}
+
+absl::StatusOr<std::vector<v1::Job>> SqliteStore::LoadHistory(const HistoryQuery& query) const {
+  // States as a bit set (JobState values are below 64).
+  int64_t states = 0;
+  for (int s : query.states) {
+    if (s >= 0 && s < 63) states |= int64_t{1} << s;
+  }
+  Statement q(db_,
+              "SELECT id, job FROM job_history WHERE id > ?1 AND submitted >= ?2 AND (?3 = '' OR owner = ?3)"
+              " AND (?4 = '' OR tenant = ?4) AND (?5 = 0 OR (?5 >> state) & 1) ORDER BY id LIMIT ?6");
+  if (!q.ok()) return Error("read the job history");
+  q.Text(1, query.after_id);
+  q.Int(2, query.since_ms);
+  q.Text(3, query.owner);
+  q.Text(4, query.tenant);
+  q.Int(5, states);
+  q.Int(6, query.limit);
+  std::vector<v1::Job> out;
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    v1::Job job;
+    if (!job.ParseFromString(q.ColumnBytes(1))) {
+      return absl::DataLossError(absl::StrCat(path_, ": retired job ",
+                                              reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0)),
+                                              " is not a valid record"));
+    }
+    out.push_back(std::move(job));
+  }
+  if (rc != SQLITE_DONE) return Error("read the job history");
+  return out;
+}
+
+absl::StatusOr<v1::Job> SqliteStore::LoadRetiredJob(const std::string& job_id) const {
+  Statement q(db_, "SELECT job FROM job_history WHERE id = ?1");
+  if (!q.ok()) return Error("read the job history");
+  q.Text(1, job_id);
+  const int rc = q.Step();
+  if (rc == SQLITE_DONE) return absl::NotFoundError(absl::StrCat("job ", job_id, " was not retired"));
+  if (rc != SQLITE_ROW) return Error("read the job history");
+  v1::Job job;
+  if (!job.ParseFromString(q.ColumnBytes(0))) {
+    return absl::DataLossError(absl::StrCat(path_, ": retired job ", job_id, " is not a valid record"));
+  }
+  return job;
 }
 
 }  // namespace synergy::daemon

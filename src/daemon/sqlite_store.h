@@ -35,6 +35,8 @@ class SqliteStore : public Store {
   absl::StatusOr<std::map<std::string, NodeDrain>> LoadDrained() const override;
   absl::StatusOr<std::map<std::string, std::string>> LoadSecrets() const override;
   absl::StatusOr<std::map<std::string, int64_t>> LoadJoinedNodes() const override;
+  absl::StatusOr<std::vector<v1::Job>> LoadHistory(const HistoryQuery& query) const override;
+  absl::StatusOr<v1::Job> LoadRetiredJob(const std::string& job_id) const override;
   const std::string& path() const override { return path_; }
 
  private:

@@ -30,6 +30,10 @@ struct Batch {
   std::map<std::string, NodeDrain> drained;            // node -> its drain
   std::map<std::string, std::string> secrets;          // name -> value, written once (never replaced)
   std::map<std::string, int64_t> joined_nodes;         // node -> when it joined with a join credential
+  // Ended jobs moved from the jobs table (their events dropped) into the
+  // history table, as given; a job retired is never written to the jobs
+  // table again, whatever batch carries it.
+  std::vector<v1::Job> retired;
   // Adds `job`, or replaces the batch's earlier record of it: a batch
   // holds one record per job, the latest.
   void PutJob(const v1::Job& job) {
@@ -43,8 +47,20 @@ struct Batch {
   std::map<std::string, size_t> job_index;  // id -> position in `jobs` (PutJob's; not stored)
   bool empty() const {
     return jobs.empty() && events.empty() && counters.empty() && drained.empty() && secrets.empty() &&
-           joined_nodes.empty();
+           joined_nodes.empty() && retired.empty();
   }
+};
+
+// Which retired jobs LoadHistory reads: ids after `after_id` in id order,
+// at most `limit`, submitted at or after since_ms, of the given owner and
+// tenant ("" = any) and states (empty = any).
+struct HistoryQuery {
+  std::string after_id;
+  int64_t since_ms = 0;
+  std::string owner;
+  std::string tenant;
+  std::vector<int> states;
+  int limit = 500;
 };
 
 // Where synergyd's state lives. Commit is all or nothing: a batch that
@@ -71,6 +87,10 @@ class Store {
   virtual absl::StatusOr<std::map<std::string, NodeDrain>> LoadDrained() const = 0;
   virtual absl::StatusOr<std::map<std::string, std::string>> LoadSecrets() const = 0;
   virtual absl::StatusOr<std::map<std::string, int64_t>> LoadJoinedNodes() const = 0;
+  // Retired jobs (Batch::retired) the query selects.
+  virtual absl::StatusOr<std::vector<v1::Job>> LoadHistory(const HistoryQuery& query) const = 0;
+  // One retired job; NOT_FOUND when no job of that id was retired.
+  virtual absl::StatusOr<v1::Job> LoadRetiredJob(const std::string& job_id) const = 0;
 
   // What to call it in messages (the database's path).
   virtual const std::string& path() const = 0;

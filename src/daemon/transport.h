@@ -20,6 +20,10 @@ inline constexpr int kMaxSendMessageBytes = 64 << 20;
 // buffers for every call together stay within the quota.
 inline constexpr int kHandshakeTimeoutMs = 10000;
 inline constexpr int kMaxStreamsPerConnection = 100;
+// A connection without a call this long is closed (its client reconnects
+// on its next call): idle connections do not hold descriptors and memory
+// for ever. Nodes heartbeat every second and never reach it.
+inline constexpr int kMaxConnectionIdleMs = 120000;
 inline constexpr size_t kMemoryQuotaBytes = size_t{512} << 20;
 // Idle threads the sync server keeps polling between bursts of calls.
 inline constexpr int kMaxIdlePollers = 8;

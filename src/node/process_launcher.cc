@@ -283,6 +283,9 @@ bool RetryableExecError(int error_number) {
     ReportAndExit(s.report_write, ChildStage::kChdir, errno);
   }
   ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);  // nothing of the agent's beyond stdio
+  // A job creates files as a login shell would, whatever the node's own
+  // umask (its unit runs with UMask=0077 so that the node's files are private).
+  ::umask(022);
 
   bool saw_eacces = false;
   int last_error = ENOENT;

@@ -95,6 +95,14 @@ inline constexpr int kDefaultLogChunkBytes = 64 << 10;
 inline constexpr std::size_t kMaxDrainReasonBytes = 256;
 // JobState filters of one ListJobs (there are nine states; repeats allowed).
 inline constexpr int kMaxListStates = 64;
+// Jobs in one page of ListJobs / ListJobHistory: the default and the most.
+inline constexpr int kDefaultListPageSize = 500;
+inline constexpr int kMaxListPageSize = 5000;
+// A page stops before it passes this many bytes (summaries of jobs at
+// their limits), far under the message cap.
+inline constexpr std::size_t kMaxListPageBytes = 4u << 20;
+// A principal's name as a list filter (owner).
+inline constexpr std::size_t kMaxOwnerFilterBytes = 256;
 // Largest gRPC message synergyd accepts, either way: a job spec at its
 // limits (64 KiB argv + 128 KiB env) and a node's full inventory fit many
 // times over. A heartbeat with both process lists at their caps and every

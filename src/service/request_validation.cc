@@ -5,6 +5,7 @@
 #include <set>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -308,7 +309,19 @@ absl::Status ValidateListJobsRequest(const v1::ListJobsRequest& request) {
                     absl::StrCat("is not a job state (", v1::JobState_MIN, " to ", v1::JobState_MAX, ")"));
     }
   }
-  return absl::OkStatus();
+  if (auto st = CheckInt("page_size", request.page_size(), 0, kMaxListPageSize); !st.ok()) return st;
+  // A token is the last job id of the page before.
+  if (!request.page_token().empty()) {
+    if (auto st = CheckJobId("page_token", request.page_token()); !st.ok()) return st;
+  }
+  if (auto st = CheckText("owner", request.owner(), kMaxOwnerFilterBytes, Chars::kPrintable, false); !st.ok()) {
+    return st;
+  }
+  if (auto st = CheckText("tenant", request.tenant(), kMaxTenantBytes, Chars::kPrintable, false); !st.ok()) {
+    return st;
+  }
+  return CheckInt("submitted_since_unix_ms", request.submitted_since_unix_ms(), 0,
+                  std::numeric_limits<int64_t>::max());
 }
 
 absl::Status ValidateListNodesRequest(const v1::ListNodesRequest&) { return absl::OkStatus(); }

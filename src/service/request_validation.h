@@ -42,7 +42,8 @@ absl::Status ValidateSubmitJobRequest(const v1::SubmitJobRequest& request);
 absl::Status ValidateCancelJobRequest(const v1::CancelJobRequest& request);
 absl::Status ValidateGetJobRequest(const v1::GetJobRequest& request);
 // States known to the enum (UNSPECIFIED included: it matches nothing), at
-// most kMaxListStates of them.
+// most kMaxListStates of them; page_size 0 to kMaxListPageSize; a page
+// token, owner and tenant of the shapes they have; submitted_since >= 0.
 absl::Status ValidateListJobsRequest(const v1::ListJobsRequest& request);
 absl::Status ValidateListNodesRequest(const v1::ListNodesRequest& request);      // no fields
 absl::Status ValidateClusterStateRequest(const v1::ClusterStateRequest& request);  // no fields

@@ -24,6 +24,7 @@ complete_words() {  # WORDS...: what completes the last word
 [[ $(complete_words synergyctl get no) == nodes ]] || fail "get no<TAB>: '$(complete_words synergyctl get no)'"
 [[ $(complete_words synergyctl get jobs --state ru) == running ]] || fail "--state ru<TAB>"
 [[ $(complete_words synergyctl get jobs --sort-by a) == age ]] || fail "--sort-by a<TAB>"
-[[ $(complete_words synergyctl history --s) == --since ]] || fail "history --s<TAB>"
+[[ $(complete_words synergyctl history --si) == --since ]] || fail "history --si<TAB>"
+[[ $(complete_words synergyctl history --l) == --limit ]] || fail "history --l<TAB>"
 ((status == 0)) && echo "ok ctl_help"
 exit $status

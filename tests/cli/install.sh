@@ -41,6 +41,16 @@ if command -v systemd-analyze >/dev/null; then
     "$prefix/lib/systemd/system/synergy-node.service" 2>&1)
   code=$?
   [[ $code == 0 && -z $out ]] || fail "systemd-analyze verify (status $code): $out"
+  # The sandbox: exposure at most 3.0 for synergyd, 6.0 for synergy-node
+  # (whose jobs inherit it), as systemd-analyze security scores them.
+  for limit in synergyd:30 synergy-node:60; do
+    unit=${limit%%:*}
+    if ! score=$(systemd-analyze security --offline=true --threshold="${limit#*:}" \
+      "$prefix/lib/systemd/system/$unit.service" 2>&1 | tail -1); then
+      fail "$unit.service is more exposed than ${limit#*:}/10: $score"
+    fi
+    echo "note $score"
+  done
 else
   echo "note systemd-analyze not installed: units not verified"
 fi

@@ -79,6 +79,10 @@ start_daemon() {
     pids+=("$!")
     disown "$!"
     setsid "$BIN/synergyd" --config "$work/synergyd.yaml" >"$fifo" 2>&1 &
+  elif [[ -n ${DAEMON_NOFILE:-} ]]; then
+    # A descriptor limit it cannot raise (soft = hard), for the flood test.
+    prlimit --nofile="$DAEMON_NOFILE:$DAEMON_NOFILE" setsid "$BIN/synergyd" --config "$work/synergyd.yaml" \
+      >>"$work/synergyd.log" 2>&1 &
   else
     setsid "$BIN/synergyd" --config "$work/synergyd.yaml" >>"$work/synergyd.log" 2>&1 &
   fi
@@ -266,6 +270,27 @@ submit_command() {
 
 # same_as_straight NAME: $work/NAME.leased (the checksum a run under leases
 # ended with) is $work/NAME.straight's, to the last digit
+# straight_run NAME ITERATIONS COMMAND...: runs COMMAND --iterations
+# ITERATIONS --checkpoint-dir $work/straight-NAME --result $work/NAME.straight
+# standalone, from scratch, checks that its loss fell, and prints how many
+# seconds it took (tests size their rounds by it: a job must outlast a
+# round to take turns, on a fast machine as on a loaded one).
+straight_run() {
+  local name=$1 n=$2
+  shift 2
+  local start out
+  rm -rf "$work/straight-$name"
+  start=$(date +%s.%N)
+  out=$("$@" --iterations "$n" --checkpoint-dir "$work/straight-$name" --result "$work/$name.straight" 2>&1) ||
+    fail "$name standalone: $out" >&2
+  python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 2))" "$start" "$(date +%s.%N)"
+  echo "$out" | tail -1 >&2
+  loss_fell "$name" "$out" >&2
+}
+
+# between LOW HIGH X: X clamped to [LOW, HIGH], rounded to 0.01.
+between() { python3 -c "import sys; lo, hi, x = map(float, sys.argv[1:]); print(round(min(hi, max(lo, x)), 2))" "$@"; }
+
 same_as_straight() {
   [[ $(cat "$work/$1.leased") == "$(cat "$work/$1.straight")" ]] ||
     fail "$1: parameters after leases $(cat "$work/$1.leased") differ from straight $(cat "$work/$1.straight")"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python example jobs (python/examples, on the synergy package), straight
 # and under synergyd: one node with one GPU and two jobs under LAS with
-# 6 s rounds, so they take turns, each stopped at lease ends (checkpoint
+# rounds sized to them (3 s to 6 s), so they take turns, each stopped at lease ends (checkpoint
 # with torch.save, then rename) and resumed (torch.load). Each must end with
 # the very parameters of a straight run, and its loss must fall.
 # usage: python_jobs.sh BUILD_DIR PYTHON
@@ -13,21 +13,24 @@ examples=$(cd "$(dirname "$0")/../../python/examples" && pwd)
 export PYTHONPATH=$BIN/python
 
 declare -A iters=([image_train]=60 [language_train]=300)
+longest=0
 for ex in image_train language_train; do
-  out=$("$PY" "$examples/$ex.py" --iterations "${iters[$ex]}" --checkpoint-dir "$work/straight" \
-    --result "$work/$ex.straight" 2>&1) || fail "$ex standalone: $out"
-  echo "$out" | tail -1
-  loss_fell "$ex" "$out"
+  took=$(straight_run "$ex" "${iters[$ex]}" "$PY" "$examples/$ex.py") || exit 1
+  longest=$(python3 -c "import sys; print(max(map(float, sys.argv[1:])))" "$longest" "$took")
 done
 
-# Rounds of 6 s: a Python job takes about 2 s to import torch and register
-# on an idle machine, and over 3 s beside other tests; with rounds of 3 s
-# (as before) the two jobs traded the GPU each round and, loaded, made next
-# to no progress in a lease (one of them was at 24 of 60 iterations after
-# 240 s and 22 leases).
+# Rounds of 0.6 of the longer job's standalone time, 3 s to 6 s: a Python
+# job takes about 2 s to import torch and register on an idle machine, and
+# over 3 s beside other tests; with rounds of 3 s on a loaded machine the
+# two jobs traded the GPU each round and made next to no progress in a
+# lease (one of them was at 24 of 60 iterations after 240 s and 22
+# leases), while on a fast one (both done in 5 s) rounds of 6 s never
+# stopped a job.
 # A grace of 10 s: two ranks learn of a lease end at their next reports (1 s
 # apart) and stop a margin of 1.25 report intervals' iterations later.
-ROUND_S=6 LEASE_GRACE_S=10 start_daemon
+ROUND_S=$(between 3 6 "$(python3 -c "import sys; print(float(sys.argv[1]) * 0.6)" "$longest")")
+echo "standalone: the longer job took $longest s; rounds of $ROUND_S s"
+ROUND_S=$ROUND_S LEASE_GRACE_S=10 start_daemon
 start_node n1 1
 wait_for_nodes 1
 ids=()

@@ -154,4 +154,24 @@ ctl describe job "$again" | grep -q "^Profile: *given in its spec: $(ctl get job
   python3 -c "import json,sys; print(len(json.load(sys.stdin)['jobs'][0]['measured_profile']['points']))") points" ||
   { ctl describe job "$again"; fail "$again does not show the profile it was given"; }
 ! ctl describe job "$again" | grep -q "profiling lease" || fail "$again was profiled again"
+# Retention: with retain_ended_jobs: 1s the ended jobs leave the job table
+# (get jobs) for the history table, where history and describe still find
+# them, filtered in synergyd, across a restart.
+before=$(ctl history -o csv)
+kill -TERM "$daemon_pid"
+for _ in $(seq 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
+start_daemon "retain_ended_jobs: 1s"
+wait_for_nodes 2
+deadline=$((SECONDS + 30))
+while ((SECONDS < deadline)) && [[ -n $(ctl get jobs -o name) ]]; do sleep 0.3; done
+[[ -z $(ctl get jobs -o name) ]] || fail "ended jobs were not retired: $(ctl get jobs -o name | tr '\n' ' ')"
+retired=$(grep -o "retired [0-9]* ended job(s) into the history table" "$work/synergyd.log" | awk '{ s += $2 } END { print s + 0 }')
+((retired == ${#ids[@]} + 1)) || fail "$retired jobs retired, want $((${#ids[@]} + 1)): $(grep retired "$work/synergyd.log")"
+[[ $(ctl history -o csv) == "$before" ]] || fail "history changed by retirement: $(ctl history -o csv)"
+[[ $(ctl history --user admin -o csv | wc -l) == $((${#ids[@]} + 2)) ]] || fail "history --user admin"
+[[ $(ctl history --user alice -o csv | wc -l) == 1 ]] || fail "history --user alice lists jobs it does not own"
+[[ $(ctl history --state failed -o csv | wc -l) == 1 ]] || fail "history --state failed lists succeeded jobs"
+[[ $(ctl history --limit 3 -o csv | tail -n +2 | cut -d, -f1 | tr '\n' ' ') == "${ids[0]} ${ids[1]} ${ids[2]} " ]] ||
+  fail "history --limit 3: $(ctl history --limit 3 -o csv)"
+ctl describe job "${ids[0]}" | grep -q "^State: *succeeded" || fail "describe of a retired job: $(ctl describe job "${ids[0]}")"
 echo "ok run_queue"

@@ -43,7 +43,7 @@ TEST_F(DaemonStateTest, RefusedSubmissionsStoreNothing) {
   v1::JobSpec no_command = Spec(1);
   no_command.clear_command();
   EXPECT_NE(s->Submit(no_command, "alice", 0).status().message().find("spec.command"), std::string::npos);
-  EXPECT_TRUE(s->ListJobs({}).empty());
+  EXPECT_TRUE(s->ListJobs(v1::ListJobsRequest{})->jobs.empty());
   s.reset();
   {
     auto store = SqliteStore::Open(config_.state_db);
@@ -260,7 +260,7 @@ TEST_F(DaemonStateTest, ABadGivenProfileIsRefusedAndNothingIsStored) {
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("spec.profile_points: needs uses_agent"), std::string::npos)
       << refused.status();
-  EXPECT_TRUE(s->ListJobs({}).empty());
+  EXPECT_TRUE(s->ListJobs(v1::ListJobsRequest{})->jobs.empty());
 }
 
 // The core plans from an empty cluster each round; a job must not be moved

@@ -128,7 +128,7 @@ TEST_F(DaemonStoreFaultsTest, RefusedSubmissionsAndCheckpointsLeaveNoTrace) {
   done.set_path("/ckpt/40");
   EXPECT_EQ(s->ConfirmCheckpoint(done, 20).code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(s->GetJob(id)->checkpoint_iteration(), 0);
-  EXPECT_EQ(s->ListJobs({}).size(), 1u);
+  EXPECT_EQ(s->ListJobs(v1::ListJobsRequest{})->jobs.size(), 1u);
   faults_->refuse_commits = false;
   // The refused submission left no job; its id stays unused (submissions
   // take their ids before they wait for the store, where others may join

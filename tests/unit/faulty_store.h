@@ -51,6 +51,12 @@ class FaultyStore : public Store {
   absl::StatusOr<std::map<std::string, int64_t>> LoadJoinedNodes() const override {
     return real_->LoadJoinedNodes();
   }
+  absl::StatusOr<std::vector<v1::Job>> LoadHistory(const HistoryQuery& query) const override {
+    return real_->LoadHistory(query);
+  }
+  absl::StatusOr<v1::Job> LoadRetiredJob(const std::string& job_id) const override {
+    return real_->LoadRetiredJob(job_id);
+  }
   const std::string& path() const override { return real_->path(); }
 
  private:

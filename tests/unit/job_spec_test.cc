@@ -274,6 +274,24 @@ TEST(DaemonConfig, FileOverlaysTheDefaultFieldByField) {
   EXPECT_EQ(empty->round_s, 2.5);
 }
 
+TEST(DaemonConfig, RetentionIsADurationOrForever) {
+  auto base = daemon::ParseDaemonConfig(kDefaultDaemonYaml, "<embedded>", daemon::DaemonConfig{});
+  ASSERT_TRUE(base.ok()) << base.status();
+  EXPECT_EQ(base->retain_ended_jobs_s, 30 * 86400);
+  for (const auto& [text, seconds] : std::vector<std::pair<std::string, int64_t>>{
+           {"90s", 90}, {"30m", 1800}, {"12h", 43200}, {"7d", 604800}, {"forever", -1}}) {
+    auto c = daemon::ParseDaemonConfig("retain_ended_jobs: " + text + "\n", "d.yaml", *base);
+    ASSERT_TRUE(c.ok()) << text << ": " << c.status();
+    EXPECT_EQ(c->retain_ended_jobs_s, seconds) << text;
+  }
+  for (const std::string bad : {"0s", "-1d", "30", "1w", "1e3s", "99999999999d", "'' "}) {
+    EXPECT_THAT(DaemonRefusal("retain_ended_jobs: " + bad + "\n"),
+                HasSubstr("d.yaml:1: retain_ended_jobs: ")) << bad;
+  }
+  EXPECT_THAT(DaemonRefusal("retain_ended_jobs: 1w\n"),
+              HasSubstr("is not a duration from 1s to 10 years (e.g. 30d, 12h, 90m, 600s) or forever"));
+}
+
 TEST(DaemonConfig, CredentialsAreCheckedAndNeverEchoed) {
   const std::string digest(64, 'A');
   auto c = daemon::ParseDaemonConfig(

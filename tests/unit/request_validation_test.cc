@@ -351,6 +351,28 @@ TEST(RequestValidation, ListJobsStatesMustBeJobStates) {
   EXPECT_TRUE(RefusedWith(ValidateListJobsRequest(list), "states: 1000 states are more than 64"));
 }
 
+TEST(RequestValidation, ListJobsPagesAreBoundedAndTokensAreJobIds) {
+  v1::ListJobsRequest list;
+  list.set_page_size(5000);
+  list.set_page_token("j-000500");
+  list.set_owner("alice");
+  list.set_tenant("vision");
+  EXPECT_TRUE(ValidateListJobsRequest(list).ok());
+  list.set_page_size(5001);
+  EXPECT_TRUE(RefusedWith(ValidateListJobsRequest(list), "page_size: 5001"));
+  list.set_page_size(-1);
+  EXPECT_TRUE(RefusedWith(ValidateListJobsRequest(list), "page_size: -1"));
+  list.set_page_size(0);
+  list.set_page_token("j-1 OR 1=1");
+  EXPECT_TRUE(RefusedWith(ValidateListJobsRequest(list), "page_token"));
+  list.set_page_token("");
+  list.set_owner(std::string(300, 'a'));
+  EXPECT_TRUE(RefusedWith(ValidateListJobsRequest(list), "owner"));
+  list.set_owner("");
+  list.set_submitted_since_unix_ms(-5);
+  EXPECT_TRUE(RefusedWith(ValidateListJobsRequest(list), "submitted_since_unix_ms: -5"));
+}
+
 TEST(RequestValidation, DrainNodeNamesAreTokens) {
   v1::DrainNodeRequest drain;
   drain.set_name("gpu-node-01.cluster.local");
