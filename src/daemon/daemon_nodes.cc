@@ -247,6 +247,11 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
     if (!job.has_lease() && !Terminal(job)) {
       if (e.exit_code() == 0 && rt.finished) {
         jobs_.Move(job, JobMove::kSucceed, "finished its iterations", now_ms);
+      } else if (e.exit_code() == 0 && !e.stopped_by_node() && !job.spec().uses_agent()) {
+        // A plain job that exited 0 on its own before its stop reached it
+        // (it finished as the round ended its lease) is done: run again,
+        // a job with side effects would do them twice.
+        jobs_.Move(job, JobMove::kSucceed, "exited 0 as its lease ended", now_ms);
       } else if (job.state() == v1::JOB_STATE_RUNNING || job.state() == v1::JOB_STATE_PROFILING) {
         jobs_.Move(job, JobMove::kSuspend,
                  job.spec().uses_agent() ? absl::StrFormat("checkpointed at iteration %d", job.checkpoint_iteration())

@@ -46,6 +46,15 @@ v1::ProcessExit ExitOfEnded(const SlurmJob& job, const std::string& job_id, int6
   return e;
 }
 
+// Whether an ended job's end was synergyd's stop: Slurm took a TERM or a
+// cancel for it, and it did not complete with 0 before that (a job that
+// finished as the round ended its lease is a success, never run again).
+bool EndedByStop(const SlurmJob& job, int64_t signalled_ms) {
+  if (signalled_ms <= 0) return false;
+  const bool completed = job.state == "COMPLETED" && job.exit_code == 0 && job.signal == 0;
+  return !(completed && (job.end_unix_s == 0 || job.end_unix_s * 1000 < signalled_ms));
+}
+
 }  // namespace
 
 SlurmExecutor::SlurmExecutor(SlurmExecutorConfig config, SlurmControl& slurm, NodeEndpoint& daemon, UidFor uid_for)
@@ -218,7 +227,9 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
         p->set_epoch(key.second);
         p->set_pid(PidOf(job.id));
       } else if (!told_.count(job.id)) {
-        *beat.add_exits() = ExitOfEnded(job, key.first, key.second, stopping_.count(key) > 0);
+        auto stop = stopping_.find(key);
+        *beat.add_exits() =
+            ExitOfEnded(job, key.first, key.second, stop != stopping_.end() && EndedByStop(job, stop->second.signalled_ms));
         ended.emplace_back(key, job.id);
       }
     }
@@ -351,12 +362,15 @@ void SlurmExecutor::Stop(const v1::StopOrder& order, const Observed& seen, int64
     // Nothing of it runs yet: nothing to give time to.
     if (absl::Status st = slurm_.Cancel(id); st.ok()) {
       stopping.cancelled = true;
+      stopping.signalled_ms = now_ms;
     } else {
       spdlog::warn("slurm: cancelling job {} ({} lease {}): {}", id, key.first, key.second, std::string(st.message()));
     }
     return;
   }
-  if (absl::Status st = slurm_.Signal(id, "TERM"); !st.ok()) {
+  if (absl::Status st = slurm_.Signal(id, "TERM"); st.ok()) {
+    stopping.signalled_ms = now_ms;
+  } else {
     spdlog::warn("slurm: SIGTERM to job {} ({} lease {}): {}; cancelled after its grace", id, key.first, key.second,
                  std::string(st.message()));
   }
@@ -374,7 +388,7 @@ void SlurmExecutor::CancelLongPending(const Observed& seen, int64_t now_ms) {
     spdlog::warn("slurm: {} lease {}: Slurm job {} still waits on {} after {} s; cancelled (does Slurm's view of "
                  "the node differ from synergyd's?)", key.first, key.second, found->second.id, sub.node,
                  (now_ms - sub.at_ms) / 1000);
-    if (slurm_.Cancel(found->second.id).ok()) stopping_[key] = {now_ms, true};
+    if (slurm_.Cancel(found->second.id).ok()) stopping_[key] = {now_ms, true, now_ms};
   }
 }
 
@@ -392,6 +406,7 @@ void SlurmExecutor::CancelOverdue(const Observed& seen, int64_t now_ms) {
     if (!stopping.cancelled && !ended && id != 0 && now_ms >= stopping.kill_at_ms) {
       if (absl::Status st = slurm_.Cancel(id); st.ok()) {
         stopping.cancelled = true;
+        if (stopping.signalled_ms == 0) stopping.signalled_ms = now_ms;
         spdlog::info("slurm: {} lease {}: Slurm job {} did not stop within its grace: cancelled", key.first,
                      key.second, id);
       } else {

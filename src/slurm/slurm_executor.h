@@ -15,7 +15,10 @@
 //                  was submitted for, PENDING, RUNNING, COMPLETING, ...
 //   exit           the same job ended: its exit code or signal, once;
 //                  CANCELLED counts as stopped by the node (only synergyd
-//                  and the cluster's admins cancel in its partition)
+//                  and the cluster's admins cancel in its partition); a
+//                  COMPLETED 0 is the job's own success unless it ended
+//                  after synergyd's TERM or cancel reached Slurm (end_time,
+//                  whole seconds: within the second, a success)
 //   launch         one sbatch (SbatchFor), after a lookup by name: a lease
 //                  whose job Slurm already has is never submitted again
 //   stop           TERM to the batch step now, the job cancelled once the
@@ -110,6 +113,9 @@ class SlurmExecutor {
   struct Stopping {
     int64_t kill_at_ms = 0;
     bool cancelled = false;
+    // When Slurm took a TERM or a cancel for it (0: none yet, e.g. the job
+    // had ended already): a job that ended before is not stopped by us.
+    int64_t signalled_ms = 0;
   };
   // squeue's lease jobs that are this executor's to report: in the
   // partition, named as a lease, run as the owner's uid.

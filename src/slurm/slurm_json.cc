@@ -198,6 +198,31 @@ bool Usable(const SlurmNode& node, bool count_drain) {
   return true;
 }
 
+// Slurm 22.05's sinfo and squeue exit 0 with an "errors" list (and empty
+// lists of nodes and jobs) when slurmctld cannot be reached: that is Slurm
+// unreadable, never an empty cluster. UNAVAILABLE with the first error.
+absl::Status SlurmErrors(const Struct& doc, const char* what) {
+  const Value* errors = Field(doc, "errors");
+  if (errors == nullptr || errors->kind_case() != Value::kListValue || errors->list_value().values_size() == 0) {
+    return absl::OkStatus();
+  }
+  std::string first = "(no text)";
+  const Value& e = errors->list_value().values(0);
+  if (e.kind_case() == Value::kStructValue) {
+    for (const char* key : {"error", "description", "message"}) {
+      const Value* text = Field(e.struct_value(), key);
+      if (text != nullptr && text->kind_case() == Value::kStringValue && !text->string_value().empty()) {
+        first = QuoteForMessage(text->string_value().substr(0, 200));
+        break;
+      }
+    }
+  } else if (e.kind_case() == Value::kStringValue) {
+    first = QuoteForMessage(e.string_value().substr(0, 200));
+  }
+  return absl::UnavailableError(absl::StrCat(what, ": Slurm reports ", errors->list_value().values_size(),
+                                             " error(s), the first ", first));
+}
+
 JobPhase PhaseOf(const std::string& state) {
   if (state == "PENDING" || state == "REQUEUED" || state == "REQUEUE_HOLD" || state == "REQUEUE_FED") {
     return JobPhase::kPending;
@@ -214,6 +239,7 @@ JobPhase PhaseOf(const std::string& state) {
 absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, std::string_view partition) {
   absl::StatusOr<Struct> doc = ParseDocument(text, "sinfo --json");
   if (!doc.ok()) return doc.status();
+  if (absl::Status st = SlurmErrors(*doc, "sinfo --json"); !st.ok()) return st;
   absl::StatusOr<std::vector<const Struct*>> objects = Objects(*doc, "sinfo --json", "nodes", kMaxNodes);
   if (!objects.ok()) return objects.status();
   std::vector<SlurmNode> nodes;
@@ -248,6 +274,7 @@ absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, std
 absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text, std::string_view partition) {
   absl::StatusOr<Struct> doc = ParseDocument(text, "squeue --json");
   if (!doc.ok()) return doc.status();
+  if (absl::Status st = SlurmErrors(*doc, "squeue --json"); !st.ok()) return st;
   absl::StatusOr<std::vector<const Struct*>> objects = Objects(*doc, "squeue --json", "jobs", kMaxJobs);
   if (!objects.ok()) return objects.status();
   std::vector<SlurmJob> jobs;
@@ -270,6 +297,9 @@ absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text, std
     st.Update(ReadString(j, "nodes", path, job.nodes, /*required=*/false));
     st.Update(ReadString(j, "required_nodes", path, job.required_nodes, /*required=*/false));
     st.Update(ReadString(j, "partition", path, job.partition, /*required=*/false));
+    if (const Value* end = Field(j, "end_time"); end != nullptr && end->kind_case() != Value::kNullValue) {
+      st.Update(ReadInt(j, "end_time", path, 0, int64_t{1} << 40, job.end_unix_s));
+    }
     if (!st.ok()) return st;
     job.phase = PhaseOf(job.state);
     // A wait status: the signal in the low 7 bits, else the code above them

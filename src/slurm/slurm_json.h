@@ -44,6 +44,8 @@ struct SlurmNode {
 };
 // The nodes of `partition` ("" every node); nodes of other partitions are
 // skipped unread, so that another partition's oddities never hide ours.
+// A document with Slurm's "errors" (slurmctld unreachable: 22.05 exits 0
+// with empty lists) is UNAVAILABLE, not an empty cluster; squeue's too.
 absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, std::string_view partition = "");
 
 // Where a Slurm job is in its life, for the executor: waiting for its
@@ -63,6 +65,9 @@ struct SlurmJob {
   // (from the wait status Slurm reports).
   int exit_code = 0;
   int signal = 0;
+  // squeue's end_time: when it ended (ended jobs), else when its time
+  // limit ends it; 0 when not given.
+  int64_t end_unix_s = 0;
   std::string nodes;  // as Slurm writes them: "sn1", "sn[1-2]"; "" while pending
   // The nodes it was submitted for (--nodelist): a lease's one node, known
   // while it waits too.

@@ -43,6 +43,7 @@ class ScriptedSlurm final : public slurm::SlurmControl {
     int wait_status = 0;
     std::string node;
     std::string partition = "synergy";
+    int64_t end_time = 0;  // squeue's end_time (s); 0: not written
   };
   std::vector<Node> nodes;
   std::map<int64_t, Job> jobs;
@@ -55,10 +56,17 @@ class ScriptedSlurm final : public slurm::SlurmControl {
   std::map<int64_t, Job> hidden;
   bool refuse_next = false;
   bool unreadable = false;
+  // slurmctld down as 22.05's sinfo and squeue say it: exit 0, an "errors"
+  // list and no nodes or jobs.
+  bool errors_reply = false;
   int64_t next_id = 100;
 
   absl::StatusOr<std::string> NodesJson() override {
     if (unreadable) return absl::UnavailableError("sinfo: Unable to contact slurm controller");
+    if (errors_reply) {
+      return std::string(R"json({"meta": {}, "errors": [{"error": "Unable to contact slurm controller (connect failure)",)json"
+                         R"json( "errno": 1001}], "nodes": []})json");
+    }
     std::vector<std::string> items;
     for (const Node& n : nodes) {
       items.push_back(absl::StrCat(R"({"name": ")", n.name, R"(", "address": "127.0.0.1", "state": ")", n.state,
@@ -69,13 +77,17 @@ class ScriptedSlurm final : public slurm::SlurmControl {
     return absl::StrCat(R"({"nodes": [)", absl::StrJoin(items, ", "), "]}");
   }
   absl::StatusOr<std::string> JobsJson() override {
+    if (errors_reply) {
+      return std::string(R"json({"meta": {}, "errors": [{"error": "Unable to contact slurm controller (connect failure)",)json"
+                         R"json( "errno": 1001}], "jobs": []})json");
+    }
     std::vector<std::string> items;
     for (const auto& [id, j] : jobs) {
       const bool pending = j.state == "PENDING";
       items.push_back(absl::StrCat(R"({"job_id": )", id, R"(, "user_id": )", j.uid, R"(, "name": ")", j.name,
                                    R"(", "job_state": ")", j.state, R"(", "exit_code": )", j.wait_status,
                                    R"(, "nodes": ")", pending ? "" : j.node, R"(", "required_nodes": ")", j.node,
-                                   R"(", "partition": ")", j.partition, R"("})"));
+                                   R"(", "partition": ")", j.partition, R"(", "end_time": )", j.end_time, "}"));
     }
     return absl::StrCat(R"({"jobs": [)", absl::StrJoin(items, ", "), "]}");
   }
@@ -101,6 +113,11 @@ class ScriptedSlurm final : public slurm::SlurmControl {
     return j.id;
   }
   absl::Status Signal(int64_t job, const std::string& signal) override {
+    // As scancel --signal: a job that has ended cannot be signalled.
+    if (auto it = jobs.find(job); it != jobs.end() && it->second.state != "RUNNING" && it->second.state != "PENDING") {
+      return absl::FailedPreconditionError(absl::StrCat("scancel: error: Kill job error on job id ", job,
+                                                        ": Job/step already completing or completed"));
+    }
     actions.push_back(absl::StrCat(signal, " ", job));
     return absl::OkStatus();
   }
@@ -557,6 +574,83 @@ TEST_F(SlurmExecutorTest, WhileSlurmCannotBeReadNodesAreHeartbeatAsLastSeen) {
   Step();
   EXPECT_EQ(StateOf(id), v1::JOB_STATE_RUNNING);
   EXPECT_TRUE(slurm_.actions.empty()) << "nothing was stopped";
+}
+
+// F6 of the Slurm site review: a job that completed as the round ended its
+// lease ran again (106 of 200 short jobs ran 2 to 10 times).
+TEST_F(SlurmExecutorTest, AJobThatCompletedAsItsLeaseEndedIsASuccessAndNeverRunsAgain) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);  // a plain job: no agent
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
+  ASSERT_NE(slurm_id, 0);
+  // It completes in Slurm; before squeue shows it, its lease ends.
+  slurm_.jobs[slurm_id].state = "COMPLETED";
+  slurm_.jobs[slurm_id].end_time = now_ms_ / 1000;
+  now_ms_ += 100;
+  ASSERT_TRUE(state_->Requeue(id, "admin", now_ms_).ok());
+  for (int i = 0; i < 4; ++i) {
+    now_ms_ += 1000;
+    Step();
+    ASSERT_TRUE(state_->Tick(now_ms_).ok());
+    ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  }
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_SUCCEEDED) << state_->GetJob(id)->reason();
+  EXPECT_EQ(slurm_.submitted.size(), 1u) << "a finished job is never submitted again";
+}
+
+TEST_F(SlurmExecutorTest, AJobThatEndedZeroAfterItsTermIsStoppedNotASuccess) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
+  ASSERT_TRUE(state_->Requeue(id, "admin", now_ms_).ok());
+  now_ms_ += 100;
+  Step();  // TERM, taken by Slurm
+  ASSERT_EQ(slurm_.actions, std::vector<std::string>{absl::StrCat("TERM ", slurm_id)});
+  // Its script caught the TERM and exited 0, two seconds later.
+  slurm_.jobs[slurm_id].state = "COMPLETED";
+  slurm_.jobs[slurm_id].end_time = now_ms_ / 1000 + 2;
+  now_ms_ += 2500;
+  Step();
+  EXPECT_NE(StateOf(id), v1::JOB_STATE_SUCCEEDED) << "stopped by its lease's end, it has not finished";
+  EXPECT_EQ(state_->GetJob(id)->crashes(), 0);
+}
+
+// F4: 22.05's sinfo and squeue exit 0 with an "errors" list and empty lists
+// while slurmctld is down; read as "no nodes, no jobs" every job was lost.
+TEST_F(SlurmExecutorTest, SlurmReportingErrorsIsUnreadableNotAnEmptyCluster) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  slurm_.errors_reply = true;  // 45 s of a slurmctld outage, past heartbeat_timeout_s (3 s)
+  for (int i = 0; i < 45; ++i) {
+    now_ms_ += 1000;
+    absl::Status st = executor_->Step(now_ms_);
+    EXPECT_EQ(st.code(), absl::StatusCode::kUnavailable);
+    EXPECT_THAT(std::string(st.message()), HasSubstr("Unable to contact slurm controller"));
+    ASSERT_TRUE(state_->Tick(now_ms_).ok());
+    ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  }
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_RUNNING) << "its node was not lost";
+  slurm_.errors_reply = false;
+  for (int i = 0; i < 3; ++i) {
+    now_ms_ += 1000;
+    Step();
+    ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  }
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_RUNNING);
+  EXPECT_TRUE(slurm_.actions.empty()) << "nothing was stopped or cancelled";
+  EXPECT_EQ(slurm_.submitted.size(), 1u);
 }
 
 TEST_F(SlurmExecutorTest, ADrainedNodeFoundAfterARestartLeavesToo) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace synergy::slurm {
@@ -162,6 +163,28 @@ TEST(SlurmJson, ALeasesSlurmJobNameRoundTrips) {
   EXPECT_FALSE(LeaseOfSlurmJobName("synergy-a b-1"));
   EXPECT_FALSE(LeaseOfSlurmJobName("synergy-j/../x-1"));
   EXPECT_FALSE(LeaseOfSlurmJobName("synergy-" + std::string(300, 'j') + "-1"));
+}
+
+TEST(SlurmJson, ErrorsFromSlurmAreUnavailableNotAnEmptyList) {
+  const std::string down =
+      R"json({"meta": {}, "errors": [{"error": "Unable to contact slurm controller (connect failure)", "errno": 1001}],)json";
+  auto nodes = ParseSinfoJson(down + R"( "nodes": []})");
+  EXPECT_EQ(nodes.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(nodes.status().message()),
+              ::testing::HasSubstr("sinfo --json: Slurm reports 1 error(s), the first 'Unable to contact slurm controller"));
+  auto jobs = ParseSqueueJson(down + R"( "jobs": []})");
+  EXPECT_EQ(jobs.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(ParseSqueueJson(R"({"errors": [], "jobs": []})").ok()) << "an empty errors list is no error";
+  EXPECT_EQ(ParseSqueueJson(R"({"errors": ["plain text"], "jobs": []})").status().code(), absl::StatusCode::kUnavailable);
+}
+
+TEST(SlurmJson, AnEndedJobsEndTimeIsRead) {
+  auto jobs = ParseSqueueJson(
+      R"({"jobs": [{"job_id": 7, "user_id": 1000, "name": "synergy-j-000001-3", "job_state": "COMPLETED",)"
+      R"( "exit_code": 0, "end_time": 1796483510}]})");
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].end_unix_s, 1796483510);
 }
 
 }  // namespace
