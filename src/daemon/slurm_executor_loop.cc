@@ -1,5 +1,6 @@
 #include "daemon/slurm_executor_loop.h"
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -19,7 +20,8 @@ namespace {
 // call once the caller is known to be the node.
 class DaemonNodeEndpoint final : public slurm::NodeEndpoint {
  public:
-  DaemonNodeEndpoint(Guarded& g, std::string log_dir) : g_(g), log_dir_(std::move(log_dir)) {}
+  DaemonNodeEndpoint(Guarded& g, std::string log_dir, node::AccountRule rule)
+      : g_(g), log_dir_(std::move(log_dir)), rule_(std::move(rule)) {}
 
   absl::StatusOr<v1::RegisterNodeResponse> Register(const v1::RegisterNodeRequest& request) override {
     if (absl::Status st = service::ValidateRegisterNodeRequest(request); !st.ok()) return st;
@@ -40,10 +42,19 @@ class DaemonNodeEndpoint final : public slurm::NodeEndpoint {
       reply = g_.state->Heartbeat(request, service::NowUnixMs());
     }
     // Output asked for by `synergyctl logs`: Slurm wrote it where the node
-    // writes its own (node/job_output.h), in the node's folder of log_dir.
-    // Read here, outside the lock, as the node reads it.
+    // writes its own (node/job_output.h), in the owner's folder of log_dir,
+    // the node's within it. Read here, outside the lock, as the node reads it.
     for (const v1::LogRequest& r : g_.logs->TakeFor(request.name())) {
-      v1::LogChunk chunk = node::ReadJobOutput(log_dir_ + "/" + request.name(), r);
+      v1::LogChunk chunk;
+      std::optional<std::string> owner = OwnerOf(r.job_id());
+      absl::StatusOr<slurm::JobIdentity> who =
+          owner ? SlurmIdentityFor(*owner, rule_) : absl::NotFoundError(absl::StrCat("job ", r.job_id(), ": no owner"));
+      if (who.ok()) {
+        chunk = node::ReadJobOutput(absl::StrCat(log_dir_, "/", who->folder, "/", request.name()), r);
+      } else {
+        chunk.set_request_id(r.request_id());
+        chunk.set_error(std::string(who.status().message()));
+      }
       chunk.set_name(request.name());
       g_.logs->Deliver(request.name(), std::move(chunk));
     }
@@ -60,22 +71,36 @@ class DaemonNodeEndpoint final : public slurm::NodeEndpoint {
  private:
   Guarded& g_;
   std::string log_dir_;
+  node::AccountRule rule_;
 };
 
 }  // namespace
 
-absl::StatusOr<int64_t> SlurmUidFor(const std::string& user, const node::AccountRule& rule) {
+absl::StatusOr<slurm::JobIdentity> SlurmIdentityFor(const std::string& user, const node::AccountRule& rule) {
   absl::StatusOr<std::optional<node::JobAccount>> account = node::AccountForJob(user, rule);
   if (!account.ok()) return account.status();
-  if (!account->has_value()) return static_cast<int64_t>(::geteuid());
-  return static_cast<int64_t>((*account)->uid);
+  if (account->has_value()) {
+    return slurm::JobIdentity{static_cast<int64_t>((*account)->uid), static_cast<int64_t>((*account)->gid),
+                              (*account)->name};
+  }
+  // synergyd's own account.
+  const uid_t uid = ::geteuid();
+  std::string name = absl::StrCat("uid-", uid);
+  std::vector<char> buffer(16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) name = found->pw_name;
+  return slurm::JobIdentity{static_cast<int64_t>(uid), static_cast<int64_t>(::getegid()), name};
 }
 
 absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(const DaemonConfig& config,
                                                                            Guarded& guarded) {
   const SlurmSettings& s = config.slurm;
+  // log_dir itself is 0755: each account's folder in it is its own, 0700
+  // (slurm/output_folders.h); slurmd, writing as the account, passes through.
   std::error_code ec;
   std::filesystem::create_directories(s.log_dir, ec);
+  if (!ec) std::filesystem::permissions(s.log_dir, std::filesystem::perms(0755), ec);
   if (ec) return absl::FailedPreconditionError(absl::StrCat("slurm.log_dir: '", s.log_dir, "': ", std::string(ec.message())));
   std::unique_ptr<SlurmExecutorLoop> loop(new SlurmExecutorLoop());
   loop->interval_ms_ = config.heartbeat_interval_ms;
@@ -88,7 +113,9 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
   cli.env = env;
   cli.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.command_timeout_s * 1000));
   loop->slurm_ = std::make_unique<slurm::SlurmCli>(cli);
-  loop->endpoint_ = std::make_unique<DaemonNodeEndpoint>(guarded, s.log_dir);
+  node::AccountRule rule = s.accounts;
+  rule.switched_by_caller = false;  // Slurm switches (sbatch --uid)
+  loop->endpoint_ = std::make_unique<DaemonNodeEndpoint>(guarded, s.log_dir, rule);
   slurm::SlurmExecutorConfig executor;
   executor.partition = s.partition;
   executor.sbatch.partition = s.partition;
@@ -108,11 +135,9 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
   // A job listed late by squeue, or a submission whose answer was lost, is
   // looked for over several steps, at least 30 s.
   executor.submit_visible_ms = std::max<int64_t>(30000, 10 * static_cast<int64_t>(config.heartbeat_interval_ms));
-  node::AccountRule rule = s.accounts;
-  rule.switched_by_caller = false;  // Slurm switches (sbatch --uid)
   loop->executor_ = std::make_unique<slurm::SlurmExecutor>(
       executor, *loop->slurm_, *loop->endpoint_,
-      [rule](const std::string& user) { return SlurmUidFor(user, rule); });
+      [rule](const std::string& user) { return SlurmIdentityFor(user, rule); });
   spdlog::info("synergyd: leases run through Slurm, partition {} (commands in {}, output in {})", s.partition,
                s.bin_dir, s.log_dir);
   loop->thread_ = std::thread([raw = loop.get()] { raw->Run(); });

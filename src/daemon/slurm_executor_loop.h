@@ -40,8 +40,9 @@ class SlurmExecutorLoop {
   std::thread thread_;
 };
 
-// The uid a user's Slurm jobs run as under `rule` (node/job_account.h):
-// the mapped account's, or synergyd's own where the rule keeps jobs on it.
-absl::StatusOr<int64_t> SlurmUidFor(const std::string& user, const node::AccountRule& rule);
+// Whom a user's Slurm jobs run as under `rule` (node/job_account.h): the
+// mapped account's uid, primary group and name, or synergyd's own where
+// the rule keeps jobs on it.
+absl::StatusOr<slurm::JobIdentity> SlurmIdentityFor(const std::string& user, const node::AccountRule& rule);
 
 }  // namespace synergy::daemon

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "service/escape.h"
@@ -57,8 +56,16 @@ bool EndedByStop(const SlurmJob& job, int64_t signalled_ms) {
 
 }  // namespace
 
-SlurmExecutor::SlurmExecutor(SlurmExecutorConfig config, SlurmControl& slurm, NodeEndpoint& daemon, UidFor uid_for)
-    : config_(std::move(config)), slurm_(slurm), daemon_(daemon), uid_for_(std::move(uid_for)) {}
+SlurmExecutor::SlurmExecutor(SlurmExecutorConfig config, SlurmControl& slurm, NodeEndpoint& daemon,
+                             IdentityFor identity_for)
+    : config_(std::move(config)), slurm_(slurm), daemon_(daemon), identity_for_(std::move(identity_for)) {}
+
+absl::StatusOr<JobIdentity> SlurmExecutor::IdentityOf(const std::string& user) {
+  if (auto cached = identity_of_user_.find(user); cached != identity_of_user_.end()) return cached->second;
+  absl::StatusOr<JobIdentity> who = identity_for_(user);
+  if (who.ok()) identity_of_user_.emplace(user, *who);
+  return who;
+}
 
 std::optional<int64_t> SlurmExecutor::SlurmJobOf(const std::string& job_id, int64_t epoch) const {
   auto it = submitted_.find({job_id, epoch});
@@ -75,13 +82,8 @@ bool SlurmExecutor::OwnedByLeaseOwner(const SlurmJob& job, const Key& key) {
   // A job synergyd does not know is reported all the same: synergyd stops
   // processes of leases that are not current.
   if (!owner) return true;
-  auto cached = uid_of_user_.find(*owner);
-  if (cached == uid_of_user_.end()) {
-    absl::StatusOr<int64_t> uid = uid_for_(*owner);
-    if (!uid.ok()) return false;
-    cached = uid_of_user_.emplace(*owner, *uid).first;
-  }
-  return job.user_id == cached->second;
+  absl::StatusOr<JobIdentity> who = IdentityOf(*owner);
+  return who.ok() && job.user_id == who->uid;
 }
 
 SlurmExecutor::Observed SlurmExecutor::Observe(const std::vector<SlurmJob>& jobs) {
@@ -249,10 +251,6 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
   }
 
   if (!registered_.count(name)) {
-    // Its jobs' output folder (sbatch's --output): Slurm does not make it.
-    std::error_code ec;
-    std::filesystem::create_directories(config_.sbatch.log_dir + "/" + name, ec);
-    if (ec) spdlog::warn("slurm: node {}: cannot make its output folder: {}", name, ec.message());
     v1::RegisterNodeRequest reg;
     reg.set_name(name);
     reg.set_address(node.address.empty() ? name : node.address);
@@ -309,19 +307,15 @@ void SlurmExecutor::Launch(const v1::LaunchOrder& order, const std::string& node
     spdlog::warn("slurm: {} lease {} on {}: not launched: {}", key.first, key.second, node, why);
     QueueExit(node, std::move(e));
   };
-  int64_t uid = 0;
-  if (auto cached = uid_of_user_.find(order.user()); cached != uid_of_user_.end()) {
-    uid = cached->second;
-  } else {
-    absl::StatusOr<int64_t> resolved = uid_for_(order.user());
-    if (!resolved.ok()) return refuse(std::string(resolved.status().message()));
-    uid = *resolved;
-    uid_of_user_[order.user()] = uid;
-  }
+  absl::StatusOr<JobIdentity> who = IdentityOf(order.user());
+  if (!who.ok()) return refuse(std::string(who.status().message()));
   v1::LaunchOrder with_env = order;
   for (const auto& [name, value] : config_.agent_env) (*with_env.mutable_env())[name] = value;
-  absl::StatusOr<SbatchCall> call = SbatchFor(with_env, node, uid, config_.sbatch);
+  absl::StatusOr<SbatchCall> call = SbatchFor(with_env, node, *who, config_.sbatch);
   if (!call.ok()) return refuse(std::string(call.status().message()));
+  if (absl::Status folders = config_.make_output_folders(config_.sbatch.log_dir, *who, node); !folders.ok()) {
+    return refuse(std::string(folders.message()));
+  }
   absl::StatusOr<int64_t> id = slurm_.Submit(*call);
   if (id.ok()) {
     submitted_[key] = {*id, node, now_ms, ""};

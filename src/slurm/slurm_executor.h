@@ -19,8 +19,10 @@
 //                  COMPLETED 0 is the job's own success unless it ended
 //                  after synergyd's TERM or cancel reached Slurm (end_time,
 //                  whole seconds: within the second, a success)
-//   launch         one sbatch (SbatchFor), after a lookup by name: a lease
-//                  whose job Slurm already has is never submitted again
+//   launch         one sbatch (SbatchFor) as the owner's uid and primary
+//                  group, after a lookup by name: a lease whose job Slurm
+//                  already has is never submitted again; its output
+//                  folders made first (output_folders.h)
 //   stop           TERM to the batch step now, the job cancelled once the
 //                  order's grace has passed (a waiting job: cancelled now)
 //   node down      no heartbeat: synergyd loses it after its heartbeat
@@ -44,6 +46,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "slurm/output_folders.h"
 #include "slurm/slurm_cli.h"
 #include "slurm/slurm_json.h"
 #include "slurm/slurm_launch.h"
@@ -78,6 +81,10 @@ struct SlurmExecutorConfig {
   // cancelled (synergyd submits only what its plan fits: a job that waits
   // long means Slurm's view of the node differs).
   int64_t max_pending_ms = 300000;
+  // Makes a lease's output folders before its sbatch (output_folders.h);
+  // tests that are not root give their own.
+  std::function<absl::Status(const std::string& log_dir, const JobIdentity& who, const std::string& node)>
+      make_output_folders = MakeOutputFolders;
   // How long nodes are heartbeat as last seen while Slurm cannot be read
   // (a slurmctld restart), before they are left silent and lost.
   int64_t stale_limit_ms = 600000;
@@ -85,10 +92,10 @@ struct SlurmExecutorConfig {
 
 class SlurmExecutor {
  public:
-  // The uid a user's jobs run as (node/job_account.h's rule); an error
+  // Whom a user's jobs run as (node/job_account.h's rule); an error
   // refuses the launch (the job fails: retrying cannot help).
-  using UidFor = std::function<absl::StatusOr<int64_t>(const std::string& user)>;
-  SlurmExecutor(SlurmExecutorConfig config, SlurmControl& slurm, NodeEndpoint& daemon, UidFor uid_for);
+  using IdentityFor = std::function<absl::StatusOr<JobIdentity>(const std::string& user)>;
+  SlurmExecutor(SlurmExecutorConfig config, SlurmControl& slurm, NodeEndpoint& daemon, IdentityFor identity_for);
 
   // One step at `now_ms`: reads Slurm's nodes and jobs, registers and
   // heartbeats every node of the partition, carries out the orders, and
@@ -141,7 +148,7 @@ class SlurmExecutor {
   SlurmExecutorConfig config_;
   SlurmControl& slurm_;
   NodeEndpoint& daemon_;
-  UidFor uid_for_;
+  IdentityFor identity_for_;
   std::vector<SlurmNode> last_nodes_;
   std::vector<SlurmJob> last_jobs_;
   int64_t last_read_ms_ = -1;
@@ -154,7 +161,9 @@ class SlurmExecutor {
   // Exits of launches that never became Slurm jobs, per node, until a
   // heartbeat carries them.
   std::map<std::string, std::vector<v1::ProcessExit>> unsent_exits_;
-  std::map<std::string, int64_t> uid_of_user_;  // cached UidFor
+  std::map<std::string, JobIdentity> identity_of_user_;  // cached IdentityFor
+  // The identity of `user`, cached.
+  absl::StatusOr<JobIdentity> IdentityOf(const std::string& user);
   std::set<int64_t> foreign_warned_;            // lease-named jobs not ours, said once
   bool resize_warned_ = false;
 };

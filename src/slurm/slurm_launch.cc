@@ -42,8 +42,9 @@ std::string ShellQuote(const std::string& text) {
   return out + "'";
 }
 
-absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::string& node, int64_t uid,
+absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::string& node, const JobIdentity& who,
                                      const SbatchOptions& options) {
+  const int64_t uid = who.uid;
   const std::string lease = absl::StrCat("launch of ", order.job_id(), " lease ", order.epoch());
   if (order.command_size() == 0) return absl::InvalidArgumentError(lease + ": command: empty");
   if (order.command(0).empty() || order.command(0)[0] == '-') {
@@ -73,12 +74,19 @@ absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::st
   a.push_back(absl::StrCat("--mem=", std::max<int64_t>(1, static_cast<int64_t>(std::floor(order.mem_gb() * 1024 + 1e-6))), "M"));
   if (order.gpu_ids_size() > 0) a.push_back(absl::StrCat("--gres=gpu:", order.gpu_ids_size()));
   a.push_back(absl::StrCat("--uid=", uid));
+  a.push_back(absl::StrCat("--gid=", who.gid));
   a.push_back("--no-requeue");
   a.push_back("--export=NONE");
   if (!options.work_dir.empty()) a.push_back("--chdir=" + options.work_dir);
-  // As synergy-node writes them (node/job_output.h), in a folder per node:
-  // synergyd reads them for `synergyctl logs`.
-  const std::string stem = absl::StrCat(options.log_dir, "/", node, "/", order.job_id(), ".", order.epoch());
+  // As synergy-node writes them (node/job_output.h), in the account's
+  // folder, a folder per node: synergyd reads them for `synergyctl logs`.
+  if (who.folder.empty() || who.folder == "." || who.folder == ".." ||
+      who.folder.find('/') != std::string::npos || who.folder.find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(lease, ": output folder ", service::QuoteForMessage(who.folder), ": not one path component"));
+  }
+  const std::string stem =
+      absl::StrCat(options.log_dir, "/", who.folder, "/", node, "/", order.job_id(), ".", order.epoch());
   a.push_back(absl::StrCat("--output=", stem, ".out"));
   a.push_back(absl::StrCat("--error=", stem, ".err"));
   for (const auto& [name, value] : options.slurm_env) call.env.push_back(name + "=" + value);

@@ -33,10 +33,22 @@ namespace synergy::slurm {
 // type its gres names where that is a GPU type's name.
 v1::NodeResources ResourcesOfSlurmNode(const SlurmNode& node);
 
+// Whom a lease's Slurm job runs as: the owner's local account (node/
+// job_account.h's rule), by number so that Slurm cannot read a name of its
+// own, with its primary group (Slurm adds the account's supplementary
+// groups itself), and the name of its output folder under log_dir.
+struct JobIdentity {
+  int64_t uid = 0;
+  int64_t gid = 0;
+  std::string folder;  // the account's name: one path component
+};
+
 struct SbatchOptions {
   std::string partition;  // the partition synergyd owns (its config)
-  // Each job's output: <log_dir>/<node>/<job>.<epoch>.out and .err (the
-  // node's folder made by the executor when the node registers).
+  // Each job's output: <log_dir>/<account>/<node>/<job>.<epoch>.out and
+  // .err, in folders the executor makes for the account, owned by it and
+  // 0700 (output_folders.h): no user reads another's output, and no folder
+  // is shared and writable.
   std::string log_dir;
   std::string work_dir;   // where each job starts (--chdir); "" = Slurm's default
   // The environment sbatch runs with (SLURM_CONF, PATH): the executor's,
@@ -52,15 +64,15 @@ struct SbatchCall {
   std::string script;             // sbatch's standard input
 };
 
-// The sbatch for `order` on `node`, run as `uid`: the owner's local
-// account, resolved by the executor with the node's rule (node/
-// job_account.h: the accounts map, never root unless allowed), passed as a
-// number so that Slurm cannot read a name of its own. An error (naming the
-// field) where the order cannot be one: no command, a command[0] sh would
-// read as an option, an environment variable name sh does not pass on
-// (not [A-Za-z_][A-Za-z0-9_]*), a carriage return anywhere (sbatch refuses
-// DOS line breaks), uid 0 without allow_root_jobs.
-absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::string& node, int64_t uid,
+// The sbatch for `order` on `node`, run as `who` (--uid, --gid): the
+// owner's local account, resolved by the executor with the node's rule
+// (node/job_account.h: the accounts map, never root unless allowed). An
+// error (naming the field) where the order cannot be one: no command, a
+// command[0] sh would read as an option, an environment variable name sh
+// does not pass on (not [A-Za-z_][A-Za-z0-9_]*), a carriage return
+// anywhere (sbatch refuses DOS line breaks), uid 0 without
+// allow_root_jobs, a folder that is no single path component.
+absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::string& node, const JobIdentity& who,
                                      const SbatchOptions& options);
 
 // `text` as one word for sh: single-quoted, each ' written '\''.

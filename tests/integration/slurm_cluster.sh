@@ -90,14 +90,14 @@ scancel "$hold" "$big" "$small" 2>/dev/null
 # fixed environment, the script on its standard input. The job gets the
 # lease's variables and words as they were, its CPU bound, and nothing of
 # the environment sbatch was started from.
-mkdir -p "$work/slurm/call" "$work/slurm/sn1"
+mkdir -p "$work/slurm/call" "$work/slurm/root/sn1"
 "$BIN/tests/slurm_sbatch_for" "$work/slurm/call" sn1 synergy "$work/slurm" "$SLURM_CONF" || fail "SbatchFor refused"
 mapfile -d '' -t call_argv <"$work/slurm/call/argv"
 mapfile -d '' -t call_env <"$work/slurm/call/env"
 id=$(SYNERGY_TEST_SECRET=leaked env -i "${call_env[@]}" "${call_argv[@]}" <"$work/slurm/call/script") ||
   fail "sbatch refused what SbatchFor built: ${call_argv[*]}"
 wait_state "$id" COMPLETED 30
-out=$work/slurm/sn1/j-000042.3.out
+out=$work/slurm/root/sn1/j-000042.3.out
 echo "SbatchFor's job: $(tr '\n' ' ' <"$out")"
 grep -q "uid=0 job=j-000042 data=a b,'c' secret=none" "$out" || fail "the job's environment: $(cat "$out")"
 grep -qF "arg=it's \"one\" \$word" "$out" || fail "the job's words: $(cat "$out")"

@@ -156,14 +156,14 @@ fi
 # Preempted and resumed: some job ran under more than one lease.
 resumed=0
 for id in "${ids[@]}"; do
-  (($(ls "$logs"/*/"$id".*.out 2>/dev/null | wc -l) > 1)) && resumed=$((resumed + 1))
+  (($(ls "$logs"/*/*/"$id".*.out 2>/dev/null | wc -l) > 1)) && resumed=$((resumed + 1))
 done
 ((resumed > 0)) || fail "no job ran under two leases"
 echo "ok   $resumed jobs ran under several leases"
 
 # Bound to the lease's CPUs, read from inside each job.
 bound=0
-for f in "$logs"/*/*.out; do
+for f in "$logs"/*/*/*.out; do
   line=$(grep -h "resuming at iteration" "$f") || continue
   [[ $line =~ on\ ([0-9]+)\ cpus\ \(allowed\ ([0-9,-]+) ]] || fail "$f: $line"
   want=${BASH_REMATCH[1]} allowed=${BASH_REMATCH[2]%,}
@@ -179,6 +179,12 @@ done
 ((bound >= ${#ids[@]})) || fail "only $bound jobs said which CPUs they were bound to"
 echo "ok   $bound leases bound to their CPUs"
 
+# Output in a folder per account (here root's) and node, the account's
+# own and 0700, under a log_dir of 0755.
+[[ $(stat -c %a "$logs") == 755 ]] || fail "log_dir is $(stat -c %a "$logs")"
+for d in "$logs"/root "$logs"/root/*; do
+  [[ $(stat -c %a:%U "$d") == 700:root ]] || fail "$d is $(stat -c %a:%U "$d")"
+done
 # synergyctl logs reads a job's output where Slurm wrote it.
 last=${ids[0]}
 ctl logs "$last" | grep -q "agent_job $last: done, state $(expected_state 250)" ||

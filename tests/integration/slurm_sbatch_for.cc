@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   options.log_dir = argv[4];
   options.slurm_env = {{"SLURM_CONF", argv[5]}, {"PATH", "/usr/bin:/bin"}};
   options.allow_root_jobs = true;  // the test machine's only account
-  auto call = synergy::slurm::SbatchFor(order, argv[2], 0, options);
+  auto call = synergy::slurm::SbatchFor(order, argv[2], synergy::slurm::JobIdentity{0, 0, "root"}, options);
   if (!call.ok()) {
     std::cerr << call.status().message() << "\n";
     return 1;

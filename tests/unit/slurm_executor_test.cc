@@ -165,9 +165,10 @@ class StateEndpoint final : public slurm::NodeEndpoint {
 
 constexpr int64_t kAliceUid = 1000;
 
-absl::StatusOr<int64_t> TestUids(const std::string& user) {
-  if (user == "alice") return kAliceUid;
-  if (user == "bob") return 1001;
+// The test's accounts (their folders are not made: see MakeExecutor).
+absl::StatusOr<slurm::JobIdentity> TestUids(const std::string& user) {
+  if (user == "alice") return slurm::JobIdentity{kAliceUid, kAliceUid, "alice"};
+  if (user == "bob") return slurm::JobIdentity{1001, 1001, "bob"};
   return absl::NotFoundError(absl::StrCat("user '", user, "': no local account '", user, "'"));
 }
 
@@ -185,6 +186,12 @@ class SlurmExecutorTest : public DaemonStateTest {
     c.sbatch.log_dir = "/tmp/synergy-slurm-logs";
     c.sbatch.slurm_env = {{"PATH", "/usr/bin"}};
     c.submit_visible_ms = 10000;
+    // Folders for uid 1000 need root: the calls are recorded instead
+    // (output_folders_test makes real ones).
+    c.make_output_folders = [this](const std::string& dir, const slurm::JobIdentity& who, const std::string& node) {
+      folders_made_.push_back(absl::StrCat(dir, " ", who.folder, " ", who.uid, ":", who.gid, " ", node));
+      return absl::OkStatus();
+    };
     return std::make_unique<slurm::SlurmExecutor>(c, slurm_, *endpoint_, TestUids);
   }
   void Step() { ASSERT_TRUE(executor_->Step(now_ms_).ok()); }
@@ -200,6 +207,7 @@ class SlurmExecutorTest : public DaemonStateTest {
   int64_t EpochOf(const std::string& id) { return state_->GetJob(id)->lease().epoch(); }
 
   ScriptedSlurm slurm_;
+  std::vector<std::string> folders_made_;
   int64_t now_ms_ = 1000;
   std::unique_ptr<DaemonState> state_;
   std::unique_ptr<StateEndpoint> endpoint_;
@@ -232,6 +240,9 @@ TEST_F(SlurmExecutorTest, ALeaseBecomesOneSbatchOnItsNodeAsItsOwner) {
   const std::string argv = absl::StrJoin(slurm_.submitted[0].argv, " ");
   EXPECT_THAT(argv, HasSubstr("--nodelist=sn1"));
   EXPECT_THAT(argv, HasSubstr(absl::StrCat("--uid=", kAliceUid)));
+  EXPECT_THAT(argv, HasSubstr(absl::StrCat("--gid=", kAliceUid)));
+  EXPECT_THAT(argv, HasSubstr("--output=/tmp/synergy-slurm-logs/alice/sn1/"));
+  EXPECT_EQ(folders_made_, std::vector<std::string>{"/tmp/synergy-slurm-logs alice 1000:1000 sn1"});
   EXPECT_THAT(argv, HasSubstr(absl::StrCat("--job-name=synergy-", id, "-", EpochOf(id))));
   EXPECT_THAT(argv, HasSubstr("--gres=gpu:1"));
   EXPECT_THAT(slurm_.submitted[0].script, HasSubstr("SYNERGY_AGENT_TOKEN="));

@@ -39,14 +39,14 @@ SbatchOptions Options() {
 }
 
 TEST(SbatchFor, TheLeaseOnItsNodeWithItsGpusCpusMemoryAndOwner) {
-  auto call = SbatchFor(Order(), "gpu-07", 1001, Options());
+  auto call = SbatchFor(Order(), "gpu-07", JobIdentity{1001, 1002, "alice"}, Options());
   ASSERT_TRUE(call.ok()) << call.status();
   EXPECT_EQ(call->argv, (std::vector<std::string>{
                             "sbatch", "--parsable", "--job-name=synergy-j-000012-7", "--partition=synergy",
                             "--nodelist=gpu-07", "--nodes=1", "--ntasks=1", "--cpus-per-task=3", "--mem=12800M",
-                            "--gres=gpu:2", "--uid=1001", "--no-requeue", "--export=NONE",
-                            "--output=/var/log/synergy/gpu-07/j-000012.7.out",
-                            "--error=/var/log/synergy/gpu-07/j-000012.7.err"}));
+                            "--gres=gpu:2", "--uid=1001", "--gid=1002", "--no-requeue", "--export=NONE",
+                            "--output=/var/log/synergy/alice/gpu-07/j-000012.7.out",
+                            "--error=/var/log/synergy/alice/gpu-07/j-000012.7.err"}));
   // sbatch runs with the executor's fixed environment only: the lease's
   // (LD_PRELOAD, SBATCH_*, its own SLURM_CONF) could change what sbatch
   // does.
@@ -70,7 +70,7 @@ TEST(SbatchFor, TheEnvironmentAndCommandReachTheProcessWordForWord) {
   order.mutable_command(2)->assign("printf '[%s][%s][%s]' \"$DATA\" \"$MULTI\" \"$0\"");
   order.add_command("it's \"quoted\" $HOME `x`");
   (*order.mutable_env())["MULTI"] = "line one\nline 'two'";
-  auto call = SbatchFor(order, "n", 1001, Options());
+  auto call = SbatchFor(order, "n", JobIdentity{1001, 1001, "alice"}, Options());
   ASSERT_TRUE(call.ok()) << call.status();
   const std::string path = ::testing::TempDir() + "/sbatch_script.sh";
   std::ofstream(path) << call->script;
@@ -85,7 +85,7 @@ TEST(SbatchFor, TheEnvironmentAndCommandReachTheProcessWordForWord) {
 
 TEST(SbatchFor, WhatCannotBeASlurmJobIsRefusedNamingTheField) {
   const auto refusal = [](const v1::LaunchOrder& order, int64_t uid = 1001) {
-    auto call = SbatchFor(order, "n", uid, Options());
+    auto call = SbatchFor(order, "n", JobIdentity{uid, uid, "alice"}, Options());
     return call.ok() ? std::string("accepted") : std::string(call.status().message());
   };
   v1::LaunchOrder no_command = Order();
@@ -97,7 +97,11 @@ TEST(SbatchFor, WhatCannotBeASlurmJobIsRefusedNamingTheField) {
   EXPECT_EQ(refusal(Order(), 0), "launch of j-000012 lease 7: uid 0: not a job's account (root is not allowed)");
   SbatchOptions root = Options();
   root.allow_root_jobs = true;
-  EXPECT_TRUE(SbatchFor(Order(), "n", 0, root).ok());
+  EXPECT_TRUE(SbatchFor(Order(), "n", JobIdentity{0, 0, "root"}, root).ok());
+  for (const std::string folder : {"", ".", "..", "a/b"}) {
+    auto call = SbatchFor(Order(), "n", JobIdentity{1001, 1001, folder}, Options());
+    EXPECT_FALSE(call.ok()) << "folder '" << folder << "'";
+  }
   v1::LaunchOrder bad_env = Order();
   (*bad_env.mutable_env())["A-B"] = "x";
   EXPECT_EQ(refusal(bad_env), "launch of j-000012 lease 7: env: 'A-B': is not a variable name sh passes on");
