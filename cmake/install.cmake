@@ -20,6 +20,8 @@ install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTE
 
 if(SYNERGY_BUILD_SERVICE)
   install(TARGETS synergyd synergy-node synergyctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # Slurm's job_submit/lua for synergyd's partition (docs/slurm.md).
+  install(FILES packaging/slurm/job_submit.lua DESTINATION ${CMAKE_INSTALL_DATADIR}/synergy/slurm)
   # synergyctl writes its own completion script from its command table.
   add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/synergyctl.bash-completion
     COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0 $<TARGET_FILE:synergyctl> completion bash

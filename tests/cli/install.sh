@@ -17,6 +17,7 @@ etc=etc
 for f in bin/synergyd bin/synergy-node bin/synergyctl bin/synergy-sim \
   "$etc/synergy/synergyd.yaml" "$etc/synergy/synergy-node.yaml" \
   share/synergy/models/zoo.yaml share/synergy/clusters/default-128.yaml share/synergy/jobs/image-agent.yaml \
+  share/synergy/slurm/job_submit.lua \
   share/doc/synergy/README.md share/doc/synergy/job-spec.md share/doc/synergy/operations.md \
   share/bash-completion/completions/synergyctl \
   lib/systemd/system/synergyd.service lib/systemd/system/synergy-node.service \

@@ -54,7 +54,7 @@ echo "never signalled"
 exit 3
 JOB
 chmod +x "$work/slurm/trap.sh"
-id=$(sbatch --parsable -w sn1 --cpus-per-task=1 --mem=100 -o "$work/slurm/trap.out" "$work/slurm/trap.sh")
+id=$(sbatch --parsable -p synergy -w sn1 --cpus-per-task=1 --mem=100 -o "$work/slurm/trap.out" "$work/slurm/trap.sh")
 wait_state "$id" RUNNING 10
 deadline=$((SECONDS + 10))
 until grep -q started "$work/slurm/trap.out" 2>/dev/null; do
@@ -67,7 +67,7 @@ grep -q "stopping at the lease end" "$work/slurm/trap.out" || fail "the trap did
 
 # A crash is read back: its exit status (22.05 gives the wait status: the
 # code is its high byte).
-id=$(sbatch --parsable -w sn1 --cpus-per-task=1 --mem=100 -o /dev/null --wrap 'exit 7')
+id=$(sbatch --parsable -p synergy -w sn1 --cpus-per-task=1 --mem=100 -o /dev/null --wrap 'exit 7')
 wait_state "$id" FAILED 10
 status=$(job_field "$id" exit_code)
 [[ $((status >> 8)) == 7 ]] || fail "a crash shows wait status $status, not exit code 7"
@@ -75,10 +75,10 @@ status=$(job_field "$id" exit_code)
 # A job for a full node waits (synergyd submits only what its plan fits,
 # so that this never happens to its jobs; docs/slurm.md). Whether a later
 # job that fits elsewhere passes it is sched/builtin's timing: not relied on.
-hold=$(sbatch --parsable -w sn1 --cpus-per-task=2 --mem=100 -o /dev/null --wrap 'sleep 300')
+hold=$(sbatch --parsable -p synergy -w sn1 --cpus-per-task=2 --mem=100 -o /dev/null --wrap 'sleep 300')
 wait_state "$hold" RUNNING 10
-big=$(sbatch --parsable -w sn1 --cpus-per-task=2 --mem=100 -o /dev/null --wrap 'true')
-small=$(sbatch --parsable -w sn2 --cpus-per-task=1 --mem=100 -o /dev/null --wrap 'sleep 1')
+big=$(sbatch --parsable -p synergy -w sn1 --cpus-per-task=2 --mem=100 -o /dev/null --wrap 'true')
+small=$(sbatch --parsable -p synergy -w sn2 --cpus-per-task=1 --mem=100 -o /dev/null --wrap 'sleep 1')
 sleep 1
 echo "queued behind a full node: $big $(job_field "$big" job_state), $small $(job_field "$small" job_state)"
 [[ $(job_field "$big" job_state) == PENDING ]] || fail "job $big did not wait for sn1"
@@ -103,6 +103,23 @@ grep -q "uid=0 job=j-000042 data=a b,'c' secret=none" "$out" || fail "the job's 
 grep -qF "arg=it's \"one\" \$word" "$out" || fail "the job's words: $(cat "$out")"
 [[ $(awk '/Cpus_allowed_list/ { print $2 }' "$out") =~ ^[0-9]+$ ]] || fail "not bound to one CPU: $(cat "$out")"
 [[ $(job_field "$id" name) == synergy-j-000042-3 ]] || fail "named $(job_field "$id" name)"
+
+# The partition takes synergyd's jobs only (packaging/slurm/job_submit.lua,
+# as docs/slurm.md installs it): a user's sbatch to it is refused with the
+# reason, while synergyd's (root's) sbatch --uid of that user runs, not
+# held PENDING as RootOnly=YES held it (Reason=PartitionConfig).
+chmod o+x "$work" "$work/slurm"  # sbatch as nobody reaches slurm.conf and munge's socket
+if out=$(runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" sbatch -p synergy -w sn1 -o /dev/null --chdir=/tmp \
+  --wrap true 2>&1); then
+  fail "a user's sbatch to the synergy partition was accepted: $out"
+fi
+[[ $out == *"takes jobs from synergyd only"* ]] || fail "a user's sbatch was refused, but not by job_submit.lua: $out"
+id=$(sbatch --parsable -p synergy -w sn1 --uid="$(id -u nobody)" --gid="$(id -g nobody)" --cpus-per-task=1 \
+  --mem=100 -o /dev/null --chdir=/tmp --wrap 'exit 0') || fail "root's sbatch --uid=nobody was refused"
+wait_state "$id" COMPLETED 30
+[[ $(job_field "$id" user_id) == "$(id -u nobody)" && $(job_field "$id" group_id) == "$(id -g nobody)" ]] ||
+  fail "job $id ran as uid $(job_field "$id" user_id) gid $(job_field "$id" group_id), not nobody's"
+echo "ok   the partition refuses a user's sbatch and runs synergyd's --uid of that user"
 
 # A slurmd that dies is marked down within SlurmdTimeout (6 s).
 kill -9 "$slurmd_pid_sn2"

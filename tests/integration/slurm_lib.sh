@@ -72,10 +72,14 @@ start_slurm_cluster() {
       echo "NodeName=$node Name=gpu File=$dir/dev/gpu[$gpu-$((gpu + 1))]" >>"$dir/gres.conf"
       gpu=$((gpu + 2))
     done
-    # RootOnly: only root (synergyd, as SlurmUser) submits here, so that no
-    # user can submit a job named as a lease's (docs/slurm.md).
-    echo "PartitionName=synergy Nodes=$(IFS=,; echo "$*") Default=YES MaxTime=INFINITE State=UP RootOnly=YES"
+    # Only synergyd (root here) submits to its partition, through the
+    # job_submit.lua docs/slurm.md installs (packaging/slurm), exactly: a
+    # user can submit no job named as a lease's, and synergyd's sbatch
+    # --uid of a user is not held back (RootOnly=YES held it for ever).
+    echo "JobSubmitPlugins=lua"
+    echo "PartitionName=synergy Nodes=$(IFS=,; echo "$*") Default=NO MaxTime=INFINITE State=UP"
   } >"$dir/slurm.conf"
+  cp "$(dirname "${BASH_SOURCE[0]}")/../../packaging/slurm/job_submit.lua" "$dir/job_submit.lua"
   export SLURM_CONF=$dir/slurm.conf
   # slurmstepd may abort when the test kills its slurmd: no core files in
   # the build tree.
