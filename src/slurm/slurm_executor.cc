@@ -194,7 +194,7 @@ absl::Status SlurmExecutor::Step(int64_t now_ms) {
   std::set<std::string> in_partition;
   for (const SlurmNode& node : nodes) in_partition.insert(node.name);
   for (auto it = registered_.begin(); it != registered_.end();) {
-    it = in_partition.count(*it) ? std::next(it) : registered_.erase(it);
+    it = in_partition.count(it->first) ? std::next(it) : registered_.erase(it);
   }
   std::set<int64_t> listed;
   for (const SlurmJob& job : jobs) listed.insert(job.id);
@@ -250,11 +250,19 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
     for (const v1::ProcessExit& e : unsent->second) *beat.add_exits() = e;
   }
 
+  const v1::NodeResources resources = ResourcesOfSlurmNode(node);
+  if (auto known = registered_.find(name);
+      known != registered_.end() && known->second.SerializeAsString() != resources.SerializeAsString()) {
+    spdlog::info("slurm: node {}: Slurm reports {} GPUs, {} CPUs, {:.1f} GB (was {}, {}, {:.1f}): registering it again",
+                 name, resources.gpu_ids_size(), resources.cpu_ids_size(), resources.mem_gb(),
+                 known->second.gpu_ids_size(), known->second.cpu_ids_size(), known->second.mem_gb());
+    registered_.erase(known);
+  }
   if (!registered_.count(name)) {
     v1::RegisterNodeRequest reg;
     reg.set_name(name);
     reg.set_address(node.address.empty() ? name : node.address);
-    *reg.mutable_resources() = ResourcesOfSlurmNode(node);
+    *reg.mutable_resources() = resources;
     reg.set_cgroups(absl::StrCat("slurm (partition ", config_.partition, ")"));
     *reg.mutable_running() = beat.running();
     absl::StatusOr<v1::RegisterNodeResponse> registered = daemon_.Register(reg);
@@ -262,7 +270,7 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
       spdlog::warn("slurm: node {}: registration refused: {}", name, std::string(registered.status().message()));
       return;
     }
-    registered_.insert(name);
+    registered_[name] = resources;
   }
   absl::StatusOr<v1::HeartbeatResponse> reply = daemon_.Heartbeat(beat);
   if (!reply.ok()) {
@@ -351,8 +359,11 @@ void SlurmExecutor::Stop(const v1::StopOrder& order, const Observed& seen, int64
   const int64_t id = found != seen.by_lease.end() ? found->second.id : mine != submitted_.end() ? mine->second.slurm_id : 0;
   Stopping& stopping = stopping_[key];
   stopping.kill_at_ms = kill_at;
-  if (id == 0) return;  // not found yet: cancelled once found and overdue
-  if (found == seen.by_lease.end() || found->second.phase == JobPhase::kPending) {
+  // Not listed (yet, or any more): nothing is sent to a job Slurm does not
+  // list ("Invalid job id"); cancelled once listed and overdue, or told as
+  // gone after submit_visible_ms.
+  if (id == 0 || found == seen.by_lease.end()) return;
+  if (found->second.phase == JobPhase::kPending) {
     // Nothing of it runs yet: nothing to give time to.
     if (absl::Status st = slurm_.Cancel(id); st.ok()) {
       stopping.cancelled = true;
@@ -395,9 +406,11 @@ void SlurmExecutor::CancelOverdue(const Observed& seen, int64_t now_ms) {
       it = stopping_.erase(it);  // nothing of it is known: nothing to stop
       continue;
     }
-    const int64_t id = found != seen.by_lease.end() ? found->second.id : mine->second.slurm_id;
-    const bool ended = found != seen.by_lease.end() && found->second.phase == JobPhase::kEnded;
-    if (!stopping.cancelled && !ended && id != 0 && now_ms >= stopping.kill_at_ms) {
+    // Only a job squeue lists as alive is cancelled: one it no longer lists
+    // is over (its end, or its vanishing, is told in its own time).
+    const bool alive = found != seen.by_lease.end() && found->second.phase != JobPhase::kEnded;
+    const int64_t id = alive ? found->second.id : 0;
+    if (!stopping.cancelled && alive && now_ms >= stopping.kill_at_ms) {
       if (absl::Status st = slurm_.Cancel(id); st.ok()) {
         stopping.cancelled = true;
         if (stopping.signalled_ms == 0) stopping.signalled_ms = now_ms;

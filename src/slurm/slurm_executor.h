@@ -9,7 +9,8 @@
 // observing processes go through Slurm.
 //
 //   registration   a node usable in sinfo (not down, not drained); its
-//                  resources from sinfo (ResourcesOfSlurmNode)
+//                  resources from sinfo (ResourcesOfSlurmNode), read every
+//                  step: a change registers the node again
 //   running        a job named as a lease (synergy-<job>-<epoch>) of the
 //                  partition, run as the lease owner's uid, on the node it
 //                  was submitted for, PENDING, RUNNING, COMPLETING, ...
@@ -152,7 +153,10 @@ class SlurmExecutor {
   std::vector<SlurmNode> last_nodes_;
   std::vector<SlurmJob> last_jobs_;
   int64_t last_read_ms_ = -1;
-  std::set<std::string> registered_;
+  // Registered nodes, with the resources they registered with: a node
+  // whose resources Slurm reports changed (gres, CPUs, memory) registers
+  // again, so that no lease is planned on what it no longer has.
+  std::map<std::string, v1::NodeResources> registered_;
   std::map<Key, Submitted> submitted_;
   std::map<Key, Stopping> stopping_;
   // Ended Slurm jobs whose exit synergyd has taken (Slurm lists them for

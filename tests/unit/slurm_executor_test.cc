@@ -229,6 +229,47 @@ TEST_F(SlurmExecutorTest, RegistersThePartitionsUsableNodesWithSlurmsResources) 
   EXPECT_THAT(nodes[0].cgroups(), HasSubstr("slurm"));
 }
 
+// F7: a node's resources were read at registration only; a gres cut from
+// 4 GPUs to 2 still got 4-GPU leases, which sbatch refused.
+TEST_F(SlurmExecutorTest, ANodeWhoseResourcesChangeInSlurmRegistersAgain) {
+  slurm_.nodes = {{"sn1"}};
+  slurm_.nodes[0].gpus = 4;
+  Start();
+  Step();
+  ASSERT_EQ(state_->ListNodes(now_ms_)[0].capacity().gpu_ids_size(), 4);
+  slurm_.nodes[0].gpus = 2;
+  slurm_.nodes[0].cpus = 2;
+  now_ms_ += 1000;
+  Step();
+  v1::Node node = state_->ListNodes(now_ms_)[0];
+  EXPECT_EQ(node.capacity().gpu_ids_size(), 2);
+  EXPECT_EQ(node.capacity().cpu_ids_size(), 2);
+  EXPECT_TRUE(node.alive());
+  EXPECT_EQ(state_->Submit(Spec(4), "alice", now_ms_).status().code(), absl::StatusCode::kInvalidArgument)
+      << "a 4-GPU job no longer fits the cluster";
+}
+
+// scancel of a job Slurm no longer lists failed "Invalid job id" (21 of 127
+// cancels at the site): only a job squeue lists as alive is cancelled.
+TEST_F(SlurmExecutorTest, AJobSlurmNoLongerListsIsNeverCancelled) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
+  ASSERT_TRUE(state_->Cancel(id, now_ms_).ok());
+  slurm_.jobs.erase(slurm_id);  // gone from squeue (MinJobAge) before the stop
+  for (int i = 0; i < 15; ++i) {
+    now_ms_ += 1000;
+    Step();
+  }
+  EXPECT_TRUE(slurm_.actions.empty()) << absl::StrJoin(slurm_.actions, "; ");
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_CANCELLED);
+  EXPECT_TRUE(state_->ListNodes(now_ms_)[0].jobs().empty()) << "its end was told (gone from Slurm's queue)";
+}
+
 TEST_F(SlurmExecutorTest, ALeaseBecomesOneSbatchOnItsNodeAsItsOwner) {
   slurm_.nodes = {{"sn1"}};
   Start();
