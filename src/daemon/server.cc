@@ -38,6 +38,12 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   d->node_ = std::make_unique<NodeServiceImpl>(d->guarded_);
   d->agent_ = std::make_unique<AgentServiceImpl>(d->guarded_);
   if (auto st = d->StartServer(config.listen); !st.ok()) return st;
+  // Before the metrics endpoint, whose /readyz and /metrics read it.
+  if (config.executor == "slurm") {
+    auto slurm = SlurmExecutorLoop::Start(config, d->guarded_);
+    if (!slurm.ok()) return slurm.status();
+    d->slurm_ = std::move(*slurm);
+  }
   if (!config.metrics_listen.empty()) {
     Daemon* raw = d.get();
     raw->last_tick_ms_ = service::NowUnixMs();  // the loop starts below
@@ -49,7 +55,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
                                              "they stopped accepting (listener_watchdog.h)\n"
                                              "# TYPE synergy_listener_rebuilds_total counter\n"
                                              "synergy_listener_rebuilds_total ",
-                                             raw->listener_rebuilds_.load(), "\n"),
+                                             raw->listener_rebuilds_.load(), "\n", raw->SlurmMetrics()),
                                 service::kPrometheusTextType};
     });
     // Live while the round loop ticks (every 100 ms; a loop stuck for 30 s
@@ -70,6 +76,10 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
         return service::HttpReply{503, absl::StrCat("the state store refuses writes (", refused,
                                                     " change(s) refused in a row)\n")};
       }
+      if (const int64_t since = raw->slurm_ ? raw->slurm_->unreadable_since_ms() : 0; since > 0) {
+        return service::HttpReply{503, absl::StrCat("Slurm cannot be read for ", (service::NowUnixMs() - since) / 1000,
+                                                    " s (slurmctld?): nodes and leases are kept as last seen\n")};
+      }
       return ticked_within(5000) ? service::HttpReply{200, "ready\n"}
                                  : service::HttpReply{503, "the round loop has not ticked for 5 s\n"};
     });
@@ -81,11 +91,6 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
                config.listen, d->port_,
                config.tls.plaintext ? "plain text" : config.tls.client_ca.empty() ? "TLS" : "TLS, client certificates", config.metrics_listen.empty() ? "off" : config.metrics_listen,
                config.state_db, config.policy, config.mechanism, config.round_s);
-  if (config.executor == "slurm") {
-    auto slurm = SlurmExecutorLoop::Start(config, d->guarded_);
-    if (!slurm.ok()) return slurm.status();
-    d->slurm_ = std::move(*slurm);
-  }
   d->loop_ = std::thread([raw = d.get()] { raw->RoundLoop(); });
   d->listener_watch_ = std::thread([raw = d.get()] { raw->WatchListener(); });
   return d;
@@ -134,6 +139,18 @@ absl::Status Daemon::StartServer(const std::string& listen) {
   server_ = std::move(server);
   port_ = port;
   return absl::OkStatus();
+}
+
+std::string Daemon::SlurmMetrics() const {
+  if (!slurm_) return "";
+  const int64_t since = slurm_->unreadable_since_ms();
+  return absl::StrCat(
+      "# HELP synergy_slurm_unreadable_seconds How long Slurm has not been readable (0: it answers)\n"
+      "# TYPE synergy_slurm_unreadable_seconds gauge\n"
+      "synergy_slurm_unreadable_seconds ", since > 0 ? (service::NowUnixMs() - since) / 1000 : 0, "\n",
+      "# HELP synergy_slurm_outages_total Times Slurm stopped answering (sinfo or squeue failed or reported errors)\n"
+      "# TYPE synergy_slurm_outages_total counter\n"
+      "synergy_slurm_outages_total ", slurm_->outages(), "\n");
 }
 
 void Daemon::WatchListener() {
@@ -257,6 +274,7 @@ void Daemon::Shutdown() {
   wait_cv_.notify_all();
   if (loop_.joinable()) loop_.join();
   if (listener_watch_.joinable()) listener_watch_.join();
+  metrics_.Stop();  // first: its handlers read slurm_
   slurm_.reset();  // Slurm's jobs run on; a restarted synergyd finds them by name
   {
     std::lock_guard lock(server_mu_);
@@ -267,7 +285,6 @@ void Daemon::Shutdown() {
     absl::MutexLock lock(&guarded_.mu);
     state_->FlushProgress(service::NowUnixMs()).IgnoreError();
   }
-  metrics_.Stop();
   spdlog::info("synergyd: stopped");
   std::lock_guard lock(wait_mu_);
   done_ = true;

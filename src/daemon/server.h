@@ -39,6 +39,8 @@ class Daemon {
   // Once a second: the listener's accept queue (listener_watchdog.h); a
   // listener that stopped accepting is replaced on the same port.
   void WatchListener();
+  // /metrics lines of the Slurm executor ("" under executor: node).
+  std::string SlurmMetrics() const;
 
   DaemonConfig config_;
   std::unique_ptr<DaemonState> state_;

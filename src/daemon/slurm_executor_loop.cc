@@ -147,12 +147,19 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
 void SlurmExecutorLoop::Run() {
   bool failing = false;
   while (!stop_) {
-    const absl::Status st = executor_->Step(service::NowUnixMs());
+    const int64_t now_ms = service::NowUnixMs();
+    const absl::Status st = executor_->Step(now_ms);
+    // One line when an outage starts, one when it ends.
     if (!st.ok() && !failing) {
-      spdlog::warn("slurm: cannot read the cluster: {} (retrying; jobs keep running, and nodes are lost after "
-                   "heartbeat_timeout_s)", std::string(st.message()));
+      spdlog::warn("slurm: cannot read the cluster: {} (retrying; nodes and leases are kept as last seen for up "
+                   "to 10 minutes and nothing is cancelled meanwhile; jobs keep running)",
+                   std::string(st.message()));
+      unreadable_since_ms_ = now_ms;
+      ++outages_;
     } else if (st.ok() && failing) {
-      spdlog::info("slurm: the cluster answers again");
+      spdlog::info("slurm: the cluster answers again after {} s",
+                   (now_ms - unreadable_since_ms_.load()) / 1000);
+      unreadable_since_ms_ = 0;
     }
     failing = !st.ok();
     std::unique_lock lock(mu_);

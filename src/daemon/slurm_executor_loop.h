@@ -25,6 +25,10 @@ class SlurmExecutorLoop {
   static absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> Start(const DaemonConfig& config, Guarded& guarded);
   // Stops the thread (after its current step). Slurm's jobs run on.
   ~SlurmExecutorLoop();
+  // Since when Slurm cannot be read (unix ms; 0 = it answers): /readyz
+  // and /metrics say so. Any thread.
+  int64_t unreadable_since_ms() const { return unreadable_since_ms_.load(); }
+  int64_t outages() const { return outages_.load(); }
 
  private:
   SlurmExecutorLoop() = default;
@@ -35,6 +39,8 @@ class SlurmExecutorLoop {
   std::unique_ptr<slurm::NodeEndpoint> endpoint_;
   std::unique_ptr<slurm::SlurmExecutor> executor_;
   std::atomic<bool> stop_{false};
+  std::atomic<int64_t> unreadable_since_ms_{0};
+  std::atomic<int64_t> outages_{0};
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread thread_;

@@ -5,7 +5,7 @@
 #
 #   slurm_available          0 where Debian's Slurm and munge are installed
 #                            (installed here when missing: scripts/install-slurm)
-#   start_slurm_cluster N... starts munged, slurmctld and a slurmd per node
+#   start_slurm_cluster N... starts munged, slurmctld ($slurmctld_pid) and a slurmd per node
 #                            name (2 CPUs, 2 GPUs, 2000 MB each); exports
 #                            SLURM_CONF; waits until every node is idle
 #   slurm_node_state NODE    the node's state as sinfo --json gives it
@@ -86,6 +86,7 @@ start_slurm_cluster() {
   ulimit -c 0
   setsid slurmctld -D -f "$SLURM_CONF" >>"$dir/slurmctld.out" 2>&1 &
   pids+=("$!")
+  slurmctld_pid=$!
   for node in "$@"; do
     setsid slurmd -D -N "$node" -f "$SLURM_CONF" >>"$dir/slurmd-$node.out" 2>&1 &
     pids+=("$!")
