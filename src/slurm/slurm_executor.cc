@@ -212,7 +212,16 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
   // while registered or while its lease jobs run (after a restart), to
   // leave.
   auto here = seen.by_node.find(name);
-  const bool has_jobs = here != seen.by_node.end() && !here->second.empty();
+  // Jobs still to report: alive, or ended with an exit not yet told. (An
+  // ended job Slurm lists for MinJobAge is no reason to serve a drained
+  // node: that registered it again every step, to leave again.)
+  bool has_jobs = false;
+  if (here != seen.by_node.end()) {
+    for (const Key& key : here->second) {
+      const SlurmJob& job = seen.by_lease.at(key);
+      if (job.phase != JobPhase::kEnded || !told_.count(job.id)) has_jobs = true;
+    }
+  }
   if (!node.usable && !(node.drained && (registered_.count(name) || has_jobs))) return;
   v1::HeartbeatRequest beat;
   beat.set_name(name);

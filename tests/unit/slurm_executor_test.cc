@@ -144,6 +144,7 @@ class StateEndpoint final : public slurm::NodeEndpoint {
   StateEndpoint(DaemonState& s, const int64_t& now_ms) : s_(s), now_ms_(now_ms) {}
   absl::StatusOr<v1::RegisterNodeResponse> Register(const v1::RegisterNodeRequest& r) override {
     if (absl::Status st = service::ValidateRegisterNodeRequest(r); !st.ok()) return st;
+    ++registrations;
     auto interval = s_.RegisterNode(r, now_ms_);
     if (!interval.ok()) return interval.status();
     return v1::RegisterNodeResponse();
@@ -157,6 +158,7 @@ class StateEndpoint final : public slurm::NodeEndpoint {
     if (!owner.ok()) return std::nullopt;
     return *owner;
   }
+  int registrations = 0;
 
  private:
   DaemonState& s_;
@@ -442,6 +444,14 @@ TEST_F(SlurmExecutorTest, ADrainedNodeLeavesItsLeasesEndAndNothingNewGoesThere) 
   EXPECT_EQ(StateOf(id), v1::JOB_STATE_SUSPENDED) << "waits for its next lease";
   ASSERT_TRUE(state_->RunRound(now_ms_).ok());
   EXPECT_FALSE(state_->GetJob(id)->has_lease()) << "nothing is placed on a drained node";
+  // Slurm lists the ended job for MinJobAge: the drained node is not
+  // registered again for it (it was, every step, to leave again).
+  const int registered = endpoint_->registrations;
+  for (int i = 0; i < 5; ++i) {
+    now_ms_ += 1000;
+    Step();
+  }
+  EXPECT_EQ(endpoint_->registrations, registered);
 }
 
 TEST_F(SlurmExecutorTest, AJobNamedAsALeaseButRunByAnotherUidIsNotSynergyds) {
