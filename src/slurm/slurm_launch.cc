@@ -23,7 +23,11 @@ bool IsEnvName(const std::string& name) {
 
 v1::NodeResources ResourcesOfSlurmNode(const SlurmNode& node) {
   v1::NodeResources r;
-  for (int g = 0; g < node.gpus; ++g) r.add_gpu_ids(g);
+  // Every GPU's share holds at least one CPU: a slice of 0 CPUs would ask
+  // Slurm for --cpus-per-task=1 that the plan did not count, and wait in
+  // its queue. A node with fewer CPUs than GPUs offers as many GPUs as CPUs.
+  const int gpus = std::min(node.gpus, node.cpus);
+  for (int g = 0; g < gpus; ++g) r.add_gpu_ids(g);
   for (int c = 0; c < node.cpus; ++c) r.add_cpu_ids(c);
   r.set_mem_gb(static_cast<double>(node.memory_mb) / 1024);
   if (IsGpuTypeName(node.gpu_type)) r.set_gpu_type(node.gpu_type);

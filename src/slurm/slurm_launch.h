@@ -30,7 +30,9 @@ namespace synergy::slurm {
 // The resources `node` registers with: GPU ids 0..gpus-1 and CPU ids
 // 0..cpus-1 (Slurm chooses which device and cores; the counts are what
 // the round plans with), its RealMemory in GB (1 GB = 1024 MB), and the
-// type its gres names where that is a GPU type's name.
+// type its gres names where that is a GPU type's name. At most as many
+// GPUs as CPUs (F8 of the site review): no slice is ever planned with 0
+// CPUs, which Slurm cannot run as planned.
 v1::NodeResources ResourcesOfSlurmNode(const SlurmNode& node);
 
 // Whom a lease's Slurm job runs as: the owner's local account (node/

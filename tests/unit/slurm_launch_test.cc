@@ -113,6 +113,17 @@ TEST(SbatchFor, WhatCannotBeASlurmJobIsRefusedNamingTheField) {
   EXPECT_EQ(refusal(dos_env), "launch of j-000012 lease 7: env[DATA]: has a carriage return");
 }
 
+TEST(ResourcesOfSlurmNode, NeverMoreGpusThanCpus) {
+  SlurmNode node;
+  node.name = "thin";
+  node.gpus = 4;
+  node.cpus = 2;
+  node.memory_mb = 4096;
+  EXPECT_EQ(ResourcesOfSlurmNode(node).gpu_ids_size(), 2) << "else a 1-GPU slice would get 0 CPUs";
+  node.cpus = 0;
+  EXPECT_EQ(ResourcesOfSlurmNode(node).gpu_ids_size(), 0);
+}
+
 TEST(ResourcesOfSlurmNode, CountsFromSlurmAndTheTypeItsGresNames) {
   SlurmNode node;
   node.name = "gpu-07";
