@@ -60,6 +60,15 @@ struct SlurmSettings {
   std::string slurm_conf;             // SLURM_CONF for Slurm's commands ("" = Slurm's default)
   std::string bin_dir = "/usr/bin";   // where sinfo, squeue, sbatch and scancel are
   double command_timeout_s = 30;      // (0, 600]: a command slower than this is killed
+  // A lease's Slurm job still PENDING after this is cancelled (Slurm's view
+  // of the node differs from synergyd's); its job waits for another lease.
+  double max_pending_s = 300;         // [1, 86400]
+  // While Slurm cannot be read, nodes and leases are kept as last seen for
+  // this long; after it, nodes are left silent and synergyd loses them.
+  double stale_limit_s = 600;         // [1, 86400]
+  // A submission squeue does not list (yet) counts as gone after this, at
+  // least 10 heartbeat intervals.
+  double submit_visible_s = 30;       // [1, 86400]
   // Whose uid a lease's Slurm job runs as (node/job_account.h's rule, as
   // on synergy-node: accounts, allow_root_jobs, run_jobs_as_node_user).
   node::AccountRule accounts;

@@ -19,6 +19,7 @@ bool IsSlurmName(const std::string& name) {
 
 absl::Status ParseSlurmSection(const YamlValue& section, SlurmSettings& out) {
   absl::StatusOr<YamlMap> m = section.Map({"partition", "log_dir", "work_dir", "scheduler", "tls_ca", "tls_server_name", "slurm_conf", "bin_dir", "command_timeout_s",
+                                           "max_pending_s", "stale_limit_s", "submit_visible_s",
                                            "accounts", "allow_root_jobs", "run_jobs_as_node_user"});
   if (!m.ok()) return m.status();
   absl::Status st;
@@ -31,6 +32,11 @@ absl::Status ParseSlurmSection(const YamlValue& section, SlurmSettings& out) {
   st.Update(m->Read("slurm_conf", out.slurm_conf, service::kMaxPathBytes));
   st.Update(m->Read("bin_dir", out.bin_dir, service::kMaxPathBytes));
   st.Update(m->Read("command_timeout_s", out.command_timeout_s, DoubleRange::Positive(600)));
+  // A day at most: longer is a typing mistake. At least a second (a
+  // lease's job takes that to be listed or to start).
+  st.Update(m->Read("max_pending_s", out.max_pending_s, DoubleRange{1, 86400}));
+  st.Update(m->Read("stale_limit_s", out.stale_limit_s, DoubleRange{1, 86400}));
+  st.Update(m->Read("submit_visible_s", out.submit_visible_s, DoubleRange{1, 86400}));
   st.Update(node::ReadAccounts(*m, out.accounts.accounts));
   st.Update(m->Read("allow_root_jobs", out.accounts.allow_root_jobs));
   st.Update(m->Read("run_jobs_as_node_user", out.accounts.run_jobs_as_node_user));

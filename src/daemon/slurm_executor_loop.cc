@@ -134,7 +134,10 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
   executor.sbatch.allow_root_jobs = s.accounts.allow_root_jobs;
   // A job listed late by squeue, or a submission whose answer was lost, is
   // looked for over several steps, at least 30 s.
-  executor.submit_visible_ms = std::max<int64_t>(30000, 10 * static_cast<int64_t>(config.heartbeat_interval_ms));
+  executor.submit_visible_ms = std::max<int64_t>(static_cast<int64_t>(s.submit_visible_s * 1000),
+                                                 10 * static_cast<int64_t>(config.heartbeat_interval_ms));
+  executor.max_pending_ms = static_cast<int64_t>(s.max_pending_s * 1000);
+  executor.stale_limit_ms = static_cast<int64_t>(s.stale_limit_s * 1000);
   loop->executor_ = std::make_unique<slurm::SlurmExecutor>(
       executor, *loop->slurm_, *loop->endpoint_,
       [rule](const std::string& user) { return SlurmIdentityFor(user, rule); });

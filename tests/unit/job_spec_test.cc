@@ -292,6 +292,23 @@ TEST(DaemonConfig, RetentionIsADurationOrForever) {
               HasSubstr("is not a duration from 1s to 10 years (e.g. 30d, 12h, 90m, 600s) or forever"));
 }
 
+TEST(DaemonConfig, TheSlurmExecutorsLimitsAreSettings) {
+  auto base = daemon::ParseDaemonConfig(kDefaultDaemonYaml, "<embedded>", daemon::DaemonConfig{});
+  ASSERT_TRUE(base.ok()) << base.status();
+  EXPECT_EQ(base->slurm.max_pending_s, 300);
+  EXPECT_EQ(base->slurm.stale_limit_s, 600);
+  EXPECT_EQ(base->slurm.submit_visible_s, 30);
+  auto c = daemon::ParseDaemonConfig(
+      "executor: slurm\nslurm: {partition: gpu, max_pending_s: 60, stale_limit_s: 1800, submit_visible_s: 5}\n",
+      "d.yaml", *base);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->slurm.max_pending_s, 60);
+  EXPECT_EQ(c->slurm.stale_limit_s, 1800);
+  EXPECT_EQ(c->slurm.submit_visible_s, 5);
+  EXPECT_THAT(DaemonRefusal("slurm: {partition: gpu, max_pending_s: 0}\n"), HasSubstr("max_pending_s: '0'"));
+  EXPECT_THAT(DaemonRefusal("slurm: {partition: gpu, stale_limit_s: 1e9}\n"), HasSubstr("stale_limit_s: '1e9'"));
+}
+
 TEST(DaemonConfig, CredentialsAreCheckedAndNeverEchoed) {
   const std::string digest(64, 'A');
   auto c = daemon::ParseDaemonConfig(
