@@ -44,6 +44,8 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
     if (slice == nullptr) continue;
     const int64_t epoch = job.lease().epoch();
     if (auto ordered = launch.ordered_on.find(node); ordered != launch.ordered_on.end()) {
+      // Taken and queued by the node's executor: not lost, not started yet.
+      if (n.queued.count({id, epoch})) continue;
       // Ordered, and this report does not show it: the reply was lost or
       // came after the node stopped waiting. The node starts a lease once,
       // so the order goes again; its ids stay this lease's.
@@ -126,6 +128,7 @@ void DaemonState::ConfirmLaunch(v1::Job& job, const std::string& node, Batch& ba
   LeaseTable::Launch& launch = leases_.EditLaunch(job.id());
   if (launch.launched_on.count(node)) return;
   launch.ordered_on.erase(node);
+  launch.queued_on.erase(node);
   const bool first = launch.launched_on.empty();
   launch.launched_on.insert(node);
   const v1::Lease& lease = job.lease();

@@ -43,6 +43,14 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
                       std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())});
         adopted = true;
         LeaseTable::Launch& launch = leases_.EditLaunch(p.job_id());
+        if (p.queued() && launch.launched_on.empty()) {
+          // Taken by the node's executor, not started (queued in Slurm):
+          // confirmed by the report that shows it running.
+          launch.ordered_on.emplace(request.name(), 1);
+          launch.adopt_deadline_ms = 0;
+          n.queued.insert({p.job_id(), p.epoch()});
+          continue;
+        }
         if (launch.ordered_on.count(request.name())) {
           // Ordered before the node registered again: this is its report.
           ConfirmLaunch(job, request.name(), batch, now_ms);
@@ -155,9 +163,11 @@ void DaemonState::ApplyReport(NodeRecord& n, const v1::HeartbeatRequest& request
     HandleExit(node, e, batch, now_ms);
   }
   n.processes.clear();
+  n.queued.clear();
   bool unknown = false;
   for (const v1::RunningProcess& p : request.running()) {
     n.processes.insert({p.job_id(), p.epoch()});
+    if (p.queued()) n.queued.insert({p.job_id(), p.epoch()});
     if (!leases_.Holds(node, {p.job_id(), p.epoch()})) {
       // A process this node holds no lease for (one that showed up late, as
       // a Slurm job whose submission was given up on can): stopped, as at
@@ -167,8 +177,17 @@ void DaemonState::ApplyReport(NodeRecord& n, const v1::HeartbeatRequest& request
       SendStop(node, p.job_id(), p.epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
       continue;
     }
-    if (CurrentLeaseOf(p.job_id(), p.epoch()) != nullptr && leases_.LaunchOf(p.job_id()).ordered_on.count(node)) {
+    if (CurrentLeaseOf(p.job_id(), p.epoch()) == nullptr || !leases_.LaunchOf(p.job_id()).ordered_on.count(node)) {
+      continue;
+    }
+    if (!p.queued()) {
       ConfirmLaunch(jobs_.Edit(p.job_id()), node, batch, now_ms);
+    } else if (!leases_.LaunchOf(p.job_id()).queued_on.count(node)) {
+      // Not running yet: the job shows where it waits, once.
+      leases_.EditLaunch(p.job_id()).queued_on.insert(node);
+      v1::Job& job = jobs_.Edit(p.job_id());
+      job.set_reason(absl::StrFormat("lease %d waits in %s's queue: not started yet", p.epoch(), node));
+      Record(batch, job, absl::StrFormat("lease %d queued on %s (not started yet)", p.epoch(), node), now_ms);
     }
   }
   n.unknown_processes = unknown;

@@ -78,6 +78,9 @@ class LeaseTable {
     // process yet, with how many orders each has had: the order repeats
     // every heartbeat until a report shows it (a reply may be lost).
     std::map<std::string, int> ordered_on;
+    // Nodes whose reports said the order was taken but the process has not
+    // started (queued in Slurm): said once in the job's events.
+    std::set<std::string> queued_on;
     std::set<std::string> exited_on;
     int64_t adopt_deadline_ms = 0;  // after a restart: 0 = adopted or new
     // Its time held is counted from here (launch, re-adoption, or the last

@@ -28,6 +28,7 @@ class NodeTable {
   struct NodeRecord {
     v1::Node info;
     std::set<std::pair<std::string, int64_t>> processes;  // (job, epoch) the node reports
+    std::set<std::pair<std::string, int64_t>> queued;     // of those, the ones not started yet (RunningProcess.queued)
     bool unknown_processes = false;  // processes of leases we cannot place: launches wait
     // The synergy-node process that registered, and its latest call's
     // number (RegisterNodeRequest.incarnation, .sequence): an earlier call

@@ -237,6 +237,7 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
         p->set_job_id(key.first);
         p->set_epoch(key.second);
         p->set_pid(PidOf(job.id));
+        p->set_queued(job.phase == JobPhase::kPending);  // in Slurm's queue: not started
       } else if (!told_.count(job.id)) {
         auto stop = stopping_.find(key);
         *beat.add_exits() =
@@ -245,13 +246,14 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
       }
     }
   }
-  // Just submitted, not listed yet: running as far as synergyd is concerned.
+  // Just submitted, not listed yet: taken, not started.
   for (const auto& [key, sub] : submitted_) {
     if (sub.node != name || reported.count(key) || seen.by_lease.count(key)) continue;
     v1::RunningProcess* p = beat.add_running();
     p->set_job_id(key.first);
     p->set_epoch(key.second);
     p->set_pid(PidOf(sub.slurm_id));
+    p->set_queued(true);
   }
   auto unsent = unsent_exits_.find(name);
   const size_t unsent_count = unsent != unsent_exits_.end() ? unsent->second.size() : 0;

@@ -13,7 +13,9 @@
 //                  step: a change registers the node again
 //   running        a job named as a lease (synergy-<job>-<epoch>) of the
 //                  partition, run as the lease owner's uid, on the node it
-//                  was submitted for, PENDING, RUNNING, COMPLETING, ...
+//                  was submitted for, RUNNING, COMPLETING, ...; PENDING
+//                  (and just submitted) is reported queued: not started,
+//                  no time held
 //   exit           the same job ended: its exit code or signal, once;
 //                  CANCELLED counts as stopped by the node (only synergyd
 //                  and the cluster's admins cancel in its partition); a

@@ -386,6 +386,35 @@ TEST_F(SlurmExecutorTest, AStopIsTermNowThenACancelOnceTheGraceHasPassed) {
   EXPECT_TRUE(state_->ListNodes(now_ms_)[0].jobs().empty());
 }
 
+// Item 6 of the site review: a lease whose Slurm job waits in Slurm's queue
+// showed as running, its time held counting. It is queued: not launched, no
+// time held, not ordered again, and its job says where it waits.
+TEST_F(SlurmExecutorTest, ALeaseWaitingInSlurmsQueueIsQueuedNotRunning) {
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
+  slurm_.jobs[slurm_id].state = "PENDING";
+  for (int i = 0; i < 20; ++i) {  // twice the orders that would withdraw a lease never reported
+    now_ms_ += 1000;
+    Step();
+  }
+  v1::Job job = *state_->GetJob(id);
+  EXPECT_EQ(job.first_launch_unix_ms(), 0) << "not launched while it waits";
+  EXPECT_THAT(job.reason(), HasSubstr("waits in sn1's queue"));
+  EXPECT_EQ(slurm_.submitted.size(), 1u);
+  EXPECT_TRUE(job.has_lease()) << "a queued lease is not withdrawn";
+  slurm_.jobs[slurm_id].state = "RUNNING";
+  now_ms_ += 1000;
+  Step();
+  job = *state_->GetJob(id);
+  EXPECT_EQ(job.first_launch_unix_ms(), now_ms_) << "launched when Slurm runs it";
+  EXPECT_THAT(job.reason(), HasSubstr("running under lease"));
+}
+
 TEST_F(SlurmExecutorTest, AWaitingJobThatIsStoppedIsCancelledAtOnce) {
   slurm_.nodes = {{"sn1"}};
   Start();
