@@ -176,6 +176,10 @@ TEST(SlurmJson, ErrorsFromSlurmAreUnavailableNotAnEmptyList) {
   EXPECT_EQ(jobs.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_TRUE(ParseSqueueJson(R"({"errors": [], "jobs": []})").ok()) << "an empty errors list is no error";
   EXPECT_EQ(ParseSqueueJson(R"({"errors": ["plain text"], "jobs": []})").status().code(), absl::StatusCode::kUnavailable);
+  // Found by the fuzzer: an error that is neither text nor an object.
+  auto odd = ParseSinfoJson(R"({"errors": [0], "nodes": []})");
+  EXPECT_EQ(odd.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(odd.status().message()), ::testing::HasSubstr("the first (no text)"));
 }
 
 TEST(SlurmJson, AnEndedJobsEndTimeIsRead) {
