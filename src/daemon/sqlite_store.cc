@@ -328,22 +328,27 @@ absl::Status SqliteStore::Commit(const Batch& batch) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<v1::Job>> SqliteStore::LoadJobs() const {
-  Statement q(db_, "SELECT id, job FROM jobs ORDER BY submitted, id");
-  if (!q.ok()) return Error("read jobs");
+absl::StatusOr<std::vector<v1::Job>> SqliteStore::ReadJobRows(Statement& q, const char* record,
+                                                               const char* what) const {
   std::vector<v1::Job> out;
   int rc;
   while ((rc = q.Step()) == SQLITE_ROW) {
     v1::Job job;
     if (!job.ParseFromString(q.ColumnBytes(1))) {
-      return absl::DataLossError(absl::StrCat(path_, ": job ",
+      return absl::DataLossError(absl::StrCat(path_, ": ", record, " ",
                                               reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0)),
                                               " is not a valid record"));
     }
     out.push_back(std::move(job));
   }
-  if (rc != SQLITE_DONE) return Error("read jobs");
+  if (rc != SQLITE_DONE) return Error(what);
   return out;
+}
+
+absl::StatusOr<std::vector<v1::Job>> SqliteStore::LoadJobs() const {
+  Statement q(db_, "SELECT id, job FROM jobs ORDER BY submitted, id");
+  if (!q.ok()) return Error("read jobs");
+  return ReadJobRows(q, "job", "read jobs");
 }
 
 absl::StatusOr<std::vector<v1::JobEvent>> SqliteStore::LoadEvents(const std::string& job_id, int limit) const {
@@ -421,19 +426,7 @@ absl::StatusOr<std::vector<v1::Job>> SqliteStore::LoadHistory(const HistoryQuery
   q.Text(4, query.tenant);
   q.Int(5, states);
   q.Int(6, query.limit);
-  std::vector<v1::Job> out;
-  int rc;
-  while ((rc = q.Step()) == SQLITE_ROW) {
-    v1::Job job;
-    if (!job.ParseFromString(q.ColumnBytes(1))) {
-      return absl::DataLossError(absl::StrCat(path_, ": retired job ",
-                                              reinterpret_cast<const char*>(sqlite3_column_text(q.get(), 0)),
-                                              " is not a valid record"));
-    }
-    out.push_back(std::move(job));
-  }
-  if (rc != SQLITE_DONE) return Error("read the job history");
-  return out;
+  return ReadJobRows(q, "retired job", "read the job history");
 }
 
 absl::StatusOr<v1::Job> SqliteStore::LoadRetiredJob(const std::string& job_id) const {

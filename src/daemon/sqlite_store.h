@@ -15,6 +15,10 @@
 
 struct sqlite3;
 
+namespace synergy::daemon::sqlite_internal {
+class Statement;
+}
+
 namespace synergy::daemon {
 
 class SqliteStore : public Store {
@@ -43,6 +47,10 @@ class SqliteStore : public Store {
   SqliteStore(sqlite3* db, std::string path, int lock_fd);
   absl::Status Exec(const char* sql) const;
   absl::Status Error(const std::string& what) const;
+  // The rows of `q` (a text id in column 0, a serialized Job in column 1);
+  // DATA_LOSS names a `record` that does not parse, `what` names a failed read.
+  absl::StatusOr<std::vector<v1::Job>> ReadJobRows(sqlite_internal::Statement& q, const char* record,
+                                                   const char* what) const;
 
   struct Writes;  // the statements Commit writes with, prepared once (sqlite_store.cc)
 
