@@ -166,6 +166,13 @@ std::string DescribeNode(const v1::Node& n, int64_t now_ms) {
   line("CPUs", absl::StrFormat("%d of %d allocated; ids %s, allocated %s", n.allocated().cpu_ids_size(),
                                n.capacity().cpu_ids_size(), Ids(n.capacity().cpu_ids()), Ids(n.allocated().cpu_ids())));
   line("Memory", absl::StrFormat("%.1f of %.1f GB allocated", n.allocated().mem_gb(), n.capacity().mem_gb()));
+  const v1::ForeignUse& other = n.foreign();
+  if (other.gpus() > 0 || other.cpus() > 0 || other.mem_gb() > 0) {
+    // Shared with work synergyd does not run (Slurm jobs of other users or
+    // partitions): planned around.
+    line("Other work", absl::StrFormat("%d GPUs, %d CPUs, %.1f GB held by jobs that are not synergyd's (not planned)",
+                                       other.gpus(), other.cpus(), other.mem_gb()));
+  }
   line("Jobs", n.jobs_size() ? absl::StrJoin(n.jobs(), ", ") : "-");
   line("Cgroups", n.cgroups().empty() ? "-" : n.cgroups());
   line("Last seen", n.last_heartbeat_unix_ms() > 0

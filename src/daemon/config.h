@@ -69,9 +69,20 @@ struct SlurmSettings {
   // A submission squeue does not list (yet) counts as gone after this, at
   // least 10 heartbeat intervals.
   double submit_visible_s = 30;       // [1, 86400]
+  // The most the executor goes without reading sinfo and squeue when
+  // nothing of its own is in flight (slurm/slurm_executor.h): how late a
+  // job's own end, a node's change or another user's job can be seen.
+  double read_interval_s = 10;        // [0, 3600]; 0 = every heartbeat interval
   // Whose uid a lease's Slurm job runs as (node/job_account.h's rule, as
   // on synergy-node: accounts, allow_root_jobs, run_jobs_as_node_user).
   node::AccountRule accounts;
+  // The Slurm account (sbatch --account) and QOS (--qos) each lease's job
+  // is charged to: by the job owner's synergyd user, else by the job's
+  // tenant; none given, Slurm's default for the uid.
+  std::map<std::string, std::string> account_of_user;
+  std::map<std::string, std::string> account_of_tenant;
+  std::map<std::string, std::string> qos_of_user;
+  std::map<std::string, std::string> qos_of_tenant;
 };
 
 // Each setting's bounds are checked where it is read: values outside them

@@ -121,6 +121,7 @@ v1::LaunchOrder DaemonState::LaunchOrderFor(const v1::Job& job, const v1::LeaseS
   *order.mutable_cpu_ids() = s.cpu_ids();
   order.set_mem_gb(s.mem_gb());
   order.set_user(job.owner());
+  order.set_tenant(job.spec().tenant());
   return order;
 }
 

@@ -14,7 +14,9 @@
 namespace synergy::daemon {
 
 v1::NodeResources DaemonState::FreeIds(const std::string& node) const {
-  return IdsLeft(nodes_.at(node).info.capacity(), leases_.GrantedGpus(node), leases_.GrantedCpus(node));
+  const v1::Node& info = nodes_.at(node).info;
+  return WithoutForeign(IdsLeft(info.capacity(), leases_.GrantedGpus(node), leases_.GrantedCpus(node)), info.foreign(),
+                        {}, {});
 }
 
 void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std::string>& node_names,

@@ -125,6 +125,7 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
   NodeRecord& n = nodes_.Edit(request.name());
   n.info.set_last_heartbeat_unix_ms(now_ms);
   if (request.sequence() != 0) n.sequence = request.sequence();
+  *n.info.mutable_foreign() = request.foreign();
   Batch batch;
   ApplyReport(n, request, batch, now_ms);
   if (request.leaving()) Leave(n, batch, now_ms);

@@ -62,6 +62,8 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
       node.capacity = IdsLeft(info.capacity(), ended->second.first, ended->second.second);
       node.ended_mem = std::move(ended_mem[name]);
     }
+    // Other work's share (Slurm jobs not synergyd's) is planned around.
+    node.capacity = WithoutForeign(node.capacity, info.foreign(), leases_.GrantedGpus(name), leases_.GrantedCpus(name));
     world.nodes.push_back(std::move(node));
   }
   world.queue.reserve(jobs_.queue_order().size());

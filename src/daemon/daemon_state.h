@@ -319,7 +319,8 @@ class DaemonState {
   void GrantProfilingLeases(Batch& batch, int64_t now_ms);
   // An event (once per daemon run) for each job whose wait just ran out.
   void NoteProfileWaitsOver(Batch& batch, int64_t now_ms);
-  // The node's GPU and CPU ids no lease is granted (in its capacity's order).
+  // The node's GPU and CPU ids no lease is granted (in its capacity's order),
+  // less what other work holds there (Node.foreign).
   v1::NodeResources FreeIds(const std::string& node) const;
   // `service_weight` > 0: the lease's (typed clusters); 0: none (1).
   void Grant(v1::Job& job, const Assignment& assignment, const std::vector<std::string>& node_names,

@@ -49,6 +49,7 @@ NodeTable::NodeRecord& NodeTable::Register(const v1::RegisterNodeRequest& reques
   n.info.set_name(request.name());
   n.info.set_address(request.address());
   *n.info.mutable_capacity() = request.resources();
+  *n.info.mutable_foreign() = request.foreign();
   n.info.set_alive(true);
   n.info.set_leaving(false);
   auto drained = drained_.find(request.name());

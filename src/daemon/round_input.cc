@@ -51,6 +51,31 @@ v1::NodeResources IdsLeft(const v1::NodeResources& capacity, const std::set<int>
   return left;
 }
 
+namespace {
+// `ids` less up to `count` of them, the highest first, none of `kept`.
+std::vector<int> DropHighest(const google::protobuf::RepeatedField<int32_t>& ids, int count, const std::set<int>& kept) {
+  std::vector<int> out(ids.begin(), ids.end());
+  for (int i = static_cast<int>(out.size()) - 1; i >= 0 && count > 0; --i) {
+    if (kept.count(out[i])) continue;
+    out.erase(out.begin() + i);
+    --count;
+  }
+  return out;
+}
+}  // namespace
+
+v1::NodeResources WithoutForeign(const v1::NodeResources& ids, const v1::ForeignUse& foreign,
+                                 const std::set<int>& kept_gpus, const std::set<int>& kept_cpus) {
+  if (foreign.gpus() <= 0 && foreign.cpus() <= 0 && foreign.mem_gb() <= 0) return ids;
+  v1::NodeResources left = ids;
+  left.clear_gpu_ids();
+  left.clear_cpu_ids();
+  for (int g : DropHighest(ids.gpu_ids(), foreign.gpus(), kept_gpus)) left.add_gpu_ids(g);
+  for (int c : DropHighest(ids.cpu_ids(), foreign.cpus(), kept_cpus)) left.add_cpu_ids(c);
+  left.set_mem_gb(std::max(0.0, ids.mem_gb() - std::max(0.0, foreign.mem_gb())));
+  return left;
+}
+
 int WholeCpus(double cpus) { return std::max(1, static_cast<int>(std::floor(cpus + 1e-9))); }
 
 bool SliceHolds(const v1::LeaseSlice& held, const std::string& node, const Slice& planned) {

@@ -41,6 +41,14 @@ RoundCluster ClusterOf(const std::vector<const v1::Node*>& nodes,
 // its memory and GPU type as they are.
 v1::NodeResources IdsLeft(const v1::NodeResources& capacity, const std::set<int>& gpus, const std::set<int>& cpus);
 
+// `ids` less what other work holds on the node (v1::ForeignUse, counts):
+// that many GPU and CPU ids, the highest first, never one of `kept_gpus`
+// or `kept_cpus` (ids synergyd's leases hold: fewer are taken where those
+// are all that is left), and its memory less the foreign memory (not
+// below 0). Unchanged where nothing is foreign.
+v1::NodeResources WithoutForeign(const v1::NodeResources& ids, const v1::ForeignUse& foreign,
+                                 const std::set<int>& kept_gpus, const std::set<int>& kept_cpus);
+
 // CPU ids for a planned slice of `cpus` cores: whole ids, at least one
 // (the core plans fractional cores).
 int WholeCpus(double cpus);

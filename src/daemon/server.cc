@@ -13,6 +13,7 @@
 #include "daemon/transport.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "service/auth.h"
 #include "spdlog/spdlog.h"
 #include "synergy/config_loader.h"
@@ -141,6 +142,38 @@ absl::Status Daemon::StartServer(const std::string& listen) {
   return absl::OkStatus();
 }
 
+namespace {
+// Per command (sinfo, squeue, sbatch, scancel): how often synergyd ran it,
+// how often it failed, how long it took and how much it wrote.
+std::string SlurmCommandMetrics(const slurm::SlurmCli& cli) {
+  struct Family {
+    const char* name;
+    const char* help;
+    const char* type;
+  };
+  static const Family kFamilies[] = {
+      {"synergy_slurm_commands_total", "Slurm commands synergyd ran", "counter"},
+      {"synergy_slurm_command_failures_total", "Slurm commands that failed or exited non-zero", "counter"},
+      {"synergy_slurm_command_seconds_total", "Seconds spent waiting on Slurm commands", "counter"},
+      {"synergy_slurm_command_output_bytes_total", "Bytes Slurm commands wrote (their JSON)", "counter"},
+  };
+  std::string out;
+  for (size_t f = 0; f < std::size(kFamilies); ++f) {
+    absl::StrAppend(&out, "# HELP ", kFamilies[f].name, " ", kFamilies[f].help, "\n# TYPE ", kFamilies[f].name, " ",
+                    kFamilies[f].type, "\n");
+    for (size_t i = 0; i < std::size(slurm::kSlurmCommands); ++i) {
+      const slurm::CommandTally& t = cli.tally(i);
+      const std::string value = f == 0   ? absl::StrCat(t.calls.load())
+                                : f == 1 ? absl::StrCat(t.failures.load())
+                                : f == 2 ? absl::StrFormat("%.3f", t.micros.load() / 1e6)
+                                         : absl::StrCat(t.bytes.load());
+      absl::StrAppend(&out, kFamilies[f].name, "{command=\"", slurm::kSlurmCommands[i], "\"} ", value, "\n");
+    }
+  }
+  return out;
+}
+}  // namespace
+
 std::string Daemon::SlurmMetrics() const {
   if (!slurm_) return "";
   const int64_t since = slurm_->unreadable_since_ms();
@@ -150,7 +183,7 @@ std::string Daemon::SlurmMetrics() const {
       "synergy_slurm_unreadable_seconds ", since > 0 ? (service::NowUnixMs() - since) / 1000 : 0, "\n",
       "# HELP synergy_slurm_outages_total Times Slurm stopped answering (sinfo or squeue failed or reported errors)\n"
       "# TYPE synergy_slurm_outages_total counter\n"
-      "synergy_slurm_outages_total ", slurm_->outages(), "\n");
+      "synergy_slurm_outages_total ", slurm_->outages(), "\n", SlurmCommandMetrics(slurm_->cli()));
 }
 
 void Daemon::WatchListener() {

@@ -1,5 +1,6 @@
 #include "daemon/slurm_config.h"
 
+#include "absl/strings/str_cat.h"
 #include "service/request_limits.h"
 
 namespace synergy::daemon {
@@ -15,12 +16,48 @@ bool IsSlurmName(const std::string& name) {
   return true;
 }
 
+// A user or tenant name as synergyd gives them (service/names.h rules
+// are stricter; this only keeps a typing mistake from matching nothing).
+bool IsKeyName(const std::string& name) {
+  if (name.empty() || name.size() > 128) return false;
+  for (unsigned char ch : name) {
+    if (!std::isalnum(ch) && ch != '_' && ch != '-' && ch != '.' && ch != '@') return false;
+  }
+  return true;
+}
+
+std::map<std::string, std::string>& ChargesOf(SlurmSettings& s, const std::string& key) {
+  if (key == "account_of_user") return s.account_of_user;
+  if (key == "account_of_tenant") return s.account_of_tenant;
+  if (key == "qos_of_user") return s.qos_of_user;
+  return s.qos_of_tenant;
+}
+
+// `key`: a map of user (or tenant) names to Slurm account (or QOS) names;
+// an error names the entry (slurm.account_of_user.alice).
+absl::Status ReadCharges(const YamlMap& m, const char* key, std::map<std::string, std::string>& out) {
+  if (!m.Has(key)) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::pair<std::string, YamlValue>>> entries = m.Get(key).OpenMap(4096);
+  if (!entries.ok()) return entries.status();
+  std::map<std::string, std::string> charges;
+  for (const auto& [name, value] : *entries) {
+    if (!IsKeyName(name)) return value.Error("the key is not a user or tenant name (1-128 of A-Z a-z 0-9 _ - . @)");
+    absl::StatusOr<std::string> charge = value.String(64);
+    if (!charge.ok()) return charge.status();
+    if (!IsSlurmName(*charge)) return value.Error("is not a Slurm name (1-64 characters of A-Z a-z 0-9 _ - .)");
+    charges[name] = *charge;
+  }
+  out = std::move(charges);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ParseSlurmSection(const YamlValue& section, SlurmSettings& out) {
   absl::StatusOr<YamlMap> m = section.Map({"partition", "log_dir", "work_dir", "scheduler", "tls_ca", "tls_server_name", "slurm_conf", "bin_dir", "command_timeout_s",
-                                           "max_pending_s", "stale_limit_s", "submit_visible_s",
-                                           "accounts", "allow_root_jobs", "run_jobs_as_node_user"});
+                                           "max_pending_s", "stale_limit_s", "submit_visible_s", "read_interval_s",
+                                           "accounts", "allow_root_jobs", "run_jobs_as_node_user",
+                                           "account_of_user", "account_of_tenant", "qos_of_user", "qos_of_tenant"});
   if (!m.ok()) return m.status();
   absl::Status st;
   st.Update(m->Read("partition", out.partition, 64));
@@ -37,9 +74,13 @@ absl::Status ParseSlurmSection(const YamlValue& section, SlurmSettings& out) {
   st.Update(m->Read("max_pending_s", out.max_pending_s, DoubleRange{1, 86400}));
   st.Update(m->Read("stale_limit_s", out.stale_limit_s, DoubleRange{1, 86400}));
   st.Update(m->Read("submit_visible_s", out.submit_visible_s, DoubleRange{1, 86400}));
+  st.Update(m->Read("read_interval_s", out.read_interval_s, DoubleRange{0, 3600}));
   st.Update(node::ReadAccounts(*m, out.accounts.accounts));
   st.Update(m->Read("allow_root_jobs", out.accounts.allow_root_jobs));
   st.Update(m->Read("run_jobs_as_node_user", out.accounts.run_jobs_as_node_user));
+  for (const char* key : {"account_of_user", "account_of_tenant", "qos_of_user", "qos_of_tenant"}) {
+    st.Update(ReadCharges(*m, key, ChargesOf(out, key)));
+  }
   if (!st.ok()) return st;
   if (m->Has("command_timeout_s") && out.command_timeout_s < 0.1) {
     return m->Get("command_timeout_s").Error("must be at least 0.1");

@@ -13,9 +13,14 @@
 //     slurm_conf: ""              # SLURM_CONF for sinfo, squeue, sbatch, scancel
 //     bin_dir: /usr/bin
 //     command_timeout_s: 30
+//     read_interval_s: 10         # sinfo/squeue at least this often (and on events)
 //     accounts: {alice: alice_hpc}  # user -> local account, as on synergy-node
 //     allow_root_jobs: false
 //     run_jobs_as_node_user: false
+//     account_of_user: {alice: physics}    # sbatch --account, by synergyd user
+//     account_of_tenant: {vision: cv-lab}  # ... else by the job's tenant
+//     qos_of_user: {}                      # sbatch --qos, the same way
+//     qos_of_tenant: {}
 //
 // The section overlays `out` field by field. Errors have the YAML reader's
 // format, naming the file, line, field and value.

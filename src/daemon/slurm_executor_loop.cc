@@ -112,7 +112,7 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
   cli.bin_dir = s.bin_dir;
   cli.env = env;
   cli.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.command_timeout_s * 1000));
-  loop->slurm_ = std::make_unique<slurm::SlurmCli>(cli);
+  loop->cli_ = std::make_unique<slurm::SlurmCli>(cli);
   node::AccountRule rule = s.accounts;
   rule.switched_by_caller = false;  // Slurm switches (sbatch --uid)
   loop->endpoint_ = std::make_unique<DaemonNodeEndpoint>(guarded, s.log_dir, rule);
@@ -132,14 +132,17 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
   if (!s.tls_server_name.empty()) executor.agent_env["SYNERGY_TLS_SERVER_NAME"] = s.tls_server_name;
   executor.sbatch.slurm_env = env;
   executor.sbatch.allow_root_jobs = s.accounts.allow_root_jobs;
+  executor.sbatch.account = {s.account_of_user, s.account_of_tenant};
+  executor.sbatch.qos = {s.qos_of_user, s.qos_of_tenant};
   // A job listed late by squeue, or a submission whose answer was lost, is
   // looked for over several steps, at least 30 s.
   executor.submit_visible_ms = std::max<int64_t>(static_cast<int64_t>(s.submit_visible_s * 1000),
                                                  10 * static_cast<int64_t>(config.heartbeat_interval_ms));
   executor.max_pending_ms = static_cast<int64_t>(s.max_pending_s * 1000);
   executor.stale_limit_ms = static_cast<int64_t>(s.stale_limit_s * 1000);
+  executor.read_interval_ms = static_cast<int64_t>(s.read_interval_s * 1000);
   loop->executor_ = std::make_unique<slurm::SlurmExecutor>(
-      executor, *loop->slurm_, *loop->endpoint_,
+      executor, *loop->cli_, *loop->endpoint_,
       [rule](const std::string& user) { return SlurmIdentityFor(user, rule); });
   spdlog::info("synergyd: leases run through Slurm, partition {} (commands in {}, output in {})", s.partition,
                s.bin_dir, s.log_dir);

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "daemon/config.h"
 #include "daemon/services.h"
+#include "slurm/slurm_cli.h"
 #include "slurm/slurm_executor.h"
 
 namespace synergy::daemon {
@@ -29,13 +30,15 @@ class SlurmExecutorLoop {
   // and /metrics say so. Any thread.
   int64_t unreadable_since_ms() const { return unreadable_since_ms_.load(); }
   int64_t outages() const { return outages_.load(); }
+  // What Slurm's commands cost (slurm::kSlurmCommands order).
+  const slurm::SlurmCli& cli() const { return *cli_; }
 
  private:
   SlurmExecutorLoop() = default;
   void Run();
 
   int interval_ms_ = 1000;
-  std::unique_ptr<slurm::SlurmControl> slurm_;
+  std::unique_ptr<slurm::SlurmCli> cli_;
   std::unique_ptr<slurm::NodeEndpoint> endpoint_;
   std::unique_ptr<slurm::SlurmExecutor> executor_;
   std::atomic<bool> stop_{false};

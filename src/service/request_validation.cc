@@ -291,6 +291,12 @@ absl::Status ValidateNodeResources(const v1::NodeResources& resources, absl::str
   return CheckFinite(absl::StrCat(path, ".mem_gb"), resources.mem_gb(), 0, kMaxMemoryGb, /*positive_only=*/true);
 }
 
+absl::Status ValidateForeignUse(const v1::ForeignUse& foreign, absl::string_view path) {
+  if (auto st = CheckInt(absl::StrCat(path, ".gpus"), foreign.gpus(), 0, kMaxNodeGpuIds); !st.ok()) return st;
+  if (auto st = CheckInt(absl::StrCat(path, ".cpus"), foreign.cpus(), 0, kMaxNodeCpuIds); !st.ok()) return st;
+  return CheckFinite(absl::StrCat(path, ".mem_gb"), foreign.mem_gb(), 0, kMaxMemoryGb, /*positive_only=*/false);
+}
+
 absl::Status ValidateSubmitJobRequest(const v1::SubmitJobRequest& request) {
   return ValidateJobSpecFields(request.spec(), "spec");
 }
@@ -381,12 +387,14 @@ absl::Status ValidateRegisterNodeRequest(const v1::RegisterNodeRequest& request)
   if (auto st = CheckText("cgroups", request.cgroups(), kMaxReasonBytes, Chars::kPrintable, false); !st.ok()) {
     return st;
   }
+  if (auto st = ValidateForeignUse(request.foreign(), "foreign"); !st.ok()) return st;
   return CheckRunning("running", request.running());
 }
 
 absl::Status ValidateHeartbeatRequest(const v1::HeartbeatRequest& request) {
   if (auto st = CheckNodeName("name", request.name()); !st.ok()) return st;
   if (auto st = CheckRunning("running", request.running()); !st.ok()) return st;
+  if (auto st = ValidateForeignUse(request.foreign(), "foreign"); !st.ok()) return st;
   return CheckExits("exits", request.exits());
 }
 

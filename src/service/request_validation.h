@@ -36,6 +36,10 @@ absl::Status ValidateJobSpecFields(const v1::JobSpec& spec, absl::string_view pa
 // ids, each unique in its list and in 0..kMaxDeviceId; mem_gb finite in
 // (0, kMaxMemoryGb].
 absl::Status ValidateNodeResources(const v1::NodeResources& resources, absl::string_view path);
+// What other work holds on a node: gpus in 0..kMaxNodeGpuIds, cpus in
+// 0..kMaxNodeCpuIds, mem_gb finite in [0, kMaxMemoryGb]. (More than the
+// node has is not refused: Slurm may count what synergyd was not told.)
+absl::Status ValidateForeignUse(const v1::ForeignUse& foreign, absl::string_view path);
 
 // --- SchedulerService
 absl::Status ValidateSubmitJobRequest(const v1::SubmitJobRequest& request);

@@ -37,7 +37,18 @@ absl::StatusOr<std::string> SlurmCli::Run(const std::string& name, const std::ve
                                           const std::vector<std::string>& env, const std::string& input) {
   std::vector<std::string> argv = {options_.bin_dir + "/" + name};
   argv.insert(argv.end(), args.begin(), args.end());
+  CommandTally* tally = nullptr;
+  for (size_t i = 0; i < std::size(kSlurmCommands); ++i) {
+    if (name == kSlurmCommands[i]) tally = &tallies_[i];
+  }
+  const auto start = std::chrono::steady_clock::now();
   auto out = RunCommand(argv, env, input, options_.timeout, kMaxJsonBytes);
+  if (tally != nullptr) {
+    tally->calls++;
+    tally->micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+    if (out.ok()) tally->bytes += static_cast<int64_t>(out->out.size());
+    if (!out.ok() || out->exit_code != 0) tally->failures++;
+  }
   if (!out.ok()) return out.status();
   if (out->exit_code < 0) {
     // Killed midway: what it did is not known.

@@ -4,7 +4,9 @@
 // Slurm); SlurmCli runs Slurm's own commands (sinfo, squeue, sbatch,
 // scancel) through RunCommand, each with the executor's fixed environment
 // (SLURM_CONF, PATH) and a time limit.
+#include <atomic>
 #include <chrono>
+#include <iterator>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -39,9 +41,21 @@ struct SlurmCliOptions {
   std::chrono::milliseconds timeout{30000};
 };
 
+// What each of Slurm's commands cost synergyd: calls, failures, seconds
+// waited and bytes read from it. Read from any thread (metrics).
+struct CommandTally {
+  std::atomic<int64_t> calls{0};
+  std::atomic<int64_t> failures{0};
+  std::atomic<int64_t> micros{0};
+  std::atomic<int64_t> bytes{0};
+};
+inline constexpr const char* kSlurmCommands[] = {"sinfo", "squeue", "sbatch", "scancel"};
+
 class SlurmCli final : public SlurmControl {
  public:
   explicit SlurmCli(SlurmCliOptions options) : options_(std::move(options)) {}
+  // The tally of kSlurmCommands[i].
+  const CommandTally& tally(size_t i) const { return tallies_[i]; }
   absl::StatusOr<std::string> NodesJson() override;
   absl::StatusOr<std::string> JobsJson() override;
   absl::StatusOr<int64_t> Submit(const SbatchCall& call) override;
@@ -54,6 +68,7 @@ class SlurmCli final : public SlurmControl {
   absl::StatusOr<std::string> Run(const std::string& name, const std::vector<std::string>& args,
                                   const std::vector<std::string>& env, const std::string& input);
   SlurmCliOptions options_;
+  CommandTally tallies_[std::size(kSlurmCommands)];
 };
 
 // sbatch --parsable's answer ("123" or "123;cluster") as the job id; an

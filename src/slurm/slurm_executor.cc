@@ -161,14 +161,26 @@ absl::Status SlurmExecutor::ReadSlurm(int64_t now_ms) {
   return absl::OkStatus();
 }
 
+bool SlurmExecutor::InFlight(const Observed& seen) const {
+  if (!stopping_.empty() || !unsent_exits_.empty()) return true;
+  for (const auto& [key, sub] : submitted_) {
+    auto found = seen.by_lease.find(key);
+    if (sub.slurm_id == 0 || found == seen.by_lease.end() || found->second.phase != JobPhase::kRunning) return true;
+  }
+  return false;
+}
+
 absl::Status SlurmExecutor::Step(int64_t now_ms) {
-  const absl::Status read = ReadSlurm(now_ms);
+  const bool due = read_next_ || last_read_ms_ < 0 || now_ms - last_read_ms_ >= config_.read_interval_ms;
+  const absl::Status read = due ? ReadSlurm(now_ms) : absl::OkStatus();
+  if (due) ++reads_;
   // Slurm unreadable (slurmctld restarting): its jobs run on. Nodes are
   // heartbeat as last seen, for up to stale_limit_ms, so that synergyd does
   // not lose them and stop every job when Slurm answers again; nothing is
-  // taken for gone meanwhile.
-  const bool stale = !read.ok();
-  if (stale && (last_read_ms_ < 0 || now_ms - last_read_ms_ > config_.stale_limit_ms)) return read;
+  // taken for gone meanwhile. A step that does not read goes on the last
+  // read the same way.
+  const bool stale = !due || !read.ok();
+  if (!read.ok() && (last_read_ms_ < 0 || now_ms - last_read_ms_ > config_.stale_limit_ms)) return read;
   const std::vector<SlurmNode>& nodes = last_nodes_;
   const std::vector<SlurmJob>& jobs = last_jobs_;
 
@@ -186,8 +198,10 @@ absl::Status SlurmExecutor::Step(int64_t now_ms) {
     ForgetVanished(seen, now_ms);
     CancelLongPending(seen, now_ms);
   }
-  for (const SlurmNode& node : nodes) ServeNode(node, seen, now_ms);
+  orders_given_ = false;
+  for (const SlurmNode& node : nodes) ServeNode(node, seen, now_ms, !stale);
   CancelOverdue(seen, now_ms);
+  read_next_ = orders_given_ || InFlight(seen);
   if (stale) return read;
 
   // What Slurm no longer lists needs no memory here.
@@ -195,6 +209,11 @@ absl::Status SlurmExecutor::Step(int64_t now_ms) {
   for (const SlurmNode& node : nodes) in_partition.insert(node.name);
   for (auto it = registered_.begin(); it != registered_.end();) {
     it = in_partition.count(it->first) ? std::next(it) : registered_.erase(it);
+  }
+  for (auto* by_node : {&foreign_seen_, &foreign_said_}) {
+    for (auto it = by_node->begin(); it != by_node->end();) {
+      it = in_partition.count(it->first) ? std::next(it) : by_node->erase(it);
+    }
   }
   std::set<int64_t> listed;
   for (const SlurmJob& job : jobs) listed.insert(job.id);
@@ -205,7 +224,45 @@ absl::Status SlurmExecutor::Step(int64_t now_ms) {
   return absl::OkStatus();
 }
 
-void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64_t now_ms) {
+v1::ForeignUse SlurmExecutor::ForeignOn(const SlurmNode& node, const Observed& seen, bool fresh) {
+  // Slurm's allocation on the node less what this executor's jobs there
+  // hold: jobs of other users and partitions.
+  SlurmResources ours;
+  if (auto here = seen.by_node.find(node.name); here != seen.by_node.end()) {
+    for (const Key& key : here->second) {
+      const SlurmJob& job = seen.by_lease.at(key);
+      if (job.phase != JobPhase::kRunning) continue;
+      ours.gpus += job.holds.gpus;
+      ours.cpus += job.holds.cpus;
+      ours.memory_mb += job.holds.memory_mb;
+    }
+  }
+  const SlurmResources now{std::max(0, node.allocated.gpus - ours.gpus), std::max(0, node.allocated.cpus - ours.cpus),
+                           std::max<int64_t>(0, node.allocated.memory_mb - ours.memory_mb)};
+  // sinfo and squeue are read one after the other: a job of ours that
+  // started or ended between them looks foreign, or hides a foreign one,
+  // for one read. What is foreign grows at once and shrinks only once two
+  // reads agree, so that such a read never frees what another job holds.
+  auto [before, first] = foreign_seen_.try_emplace(node.name, now);
+  const SlurmResources last = before->second;
+  if (fresh) before->second = now;
+  const SlurmResources counted = first ? now
+                                       : SlurmResources{std::max(now.gpus, last.gpus), std::max(now.cpus, last.cpus),
+                                                        std::max(now.memory_mb, last.memory_mb)};
+  SlurmResources& said = foreign_said_[node.name];  // none, until said
+  if (!(said == counted)) {
+    spdlog::info("slurm: node {}: Slurm jobs that are not synergyd's hold {} GPUs, {} CPUs, {} MB there; planned "
+                 "around", node.name, counted.gpus, counted.cpus, counted.memory_mb);
+    said = counted;
+  }
+  v1::ForeignUse use;
+  use.set_gpus(counted.gpus);
+  use.set_cpus(counted.cpus);
+  use.set_mem_gb(static_cast<double>(counted.memory_mb) / 1024);
+  return use;
+}
+
+void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64_t now_ms, bool fresh) {
   const std::string& name = node.name;
   // A node down (or not responding) gets no heartbeat: synergyd loses it
   // after its timeout, as a silent synergy-node. A drained one is served
@@ -261,6 +318,9 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
     for (const v1::ProcessExit& e : unsent->second) *beat.add_exits() = e;
   }
 
+  const v1::ForeignUse foreign = ForeignOn(node, seen, fresh);
+  *beat.mutable_foreign() = foreign;
+
   const v1::NodeResources resources = ResourcesOfSlurmNode(node);
   if (auto known = registered_.find(name);
       known != registered_.end() && known->second.SerializeAsString() != resources.SerializeAsString()) {
@@ -276,6 +336,7 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
     *reg.mutable_resources() = resources;
     reg.set_cgroups(absl::StrCat("slurm (partition ", config_.partition, ")"));
     *reg.mutable_running() = beat.running();
+    *reg.mutable_foreign() = foreign;
     absl::StatusOr<v1::RegisterNodeResponse> registered = daemon_.Register(reg);
     if (!registered.ok()) {
       spdlog::warn("slurm: node {}: registration refused: {}", name, std::string(registered.status().message()));
@@ -302,6 +363,7 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
     unsent->second.erase(unsent->second.begin(), unsent->second.begin() + static_cast<long>(unsent_count));
     if (unsent->second.empty()) unsent_exits_.erase(unsent);
   }
+  if (reply->stop_size() > 0 || reply->launch_size() > 0) orders_given_ = true;
   for (const v1::StopOrder& stop : reply->stop()) Stop(stop, seen, now_ms);
   for (const v1::LaunchOrder& launch : reply->launch()) Launch(launch, name, seen, now_ms);
   if (reply->resize_size() > 0 && !resize_warned_) {

@@ -32,6 +32,10 @@
 //                  timeout and requeues its jobs, as for a silent node
 //   node drained   heartbeats saying it is leaving: its leases end (agents
 //                  checkpoint) and nothing new is placed there
+//   shared node    what Slurm has allocated there to jobs that are not
+//                  this executor's (other users, other partitions) is
+//                  told with each heartbeat (ForeignUse): synergyd plans
+//                  only the rest
 //   resize         refused: Slurm cannot change a running job's CPUs
 //
 // "Never twice": a launch order is stored by synergyd before it reaches
@@ -91,6 +95,12 @@ struct SlurmExecutorConfig {
   // How long nodes are heartbeat as last seen while Slurm cannot be read
   // (a slurmctld restart), before they are left silent and lost.
   int64_t stale_limit_ms = 600000;
+  // The most a step goes on what Slurm said before instead of reading it
+  // again (sinfo and squeue cost slurmctld and synergyd a whole listing).
+  // Slurm is read at once while anything is in flight: orders just given,
+  // a submission not yet running, a stop not yet over. So this bounds only
+  // how late a job's own end and another user's job are seen.
+  int64_t read_interval_ms = 0;
 };
 
 class SlurmExecutor {
@@ -100,12 +110,16 @@ class SlurmExecutor {
   using IdentityFor = std::function<absl::StatusOr<JobIdentity>(const std::string& user)>;
   SlurmExecutor(SlurmExecutorConfig config, SlurmControl& slurm, NodeEndpoint& daemon, IdentityFor identity_for);
 
-  // One step at `now_ms`: reads Slurm's nodes and jobs, registers and
-  // heartbeats every node of the partition, carries out the orders, and
-  // cancels stopped jobs whose grace has passed. An error says Slurm could
-  // not be read: the nodes were heartbeat as last seen (for up to
-  // stale_limit_ms; after that nothing is sent and synergyd loses them).
+  // One step at `now_ms`: reads Slurm's nodes and jobs (when due: see
+  // read_interval_ms), registers and heartbeats every node of the
+  // partition, carries out the orders, and cancels stopped jobs whose
+  // grace has passed. An error says Slurm could not be read: the nodes
+  // were heartbeat as last seen (for up to stale_limit_ms; after that
+  // nothing is sent and synergyd loses them).
   absl::Status Step(int64_t now_ms);
+
+  // Times Slurm was read (sinfo and squeue), for tests and metrics.
+  int64_t reads() const { return reads_; }
 
   // What the executor believes of a lease's Slurm job, for tests and logs.
   std::optional<int64_t> SlurmJobOf(const std::string& job_id, int64_t epoch) const;
@@ -141,7 +155,10 @@ class SlurmExecutor {
   // The exits of jobs submitted but missing from squeue past
   // submit_visible_ms, queued for their nodes.
   void ForgetVanished(const Observed& seen, int64_t now_ms);
-  void ServeNode(const SlurmNode& node, const Observed& seen, int64_t now_ms);
+  // `fresh`: Slurm was read this step (else nodes and jobs are as last seen).
+  void ServeNode(const SlurmNode& node, const Observed& seen, int64_t now_ms, bool fresh);
+  // What work that is not this executor's holds on `node` (ForeignUse).
+  v1::ForeignUse ForeignOn(const SlurmNode& node, const Observed& seen, bool fresh);
   void Launch(const v1::LaunchOrder& order, const std::string& node, const Observed& seen, int64_t now_ms);
   void Stop(const v1::StopOrder& order, const Observed& seen, int64_t now_ms);
   void CancelOverdue(const Observed& seen, int64_t now_ms);
@@ -172,6 +189,16 @@ class SlurmExecutor {
   absl::StatusOr<JobIdentity> IdentityOf(const std::string& user);
   std::set<int64_t> foreign_warned_;            // lease-named jobs not ours, said once
   bool resize_warned_ = false;
+  // Something is in flight (orders given, a submission not running yet, a
+  // stop not over): the next step reads Slurm whatever read_interval_ms.
+  bool read_next_ = true;
+  bool orders_given_ = false;  // this step's heartbeat replies carried orders
+  int64_t reads_ = 0;
+  // Whether anything of this executor's waits on Slurm in `seen`.
+  bool InFlight(const Observed& seen) const;
+  // Per node: the foreign share of the latest read, and the one last logged.
+  std::map<std::string, SlurmResources> foreign_seen_;
+  std::map<std::string, SlurmResources> foreign_said_;
 };
 
 }  // namespace synergy::slurm

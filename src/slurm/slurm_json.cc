@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <map>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/struct.pb.h"
@@ -74,11 +76,28 @@ absl::Status ReadString(const Struct& object, const char* key, const std::string
   return absl::OkStatus();
 }
 
-// An integer in [lo, hi]: JSON numbers are doubles, so integers beyond
-// 2^53 are not exact and are refused with the rest.
+// Slurm 23.02 and later write many numbers as {"set": true, "infinite":
+// false, "number": N}: the number, or nullptr where it is not set or
+// infinite (then as if absent). A plain number is itself.
+const Value* NumberOf(const Value* v) {
+  if (v == nullptr || v->kind_case() != Value::kStructValue) return v;
+  const Struct& n = v->struct_value();
+  const Value* set = Field(n, "set");
+  const Value* infinite = Field(n, "infinite");
+  const Value* number = Field(n, "number");
+  if (set == nullptr || number == nullptr || set->kind_case() != Value::kBoolValue) return v;  // not that form
+  if (!set->bool_value() || (infinite != nullptr && infinite->kind_case() == Value::kBoolValue && infinite->bool_value())) {
+    return nullptr;
+  }
+  return number;
+}
+
+// An integer in [lo, hi], plain or in Slurm's {set, infinite, number}
+// form: JSON numbers are doubles, so integers beyond 2^53 are not exact
+// and are refused with the rest. Not set (or infinite) counts as missing.
 absl::Status ReadInt(const Struct& object, const char* key, const std::string& path, int64_t lo, int64_t hi,
                      int64_t& out) {
-  const Value* v = Field(object, key);
+  const Value* v = NumberOf(Field(object, key));
   if (v == nullptr) return absl::InvalidArgumentError(absl::StrCat(path, ".", key, ": missing"));
   const std::string where = absl::StrCat(path, ".", key);
   if (v->kind_case() != Value::kNumberValue) return Refuse(where, Describe(*v), "is not a number");
@@ -88,6 +107,14 @@ absl::Status ReadInt(const Struct& object, const char* key, const std::string& p
   }
   out = static_cast<int64_t>(d);
   return absl::OkStatus();
+}
+
+// As ReadInt, where an absent, null or unset field leaves `out` as it is.
+absl::Status ReadOptionalInt(const Struct& object, const char* key, const std::string& path, int64_t lo, int64_t hi,
+                             int64_t& out) {
+  const Value* v = NumberOf(Field(object, key));
+  if (v == nullptr || v->kind_case() == Value::kNullValue) return absl::OkStatus();
+  return ReadInt(object, key, path, lo, hi, out);
 }
 
 absl::Status ReadStringList(const Struct& object, const char* key, const std::string& path,
@@ -132,29 +159,49 @@ absl::StatusOr<std::vector<const Struct*>> Objects(const Struct& doc, const char
 }
 
 // "gpu:2", "gpu:a100:2(S:0-1)", "gpu:a100:2,gpu:v100:1,mps:100": the GPUs
-// summed over the gpu entries, and their type where one type is named.
-absl::Status ReadGres(const std::string& gres, const std::string& path, SlurmNode& node) {
+// summed over the gpu entries, and their type where one type is named
+// ("" when none or several). Entries may carry a TRES prefix ("gres:",
+// "gres/") as a job's tres_per_node does.
+struct GresGpus {
+  int count = 0;
+  std::string type;
+};
+absl::StatusOr<GresGpus> ReadGres(const std::string& gres, const std::string& path) {
+  GresGpus out;
   bool several_types = false;
   for (absl::string_view entry : absl::StrSplit(gres, ',', absl::SkipEmpty())) {
-    entry = entry.substr(0, entry.find('('));
+    for (absl::string_view prefix : {"gres:", "gres/"}) {
+      if (entry.substr(0, prefix.size()) == prefix) entry.remove_prefix(prefix.size());
+    }
     std::vector<absl::string_view> parts = absl::StrSplit(entry, ':');
     if (parts.empty() || parts[0] != "gpu") continue;
+    // The count's "(S:0-1)" or "(IDX:0,2)" (itself with colons), not the
+    // type's "(null)".
+    for (size_t i = 1; i < parts.size(); ++i) {
+      if (parts[i] == "(null)" || parts[i].empty() || parts[i][0] == '(') continue;
+      if (const size_t open = parts[i].find('('); open != absl::string_view::npos) {
+        parts[i] = parts[i].substr(0, open);
+        parts.resize(i + 1);
+        break;
+      }
+    }
     absl::string_view count = parts.size() >= 2 ? parts.back() : "1";
     absl::string_view type = parts.size() == 3 ? parts[1] : "";
     int n = 0;
     auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), n);
     if (parts.size() > 3 || ec != std::errc() || end != count.data() + count.size() || n < 0 || n > 1024 ||
-        node.gpus + n > 1024) {
+        out.count + n > 1024) {
       return Refuse(path, QuoteForMessage(gres), "is not a gres list Slurm writes (gpu:[TYPE:]COUNT, ...)");
     }
-    node.gpus += n;
-    if (!type.empty()) {
-      if (!node.gpu_type.empty() && node.gpu_type != type) several_types = true;
-      node.gpu_type = std::string(type);
+    out.count += n;
+    // Slurm writes "(null)" for an untyped GPU in gres_used.
+    if (!type.empty() && type != "(null)") {
+      if (!out.type.empty() && out.type != type) several_types = true;
+      out.type = std::string(type);
     }
   }
-  if (several_types) node.gpu_type.clear();
-  return absl::OkStatus();
+  if (several_types) out.type.clear();
+  return out;
 }
 
 // Whether `object` (a node) lists `partition`, read leniently: a node
@@ -223,6 +270,22 @@ absl::Status SlurmErrors(const Struct& doc, const char* what) {
                                              " error(s), the first ", first));
 }
 
+// A state as 22.05 writes it (one word; a node's flags in state_flags) or
+// as later releases do (a list: the base state first, then its flags).
+absl::Status ReadStateWords(const Struct& object, const char* key, const std::string& path,
+                            std::vector<std::string>& words) {
+  const Value* v = Field(object, key);
+  if (v != nullptr && v->kind_case() == Value::kListValue) {
+    if (absl::Status st = ReadStringList(object, key, path, words); !st.ok()) return st;
+    if (words.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ".", key, ": an empty list"));
+    return absl::OkStatus();
+  }
+  std::string word;
+  if (absl::Status st = ReadString(object, key, path, word); !st.ok()) return st;
+  words = {word};
+  return absl::OkStatus();
+}
+
 JobPhase PhaseOf(const std::string& state) {
   if (state == "PENDING" || state == "REQUEUED" || state == "REQUEUE_HOLD" || state == "REQUEUE_FED") {
     return JobPhase::kPending;
@@ -234,13 +297,74 @@ JobPhase PhaseOf(const std::string& state) {
   return JobPhase::kEnded;
 }
 
-}  // namespace
+// A job's phase from its state words: 22.05 writes a flag (COMPLETING,
+// REQUEUED, ...) in place of the base state; later releases write the base
+// state and then the flags, which tell the same.
+JobPhase PhaseOfWords(const std::vector<std::string>& words) {
+  for (size_t i = 1; i < words.size(); ++i) {
+    const JobPhase flag = PhaseOf(words[i]);
+    if (flag != JobPhase::kEnded) return flag;
+  }
+  return PhaseOf(words[0]);
+}
 
-absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, std::string_view partition) {
-  absl::StatusOr<Struct> doc = ParseDocument(text, "sinfo --json");
-  if (!doc.ok()) return doc.status();
-  if (absl::Status st = SlurmErrors(*doc, "sinfo --json"); !st.ok()) return st;
-  absl::StatusOr<std::vector<const Struct*>> objects = Objects(*doc, "sinfo --json", "nodes", kMaxNodes);
+// How a job ended: 22.05 writes the wait status as a number, 23.02 the
+// same as {set, infinite, number}, 23.11 and later {status: [...],
+// return_code: {...}, signal: {id: {...}, name}}.
+absl::Status ReadExit(const Struct& j, const std::string& path, SlurmJob& job) {
+  const Value* v = Field(j, "exit_code");
+  if (v != nullptr && v->kind_case() == Value::kStructValue && Field(v->struct_value(), "return_code") != nullptr) {
+    const Struct& e = v->struct_value();
+    const std::string where = path + ".exit_code";
+    int64_t code = 0, signal = 0;
+    absl::Status st = ReadOptionalInt(e, "return_code", where, 0, 255, code);
+    if (const Value* sig = Field(e, "signal"); sig != nullptr && sig->kind_case() == Value::kStructValue) {
+      st.Update(ReadOptionalInt(sig->struct_value(), "id", where + ".signal", 0, 127, signal));
+    } else if (sig != nullptr && sig->kind_case() != Value::kNullValue) {
+      st.Update(Refuse(where + ".signal", Describe(*sig), "is not a map"));
+    }
+    if (!st.ok()) return st;
+    job.signal = static_cast<int>(signal);
+    job.exit_code = signal != 0 ? 0 : static_cast<int>(code);
+    return absl::OkStatus();
+  }
+  int64_t status = 0;
+  if (absl::Status st = ReadOptionalInt(j, "exit_code", path, 0, 0xffff, status); !st.ok()) return st;
+  // A wait status: the signal in the low 7 bits, else the code above them
+  // (0x7f there: stopped, by the signal above; not an end).
+  const int low = static_cast<int>(status & 0x7f);
+  job.signal = low == 0x7f ? static_cast<int>((status >> 8) & 0xff) : low;
+  job.exit_code = low == 0 ? static_cast<int>((status >> 8) & 0xff) : 0;
+  return absl::OkStatus();
+}
+
+// The map `key` of `object` (nullptr where absent or null); an error where
+// it is something else.
+absl::StatusOr<const Struct*> SubMap(const Struct& object, const char* key, const std::string& path) {
+  const Value* v = Field(object, key);
+  if (v == nullptr || v->kind_case() == Value::kNullValue) return nullptr;
+  if (v->kind_case() != Value::kStructValue) return Refuse(absl::StrCat(path, ".", key), Describe(*v), "is not a map");
+  return &v->struct_value();
+}
+
+// Usable and drained, from the node's state and flags.
+void Classify(SlurmNode& node) {
+  node.usable = Usable(node, /*count_drain=*/true);
+  node.drained = !node.usable && Usable(node, /*count_drain=*/false);
+}
+
+// A node's state words as the executor reads them: the base state in
+// lower case (as 22.05 writes it), the flags in upper case.
+void SetNodeState(const std::vector<std::string>& words, std::vector<std::string> flags, SlurmNode& node) {
+  node.state = absl::AsciiStrToLower(words[0]);
+  for (size_t i = 1; i < words.size(); ++i) flags.push_back(absl::AsciiStrToUpper(words[i]));
+  node.state_flags = std::move(flags);
+}
+
+// 22.05's `sinfo --json` (and `scontrol show nodes --json` of later
+// releases): one object a node.
+absl::StatusOr<std::vector<SlurmNode>> NodesOfNodeList(const Struct& doc, std::string_view partition) {
+  absl::StatusOr<std::vector<const Struct*>> objects = Objects(doc, "sinfo --json", "nodes", kMaxNodes);
   if (!objects.ok()) return objects.status();
   std::vector<SlurmNode> nodes;
   for (size_t i = 0; i < objects->size(); ++i) {
@@ -248,27 +372,123 @@ absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, std
     const std::string path = absl::StrCat("sinfo --json: nodes[", i, "]");
     if (!partition.empty() && !InPartition(n, partition)) continue;  // not ours: not read
     SlurmNode node;
-    int64_t cpus = 0, memory = 0;
-    std::string gres;
+    int64_t cpus = 0, memory = 0, alloc_cpus = 0, alloc_memory = 0;
+    std::string gres, gres_used;
+    std::vector<std::string> state, flags;
     absl::Status st;
     st.Update(ReadString(n, "name", path, node.name));
-    st.Update(ReadString(n, "state", path, node.state));
+    st.Update(ReadStateWords(n, "state", path, state));
     st.Update(ReadString(n, "address", path, node.address, /*required=*/false));
-    st.Update(ReadStringList(n, "state_flags", path, node.state_flags));
+    st.Update(ReadStringList(n, "state_flags", path, flags));
     st.Update(ReadInt(n, "cpus", path, 0, 65535, cpus));
     st.Update(ReadInt(n, "real_memory", path, 0, int64_t{1} << 40, memory));
     st.Update(ReadString(n, "gres", path, gres, /*required=*/false));
     st.Update(ReadStringList(n, "partitions", path, node.partitions));
-    if (st.ok()) st.Update(ReadGres(gres, path + ".gres", node));
+    // What Slurm has allocated there, to any job (absent: nothing).
+    st.Update(ReadOptionalInt(n, "alloc_cpus", path, 0, 65535, alloc_cpus));
+    st.Update(ReadOptionalInt(n, "alloc_memory", path, 0, int64_t{1} << 40, alloc_memory));
+    st.Update(ReadString(n, "gres_used", path, gres_used, /*required=*/false));
     if (!st.ok()) return st;
+    absl::StatusOr<GresGpus> gpus = ReadGres(gres, path + ".gres");
+    if (!gpus.ok()) return gpus.status();
+    absl::StatusOr<GresGpus> used = ReadGres(gres_used, path + ".gres_used");
+    if (!used.ok()) return used.status();
     if (node.name.empty()) return absl::InvalidArgumentError(path + ".name: empty");
+    SetNodeState(state, std::move(flags), node);
+    node.gpus = gpus->count;
+    node.gpu_type = gpus->type;
     node.cpus = static_cast<int>(cpus);
     node.memory_mb = memory;
-    node.usable = Usable(node, /*count_drain=*/true);
-    node.drained = !node.usable && Usable(node, /*count_drain=*/false);
+    node.allocated = {used->count, static_cast<int>(alloc_cpus), alloc_memory};
+    Classify(node);
     nodes.push_back(std::move(node));
   }
   return nodes;
+}
+
+// `sinfo -N --json` of 23.02 and later: one record a node and partition,
+// {nodes: {nodes: [NAME], addresses}, node: {state: [...]}, cpus: {total,
+// allocated}, memory: {maximum, allocated}, gres: {total, used},
+// partition: {name}}; a node in several partitions is one node.
+absl::StatusOr<std::vector<SlurmNode>> NodesOfSinfoRecords(const Struct& doc, std::string_view partition) {
+  absl::StatusOr<std::vector<const Struct*>> objects = Objects(doc, "sinfo --json", "sinfo", kMaxNodes);
+  if (!objects.ok()) return objects.status();
+  std::vector<SlurmNode> nodes;
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < objects->size(); ++i) {
+    const Struct& r = *(*objects)[i];
+    const std::string path = absl::StrCat("sinfo --json: sinfo[", i, "]");
+    absl::StatusOr<const Struct*> part = SubMap(r, "partition", path);
+    if (!part.ok()) return part.status();
+    std::string partition_name;
+    if (*part != nullptr) {
+      if (absl::Status st = ReadString(**part, "name", path + ".partition", partition_name, false); !st.ok()) return st;
+    }
+    if (!partition.empty() && partition_name != partition) continue;  // not ours: not read
+    absl::StatusOr<const Struct*> names = SubMap(r, "nodes", path);
+    absl::StatusOr<const Struct*> state = SubMap(r, "node", path);
+    absl::StatusOr<const Struct*> cpus = SubMap(r, "cpus", path);
+    absl::StatusOr<const Struct*> memory = SubMap(r, "memory", path);
+    absl::StatusOr<const Struct*> gres = SubMap(r, "gres", path);
+    for (const auto* m : {&names, &state, &cpus, &memory, &gres}) {
+      if (!m->ok()) return m->status();
+    }
+    if (*names == nullptr || *state == nullptr || *cpus == nullptr || *memory == nullptr) {
+      return absl::InvalidArgumentError(path + ": not a node's record (nodes, node, cpus and memory)");
+    }
+    std::vector<std::string> listed, addresses, words;
+    SlurmNode node;
+    int64_t total_cpus = 0, alloc_cpus = 0, memory_mb = 0, alloc_memory = 0;
+    std::string gres_total, gres_used;
+    absl::Status st;
+    st.Update(ReadStringList(**names, "nodes", path + ".nodes", listed));
+    st.Update(ReadStringList(**names, "addresses", path + ".nodes", addresses));
+    st.Update(ReadStateWords(**state, "state", path + ".node", words));
+    st.Update(ReadInt(**cpus, "total", path + ".cpus", 0, 65535, total_cpus));
+    st.Update(ReadOptionalInt(**cpus, "allocated", path + ".cpus", 0, 65535, alloc_cpus));
+    st.Update(ReadInt(**memory, "maximum", path + ".memory", 0, int64_t{1} << 40, memory_mb));
+    st.Update(ReadOptionalInt(**memory, "allocated", path + ".memory", 0, int64_t{1} << 40, alloc_memory));
+    if (*gres != nullptr) {
+      st.Update(ReadString(**gres, "total", path + ".gres", gres_total, false));
+      st.Update(ReadString(**gres, "used", path + ".gres", gres_used, false));
+    }
+    if (!st.ok()) return st;
+    if (listed.size() != 1 || listed[0].empty()) {
+      return Refuse(path + ".nodes.nodes", absl::StrCat(listed.size(), " names"),
+                    "is not one node (sinfo must be run with -N)");
+    }
+    absl::StatusOr<GresGpus> gpus = ReadGres(gres_total, path + ".gres.total");
+    if (!gpus.ok()) return gpus.status();
+    absl::StatusOr<GresGpus> used = ReadGres(gres_used, path + ".gres.used");
+    if (!used.ok()) return used.status();
+    if (auto seen = index.find(listed[0]); seen != index.end()) {
+      if (!partition_name.empty()) nodes[seen->second].partitions.push_back(partition_name);
+      continue;
+    }
+    node.name = listed[0];
+    if (addresses.size() == 1) node.address = addresses[0];
+    SetNodeState(words, {}, node);
+    node.gpus = gpus->count;
+    node.gpu_type = gpus->type;
+    node.cpus = static_cast<int>(total_cpus);
+    node.memory_mb = memory_mb;
+    node.allocated = {used->count, static_cast<int>(alloc_cpus), alloc_memory};
+    if (!partition_name.empty()) node.partitions.push_back(partition_name);
+    Classify(node);
+    index[node.name] = nodes.size();
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, std::string_view partition) {
+  absl::StatusOr<Struct> doc = ParseDocument(text, "sinfo --json");
+  if (!doc.ok()) return doc.status();
+  if (absl::Status st = SlurmErrors(*doc, "sinfo --json"); !st.ok()) return st;
+  if (Field(*doc, "nodes") == nullptr && Field(*doc, "sinfo") != nullptr) return NodesOfSinfoRecords(*doc, partition);
+  return NodesOfNodeList(*doc, partition);
 }
 
 absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text, std::string_view partition) {
@@ -287,26 +507,30 @@ absl::StatusOr<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text, std
       if (p == nullptr || p->kind_case() != Value::kStringValue || p->string_value() != partition) continue;
     }
     SlurmJob job;
-    int64_t status = 0;
+    std::vector<std::string> state;
     absl::Status st;
     st.Update(ReadInt(j, "job_id", path, 1, int64_t{1} << 53, job.id));
     st.Update(ReadInt(j, "user_id", path, 0, (int64_t{1} << 32) - 1, job.user_id));
     st.Update(ReadString(j, "name", path, job.name));
-    st.Update(ReadString(j, "job_state", path, job.state));
-    st.Update(ReadInt(j, "exit_code", path, 0, 0xffff, status));
+    st.Update(ReadStateWords(j, "job_state", path, state));
+    st.Update(ReadExit(j, path, job));
     st.Update(ReadString(j, "nodes", path, job.nodes, /*required=*/false));
     st.Update(ReadString(j, "required_nodes", path, job.required_nodes, /*required=*/false));
     st.Update(ReadString(j, "partition", path, job.partition, /*required=*/false));
-    if (const Value* end = Field(j, "end_time"); end != nullptr && end->kind_case() != Value::kNullValue) {
-      st.Update(ReadInt(j, "end_time", path, 0, int64_t{1} << 40, job.end_unix_s));
-    }
+    st.Update(ReadOptionalInt(j, "end_time", path, 0, int64_t{1} << 40, job.end_unix_s));
+    // What it holds on its node while it runs (a lease's job has one node).
+    int64_t cpus = 0, per_node = 0, per_cpu = 0;
+    std::string tres_per_node;
+    st.Update(ReadOptionalInt(j, "cpus", path, 0, 65535, cpus));
+    st.Update(ReadOptionalInt(j, "memory_per_node", path, 0, int64_t{1} << 40, per_node));
+    st.Update(ReadOptionalInt(j, "memory_per_cpu", path, 0, int64_t{1} << 40, per_cpu));
+    st.Update(ReadString(j, "tres_per_node", path, tres_per_node, /*required=*/false));
     if (!st.ok()) return st;
-    job.phase = PhaseOf(job.state);
-    // A wait status: the signal in the low 7 bits, else the code above them
-    // (0x7f there: stopped, by the signal above; not an end).
-    const int low = static_cast<int>(status & 0x7f);
-    job.signal = low == 0x7f ? static_cast<int>((status >> 8) & 0xff) : low;
-    job.exit_code = low == 0 ? static_cast<int>((status >> 8) & 0xff) : 0;
+    absl::StatusOr<GresGpus> gpus = ReadGres(tres_per_node, path + ".tres_per_node");
+    if (!gpus.ok()) return gpus.status();
+    job.holds = {gpus->count, static_cast<int>(cpus), per_node > 0 ? per_node : per_cpu * cpus};
+    job.state = state[0];
+    job.phase = PhaseOfWords(state);
     jobs.push_back(std::move(job));
   }
   return jobs;

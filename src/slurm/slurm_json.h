@@ -22,6 +22,14 @@ inline constexpr size_t kMaxJsonBytes = 256u << 20;
 inline constexpr size_t kMaxNodes = 65536;
 inline constexpr size_t kMaxJobs = 100000;
 
+// GPUs, CPUs and memory (MB) of one node.
+struct SlurmResources {
+  int gpus = 0;
+  int cpus = 0;
+  int64_t memory_mb = 0;
+  bool operator==(const SlurmResources&) const = default;
+};
+
 struct SlurmNode {
   std::string name;
   std::string address;                   // NodeAddr ("" when Slurm gives none)
@@ -41,6 +49,9 @@ struct SlurmNode {
   int gpus = 0;
   std::string gpu_type;
   std::vector<std::string> partitions;
+  // What Slurm has allocated there now, to any job of any partition
+  // (alloc_cpus, alloc_memory, the GPUs of gres_used).
+  SlurmResources allocated;
 };
 // The nodes of `partition` ("" every node); nodes of other partitions are
 // skipped unread, so that another partition's oddities never hide ours.
@@ -73,6 +84,10 @@ struct SlurmJob {
   // while it waits too.
   std::string required_nodes;
   std::string partition;
+  // What it holds on its node while it runs: its CPUs, its GPUs per node
+  // (tres_per_node), its memory per node (memory_per_node, else
+  // memory_per_cpu times its CPUs). Meant for a lease's job (one node).
+  SlurmResources holds;
 };
 // The jobs named as leases (SlurmJobName) in `partition` ("" any); every
 // other job in the queue (other users', other partitions') is skipped

@@ -34,6 +34,13 @@ v1::NodeResources ResourcesOfSlurmNode(const SlurmNode& node) {
   return r;
 }
 
+std::string ChargeOf(const SbatchOptions::Charges& charges, const std::string& user, const std::string& tenant) {
+  if (auto it = charges.of_user.find(user); it != charges.of_user.end()) return it->second;
+  if (tenant.empty()) return "";
+  auto it = charges.of_tenant.find(tenant);
+  return it == charges.of_tenant.end() ? "" : it->second;
+}
+
 std::string ShellQuote(const std::string& text) {
   std::string out = "'";
   for (char c : text) {
@@ -79,6 +86,10 @@ absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::st
   if (order.gpu_ids_size() > 0) a.push_back(absl::StrCat("--gres=gpu:", order.gpu_ids_size()));
   a.push_back(absl::StrCat("--uid=", uid));
   a.push_back(absl::StrCat("--gid=", who.gid));
+  if (std::string account = ChargeOf(options.account, order.user(), order.tenant()); !account.empty()) {
+    a.push_back("--account=" + account);
+  }
+  if (std::string qos = ChargeOf(options.qos, order.user(), order.tenant()); !qos.empty()) a.push_back("--qos=" + qos);
   a.push_back("--no-requeue");
   a.push_back("--export=NONE");
   if (!options.work_dir.empty()) a.push_back("--chdir=" + options.work_dir);

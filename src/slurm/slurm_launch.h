@@ -7,7 +7,9 @@
 // one node, one task), with the planned GPUs (--gres=gpu:N), CPUs
 // (--cpus-per-task, bound by Slurm's task/affinity) and memory (--mem, in
 // MB), named after the lease (slurm_json.h SlurmJobName), its output in
-// the executor's log folder, run as its owner's numeric uid, and never
+// the executor's log folder, run as its owner's numeric uid and primary
+// group, charged to the account and QOS the config maps its owner or
+// tenant to (SbatchOptions::account, ::qos), and never
 // requeued by Slurm (synergyd requeues; a Slurm requeue would run the
 // lease twice).
 // sbatch itself runs with a fixed environment (SbatchOptions::slurm_env:
@@ -18,6 +20,7 @@
 // SYNERGY_* and the spec's env) are exported by the batch script, every
 // value quoted for sh, before it execs the command word for word.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -58,7 +61,18 @@ struct SbatchOptions {
   std::vector<std::pair<std::string, std::string>> slurm_env;
   // Uid 0 may be given (tests on a machine without other accounts).
   bool allow_root_jobs = false;
+  // Slurm's --account and --qos of a lease's job: the owner's entry, else
+  // the job tenant's, else none (Slurm's default for the uid).
+  struct Charges {
+    std::map<std::string, std::string> of_user;
+    std::map<std::string, std::string> of_tenant;
+  };
+  Charges account;
+  Charges qos;
 };
+
+// What `charges` gives `user`'s job in `tenant` ("" none).
+std::string ChargeOf(const SbatchOptions::Charges& charges, const std::string& user, const std::string& tenant);
 
 struct SbatchCall {
   std::vector<std::string> argv;  // argv[0] = "sbatch"

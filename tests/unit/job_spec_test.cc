@@ -307,6 +307,27 @@ TEST(DaemonConfig, TheSlurmExecutorsLimitsAreSettings) {
   EXPECT_EQ(c->slurm.submit_visible_s, 5);
   EXPECT_THAT(DaemonRefusal("slurm: {partition: gpu, max_pending_s: 0}\n"), HasSubstr("max_pending_s: '0'"));
   EXPECT_THAT(DaemonRefusal("slurm: {partition: gpu, stale_limit_s: 1e9}\n"), HasSubstr("stale_limit_s: '1e9'"));
+  EXPECT_EQ(base->slurm.read_interval_s, 10);
+  EXPECT_THAT(DaemonRefusal("slurm: {partition: gpu, read_interval_s: -1}\n"), HasSubstr("read_interval_s: '-1'"));
+}
+
+TEST(DaemonConfig, SlurmAccountsAndQosAreMappedByUserOrTenant) {
+  auto base = daemon::ParseDaemonConfig(kDefaultDaemonYaml, "<embedded>", daemon::DaemonConfig{});
+  ASSERT_TRUE(base.ok()) << base.status();
+  auto c = daemon::ParseDaemonConfig(
+      "slurm:\n  partition: gpu\n  account_of_user: {alice@lab: physics}\n  account_of_tenant: {vision: cv-lab}\n"
+      "  qos_of_tenant: {vision: high}\n",
+      "d.yaml", *base);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->slurm.account_of_user.at("alice@lab"), "physics");
+  EXPECT_EQ(c->slurm.account_of_tenant.at("vision"), "cv-lab");
+  EXPECT_EQ(c->slurm.qos_of_tenant.at("vision"), "high");
+  EXPECT_THAT(DaemonRefusal("slurm:\n  partition: gpu\n  account_of_user: {alice: 'a b'}\n"),
+              HasSubstr("d.yaml:3: slurm.account_of_user.alice: 'a b': is not a Slurm name"));
+  EXPECT_THAT(DaemonRefusal("slurm:\n  partition: gpu\n  qos_of_tenant: {vision: -high}\n"),
+              HasSubstr("slurm.qos_of_tenant.vision: '-high'"));
+  EXPECT_THAT(DaemonRefusal("slurm:\n  partition: gpu\n  account_of_user: [physics]\n"),
+              HasSubstr("slurm.account_of_user"));
 }
 
 TEST(DaemonConfig, CredentialsAreCheckedAndNeverEchoed) {

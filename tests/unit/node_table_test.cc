@@ -3,6 +3,7 @@
 // nodes alive, undrained and staying take part.
 #include "daemon/node_table.h"
 
+#include "daemon/round_input.h"
 #include "gtest/gtest.h"
 
 namespace synergy::daemon {
@@ -13,6 +14,38 @@ v1::RegisterNodeRequest Request(const std::string& name, int gpus) {
   r.set_name(name);
   for (int g = 0; g < gpus; ++g) r.mutable_resources()->add_gpu_ids(g);
   return r;
+}
+
+TEST(NodeTable, ARegistrationRecordsWhatOtherWorkHoldsThere) {
+  NodeTable nodes;
+  v1::RegisterNodeRequest r = Request("sn1", 4);
+  r.mutable_foreign()->set_gpus(1);
+  bool known = false;
+  nodes.Open();
+  nodes.Register(r, 10, known);
+  nodes.Keep();
+  EXPECT_EQ(nodes.at("sn1").info.foreign().gpus(), 1);
+}
+
+// Other work's share is taken from ids no lease holds, the highest first;
+// where leases hold the rest, less is taken (the plan cannot free them).
+TEST(WithoutForeign, TakesTheHighestIdsNoLeaseHoldsAndTheMemory) {
+  v1::NodeResources ids;
+  for (int g = 0; g < 4; ++g) ids.add_gpu_ids(g);
+  for (int c = 0; c < 8; ++c) ids.add_cpu_ids(c);
+  ids.set_mem_gb(32);
+  v1::ForeignUse foreign;
+  foreign.set_gpus(2);
+  foreign.set_cpus(3);
+  foreign.set_mem_gb(40);
+  const v1::NodeResources left = WithoutForeign(ids, foreign, /*kept_gpus=*/{3}, /*kept_cpus=*/{});
+  EXPECT_EQ(std::vector<int>(left.gpu_ids().begin(), left.gpu_ids().end()), (std::vector<int>{0, 3}));
+  EXPECT_EQ(std::vector<int>(left.cpu_ids().begin(), left.cpu_ids().end()), (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_DOUBLE_EQ(left.mem_gb(), 0);
+  foreign.set_gpus(4);
+  const v1::NodeResources held = WithoutForeign(ids, foreign, {1, 2}, {});
+  EXPECT_EQ(std::vector<int>(held.gpu_ids().begin(), held.gpu_ids().end()), (std::vector<int>{1, 2}));
+  EXPECT_EQ(WithoutForeign(ids, v1::ForeignUse(), {}, {}).SerializeAsString(), ids.SerializeAsString());
 }
 
 TEST(NodeTable, AStoredDrainOutlivesRegistrations) {

@@ -34,6 +34,9 @@ class ScriptedSlurm final : public slurm::SlurmControl {
     int64_t memory_mb = 24 * 1024;
     int gpus = 2;
     std::string partition = "synergy";
+    // What Slurm has allocated there to jobs this Slurm does not list (other
+    // partitions' jobs): added to its listed running jobs' resources.
+    slurm::SlurmResources foreign;
   };
   struct Job {
     int64_t id = 0;
@@ -44,6 +47,7 @@ class ScriptedSlurm final : public slurm::SlurmControl {
     std::string node;
     std::string partition = "synergy";
     int64_t end_time = 0;  // squeue's end_time (s); 0: not written
+    slurm::SlurmResources holds;  // from sbatch's --gres, --cpus-per-task, --mem
   };
   std::vector<Node> nodes;
   std::map<int64_t, Job> jobs;
@@ -60,6 +64,7 @@ class ScriptedSlurm final : public slurm::SlurmControl {
   // list and no nodes or jobs.
   bool errors_reply = false;
   int64_t next_id = 100;
+  int squeue_calls = 0;
 
   absl::StatusOr<std::string> NodesJson() override {
     if (unreadable) return absl::UnavailableError("sinfo: Unable to contact slurm controller");
@@ -69,14 +74,24 @@ class ScriptedSlurm final : public slurm::SlurmControl {
     }
     std::vector<std::string> items;
     for (const Node& n : nodes) {
+      slurm::SlurmResources alloc = n.foreign;
+      for (const auto& [id, j] : jobs) {
+        if (j.node != n.name || (j.state != "RUNNING" && j.state != "COMPLETING")) continue;
+        alloc.gpus += j.holds.gpus;
+        alloc.cpus += j.holds.cpus;
+        alloc.memory_mb += j.holds.memory_mb;
+      }
       items.push_back(absl::StrCat(R"({"name": ")", n.name, R"(", "address": "127.0.0.1", "state": ")", n.state,
                                    R"(", "state_flags": [)", n.flags, R"(], "cpus": )", n.cpus,
                                    R"(, "real_memory": )", n.memory_mb, R"(, "gres": "gpu:)", n.gpus,
-                                   R"(", "partitions": [")", n.partition, R"("]})"));
+                                   R"(", "partitions": [")", n.partition, R"("], "alloc_cpus": )", alloc.cpus,
+                                   R"(, "alloc_memory": )", alloc.memory_mb, R"(, "gres_used": "gpu:(null):)",
+                                   alloc.gpus, R"x((IDX:N/A)"})x"));
     }
     return absl::StrCat(R"({"nodes": [)", absl::StrJoin(items, ", "), "]}");
   }
   absl::StatusOr<std::string> JobsJson() override {
+    ++squeue_calls;
     if (errors_reply) {
       return std::string(R"json({"meta": {}, "errors": [{"error": "Unable to contact slurm controller (connect failure)",)json"
                          R"json( "errno": 1001}], "jobs": []})json");
@@ -87,7 +102,9 @@ class ScriptedSlurm final : public slurm::SlurmControl {
       items.push_back(absl::StrCat(R"({"job_id": )", id, R"(, "user_id": )", j.uid, R"(, "name": ")", j.name,
                                    R"(", "job_state": ")", j.state, R"(", "exit_code": )", j.wait_status,
                                    R"(, "nodes": ")", pending ? "" : j.node, R"(", "required_nodes": ")", j.node,
-                                   R"(", "partition": ")", j.partition, R"(", "end_time": )", j.end_time, "}"));
+                                   R"(", "partition": ")", j.partition, R"(", "end_time": )", j.end_time,
+                                   R"(, "cpus": )", j.holds.cpus, R"(, "memory_per_node": )", j.holds.memory_mb,
+                                   R"(, "memory_per_cpu": null, "tres_per_node": "gres:gpu:)", j.holds.gpus, R"("})"));
     }
     return absl::StrCat(R"({"jobs": [)", absl::StrJoin(items, ", "), "]}");
   }
@@ -103,6 +120,9 @@ class ScriptedSlurm final : public slurm::SlurmControl {
       if (absl::StartsWith(a, "--job-name=")) j.name = a.substr(11);
       if (absl::StartsWith(a, "--nodelist=")) j.node = a.substr(11);
       if (absl::StartsWith(a, "--uid=")) j.uid = std::stoll(a.substr(6));
+      if (absl::StartsWith(a, "--gres=gpu:")) j.holds.gpus = std::stoi(a.substr(11));
+      if (absl::StartsWith(a, "--cpus-per-task=")) j.holds.cpus = std::stoi(a.substr(16));
+      if (absl::StartsWith(a, "--mem=")) j.holds.memory_mb = std::stoll(a.substr(6));  // "512M": the number
     }
     if (lose_next_answer) {
       lose_next_answer = false;
@@ -188,6 +208,7 @@ class SlurmExecutorTest : public DaemonStateTest {
     c.sbatch.log_dir = "/tmp/synergy-slurm-logs";
     c.sbatch.slurm_env = {{"PATH", "/usr/bin"}};
     c.submit_visible_ms = 10000;
+    c.read_interval_ms = read_interval_ms_;
     // Folders for uid 1000 need root: the calls are recorded instead
     // (output_folders_test makes real ones).
     c.make_output_folders = [this](const std::string& dir, const slurm::JobIdentity& who, const std::string& node) {
@@ -209,6 +230,7 @@ class SlurmExecutorTest : public DaemonStateTest {
   int64_t EpochOf(const std::string& id) { return state_->GetJob(id)->lease().epoch(); }
 
   ScriptedSlurm slurm_;
+  int64_t read_interval_ms_ = 0;
   std::vector<std::string> folders_made_;
   int64_t now_ms_ = 1000;
   std::unique_ptr<DaemonState> state_;
@@ -796,6 +818,109 @@ TEST_F(SlurmExecutorTest, ALeaseLikeNameNoJobIdCouldHaveDoesNotSilenceTheNode) {
 // The same cluster registered by synergy-node processes and by the Slurm
 // executor: every round plans the same leases (the executor changes who
 // runs them, not what is decided).
+// F5: a job another user sbatch'ed onto the partition's node was not
+// counted; synergyd placed a lease onto its GPUs, which then waited in
+// Slurm's queue.
+TEST_F(SlurmExecutorTest, WhatOtherJobsHoldOnANodeIsPlannedAround) {
+  slurm_.nodes = {{"sn1"}, {"sn2"}};
+  slurm_.nodes[0].foreign = {1, 2, 4096};  // another partition's job on sn1
+  Start();
+  Step();
+  v1::Node sn1 = state_->ListNodes(now_ms_)[0];
+  EXPECT_EQ(sn1.foreign().gpus(), 1);
+  EXPECT_EQ(sn1.foreign().cpus(), 2);
+  EXPECT_DOUBLE_EQ(sn1.foreign().mem_gb(), 4);
+  // Two 2-GPU jobs: only sn2 has two GPUs free; the second waits.
+  const std::string a = *state_->Submit(Spec(2, "res18", 1000), "alice", now_ms_);
+  const std::string b = *state_->Submit(Spec(2, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  ASSERT_EQ(slurm_.submitted.size(), 1u) << "one 2-GPU lease fits beside the foreign job";
+  EXPECT_THAT(absl::StrJoin(slurm_.submitted[0].argv, " "), HasSubstr("--nodelist=sn2"));
+  EXPECT_EQ(StateOf(a), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(StateOf(b), v1::JOB_STATE_QUEUED);
+  // Our own lease's job on sn2 is not foreign there.
+  now_ms_ += 1000;
+  Step();
+  EXPECT_EQ(state_->ListNodes(now_ms_)[1].foreign().gpus(), 0);
+  // The foreign job ends: what it held is free once two reads agree.
+  slurm_.nodes[0].foreign = {};
+  now_ms_ += 1000;
+  Step();
+  EXPECT_EQ(state_->ListNodes(now_ms_)[0].foreign().gpus(), 1) << "one read that it shrank is not enough";
+  now_ms_ += 1000;
+  Step();
+  EXPECT_EQ(state_->ListNodes(now_ms_)[0].foreign().gpus(), 0);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  EXPECT_EQ(StateOf(b), v1::JOB_STATE_RUNNING);
+  EXPECT_THAT(absl::StrJoin(slurm_.submitted.back().argv, " "), HasSubstr("--nodelist=sn1"));
+}
+
+// A job of ours that starts between the sinfo and the squeue of one read
+// is in Slurm's allocation but not yet in our list (or the reverse): it
+// never makes the node look freer than it is.
+TEST_F(SlurmExecutorTest, AForeignShareThatShrinksForOneReadOnlyIsStillCounted) {
+  slurm_.nodes = {{"sn1"}};
+  slurm_.nodes[0].foreign = {2, 2, 1024};
+  Start();
+  Step();
+  slurm_.nodes[0].foreign = {1, 1, 512};
+  now_ms_ += 1000;
+  Step();
+  EXPECT_EQ(state_->ListNodes(now_ms_)[0].foreign().gpus(), 2);
+  slurm_.nodes[0].foreign = {2, 2, 1024};
+  now_ms_ += 1000;
+  Step();
+  EXPECT_EQ(state_->ListNodes(now_ms_)[0].foreign().gpus(), 2);
+  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  EXPECT_NE(StateOf(id), v1::JOB_STATE_RUNNING) << "no GPU of sn1 is free";
+  EXPECT_TRUE(slurm_.submitted.empty());
+}
+
+// Item 7 of the site review: squeue and sinfo ran every step (about once a
+// second) whatever happened. Now: while nothing is in flight, once per
+// read interval; orders, submissions and stops make the next steps read.
+TEST_F(SlurmExecutorTest, SlurmIsReadOncePerIntervalAndAtOnceWhileSomethingIsInFlight) {
+  read_interval_ms_ = 10000;
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  const int first = slurm_.squeue_calls;
+  for (int i = 0; i < 5; ++i) {
+    now_ms_ += 1000;
+    Step();
+  }
+  EXPECT_EQ(slurm_.squeue_calls, first) << "nothing in flight: Slurm is not read again within the interval";
+  EXPECT_EQ(state_->ListNodes(now_ms_)[0].alive(), true) << "the node is heartbeat all the same";
+  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  now_ms_ += 1000;
+  Step();  // its launch order: submitted
+  ASSERT_EQ(slurm_.submitted.size(), 1u);
+  const int at_submit = slurm_.squeue_calls;
+  now_ms_ += 1000;
+  Step();
+  EXPECT_EQ(slurm_.squeue_calls, at_submit + 1) << "a submission not yet running is looked for at once";
+  // It runs: nothing in flight any more.
+  for (int i = 0; i < 3; ++i) {
+    now_ms_ += 1000;
+    Step();
+  }
+  const int running = slurm_.squeue_calls;
+  // Its own end is seen at the next interval's read, and told.
+  slurm_.jobs[slurm_.JobOf(id, EpochOf(id))].state = "COMPLETED";
+  now_ms_ += 1000;
+  Step();
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_RUNNING) << "not read yet";
+  now_ms_ += 10000;
+  Step();
+  EXPECT_GT(slurm_.squeue_calls, running);
+  EXPECT_EQ(StateOf(id), v1::JOB_STATE_SUCCEEDED);
+}
+
 TEST_F(SlurmExecutorTest, TheSamePlanUnderBothExecutors) {
   for (const char* policy : {"las", "fifo"}) {
     for (const char* mechanism : {"tune", "proportional"}) {

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "gmock/gmock.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 
 namespace synergy::slurm {
@@ -18,6 +20,167 @@ std::string Data(const std::string& name) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// `text` (a recorded squeue of another site) with its jobs renamed as
+// leases j-000001-1, j-000002-1, ... in order: the parser reads only
+// lease jobs. Nothing else of the recording changes.
+std::string AsLeases(const std::string& text) {
+  google::protobuf::Struct doc;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(text, &doc).ok());
+  auto* jobs = (*doc.mutable_fields())["jobs"].mutable_list_value();
+  for (int i = 0; i < jobs->values_size(); ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "synergy-j-%06d-1", i + 1);
+    (*jobs->mutable_values(i)->mutable_struct_value()->mutable_fields())["name"].set_string_value(name);
+  }
+  std::string out;
+  EXPECT_TRUE(google::protobuf::util::MessageToJsonString(doc, &out).ok());
+  return out;
+}
+
+struct ExpectedJob {
+  int64_t id;
+  std::string state;
+  JobPhase phase;
+  int exit_code;
+  int signal;
+  int64_t end_unix_s;
+  SlurmResources holds;
+};
+
+void ExpectJobs(const std::string& file, const std::vector<ExpectedJob>& expected) {
+  SCOPED_TRACE(file);
+  auto jobs = ParseSqueueJson(AsLeases(Data(file)));
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const SlurmJob& j = (*jobs)[i];
+    const ExpectedJob& e = expected[i];
+    EXPECT_EQ(j.id, e.id);
+    EXPECT_EQ(j.state, e.state) << j.id;
+    EXPECT_EQ(j.phase, e.phase) << j.id;
+    EXPECT_EQ(j.exit_code, e.exit_code) << j.id;
+    EXPECT_EQ(j.signal, e.signal) << j.id;
+    EXPECT_EQ(j.end_unix_s, e.end_unix_s) << j.id;
+    EXPECT_EQ(j.holds, e.holds) << j.id;
+  }
+}
+
+// Slurm 23.02 (data_parser v0.0.39) writes numbers as {set, infinite,
+// number}; 23.11 (v0.0.40), 24.05 (v0.0.41) and 24.11 (v0.0.42) also the
+// state as a list and the exit as {status, return_code, signal}. Recorded
+// outputs of other sites' clusters (tests/data/slurm/SOURCES.md).
+TEST(SlurmJson, JobsOfEveryReleasesLayout) {
+  const auto P = JobPhase::kPending;
+  const auto R = JobPhase::kRunning;
+  const auto E = JobPhase::kEnded;
+  ExpectJobs("squeue-23.02.json", {{52175550, "PENDING", P, 0, 0, 0, {0, 1, 4096}},
+                                   {52173767, "COMPLETED", E, 0, 0, 1694675491, {0, 1, 4096}}});
+  ExpectJobs("squeue-23.11-slurmrestd.json", {{776, "TIMEOUT", E, 0, 15, 1747045655, {0, 1, 512}},
+                                              {777, "COMPLETED", E, 0, 0, 1747045577, {0, 1, 512}},
+                                              {778, "FAILED", E, 1, 0, 1747045580, {0, 1, 512}},
+                                              {779, "RUNNING", R, 0, 0, 1747045703, {0, 32, 32 * 512}},
+                                              {787, "PENDING", P, 0, 0, 1747045834, {0, 128, 128 * 512}}});
+  ExpectJobs("squeue-23.11-slurmrestd-gpu.json", {{795, "RUNNING", R, 0, 0, 1747046375, {1, 2, 1024}}});
+  ExpectJobs("squeue-24.05-slurmrestd.json", {{649717, "TIMEOUT", E, 0, 15, 1747754549, {0, 1, 512}},
+                                              {649718, "COMPLETED", E, 0, 0, 1747754470, {0, 1, 512}},
+                                              {649719, "FAILED", E, 1, 0, 1747754473, {0, 1, 512}},
+                                              {649722, "RUNNING", R, 0, 0, 1747754598, {0, 1, 512}},
+                                              {649730, "PENDING", P, 0, 0, 1747758154, {0, 64, 64 * 512}}});
+  ExpectJobs("squeue-24.05-slurmrestd-gpu.json", {{13, "RUNNING", R, 0, 0, 1762529754, {1, 2, 1024}}});
+  ExpectJobs("squeue-24.11-slurmrestd.json", {{6356, "CANCELLED", E, 0, 15, 1762788765, {2, 1, 512}},
+                                              {6357, "TIMEOUT", E, 0, 15, 1762788831, {0, 1, 512}},
+                                              {6358, "COMPLETED", E, 0, 0, 1762788771, {0, 1, 512}},
+                                              {6359, "FAILED", E, 1, 0, 1762788771, {0, 1, 512}},
+                                              {6360, "RUNNING", R, 0, 0, 1762788891, {0, 16, 16 * 512}},
+                                              {6369, "PENDING", P, 0, 0, 1762789041, {0, 64, 64 * 512}}});
+  ExpectJobs("squeue-24.11-slurmrestd-gpu.json", {{6377, "RUNNING", R, 0, 0, 1762788999, {1, 2, 1024}}});
+}
+
+// A list state's flags tell the phase as 22.05's one word did.
+TEST(SlurmJson, AListStatesFlagsTellThePhase) {
+  auto jobs = ParseSqueueJson(R"({"jobs": [
+      {"job_id": 1, "user_id": 0, "name": "synergy-j-000001-1", "job_state": ["PENDING", "REQUEUED"]},
+      {"job_id": 2, "user_id": 0, "name": "synergy-j-000002-1", "job_state": ["COMPLETED", "COMPLETING"]},
+      {"job_id": 3, "user_id": 0, "name": "synergy-j-000003-1", "job_state": ["FAILED", "LAUNCH_FAILED"]}]})");
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_EQ((*jobs)[0].phase, JobPhase::kPending);
+  EXPECT_EQ((*jobs)[1].phase, JobPhase::kRunning) << "still completing: its processes are not gone";
+  EXPECT_EQ((*jobs)[2].phase, JobPhase::kEnded);
+  EXPECT_EQ(ParseSqueueJson(R"({"jobs": [{"job_id": 1, "user_id": 0, "name": "synergy-j-000001-1", "job_state": []}]})")
+                .status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// `sinfo -N --json` of 23.02 and later: records of a node and a partition
+// ("sinfo"), not 22.05's "nodes"; `scontrol show nodes --json` of those
+// releases keeps "nodes", with the state as a list.
+TEST(SlurmJson, NodesOfEveryReleasesLayout) {
+  auto one = [](const std::string& file) {
+    auto nodes = ParseSinfoJson(Data(file));
+    EXPECT_TRUE(nodes.ok()) << file << ": " << nodes.status();
+    return nodes.ok() ? *nodes : std::vector<SlurmNode>{};
+  };
+  std::vector<SlurmNode> n = one("sinfo-23.02.json");
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_EQ(n[0].name, "localhost");
+  EXPECT_EQ(n[0].state, "allocated");
+  EXPECT_TRUE(n[0].usable);
+  EXPECT_EQ(n[0].cpus, 1);
+  EXPECT_EQ(n[0].memory_mb, 1);
+  EXPECT_EQ(n[0].allocated, (SlurmResources{0, 1, 1}));
+  EXPECT_EQ(n[0].partitions, std::vector<std::string>{"debug"});
+  for (const char* file : {"sinfo-24.05-constructed.json", "sinfo-24.11-constructed.json"}) {
+    n = one(file);
+    ASSERT_EQ(n.size(), 1u) << file;
+    EXPECT_EQ(n[0].state, "mixed");
+    EXPECT_EQ(n[0].cpus, 64);
+    EXPECT_EQ(n[0].memory_mb, 131072);
+    EXPECT_EQ(n[0].allocated, (SlurmResources{0, 1, 512}));
+  }
+  // Without -N a record is a group of nodes: refused, not misread.
+  auto grouped = ParseSinfoJson(Data("sinfo-23.02-grouped.json"));
+  ASSERT_FALSE(grouped.ok());
+  EXPECT_THAT(std::string(grouped.status().message()), ::testing::HasSubstr("sinfo must be run with -N"));
+
+  n = one("scontrol-nodes-23.11-slurmrestd.json");
+  ASSERT_EQ(n.size(), 3u);
+  EXPECT_EQ(n[0].state, "idle");
+  EXPECT_EQ(n[0].state_flags, std::vector<std::string>{"DRAIN"});
+  EXPECT_TRUE(n[0].drained);
+  EXPECT_FALSE(n[0].usable);
+  EXPECT_TRUE(n[1].usable);
+  EXPECT_EQ(n[1].allocated, (SlurmResources{0, 45, 23040}));
+  EXPECT_EQ(n[2].gpus, 6);
+  EXPECT_EQ(n[2].gpu_type, "") << "two types";
+  n = one("scontrol-nodes-24.05-slurmrestd-gpu.json");
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_EQ(n[0].gpus, 4);
+  EXPECT_EQ(n[0].gpu_type, "h100");
+  EXPECT_EQ(n[0].allocated.gpus, 4);
+  n = one("scontrol-nodes-24.11-slurmrestd.json");
+  ASSERT_EQ(n.size(), 3u);
+  EXPECT_FALSE(n[0].usable);
+  EXPECT_FALSE(n[0].drained) << "down, not drained";
+  EXPECT_TRUE(n[1].drained);
+  EXPECT_TRUE(n[2].usable) << "idle and completing";
+  EXPECT_EQ(one("scontrol-nodes-24.05-slurmrestd-mixed.json")[0].address, "admin.emulator");
+  EXPECT_EQ(one("scontrol-nodes-24.11-slurmrestd-mixed.json")[0].allocated, (SlurmResources{0, 1, 512}));
+}
+
+// What Slurm has allocated on a node, and what a lease's job holds, as
+// 22.05 writes them (gres_used with "(null)" for an untyped GPU).
+TEST(SlurmJson, WhatANodeHasAllocatedAndWhatAJobHolds) {
+  auto nodes = ParseSinfoJson(R"x({"nodes": [{"name": "x", "state": "mixed", "cpus": 8, "real_memory": 4000,
+      "gres": "gpu:4", "gres_used": "gpu:(null):3(IDX:0-2)", "alloc_cpus": 5, "alloc_memory": 1500}]})x");
+  ASSERT_TRUE(nodes.ok()) << nodes.status();
+  EXPECT_EQ((*nodes)[0].allocated, (SlurmResources{3, 5, 1500}));
+  auto jobs = ParseSqueueJson(R"({"jobs": [{"job_id": 1, "user_id": 0, "name": "synergy-j-000001-1",
+      "job_state": "RUNNING", "exit_code": 0, "cpus": 3, "memory_per_node": null, "memory_per_cpu": 100,
+      "tres_per_node": "gres:gpu:a100:2"}]})");
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_EQ((*jobs)[0].holds, (SlurmResources{2, 3, 300}));
 }
 
 TEST(SlurmJson, NodesOfARealSinfo) {

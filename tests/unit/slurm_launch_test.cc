@@ -61,6 +61,34 @@ TEST(SbatchFor, TheLeaseOnItsNodeWithItsGpusCpusMemoryAndOwner) {
             "export SYNERGY_JOB_ID='j-000012'\n");
 }
 
+// A site charges GPU time to Slurm accounts and QOS: the owner's entry,
+// else the tenant's, else none (Slurm's default for the uid).
+TEST(SbatchFor, TheAccountAndQosFollowTheOwnerElseTheTenant) {
+  SbatchOptions opt = Options();
+  opt.account = {{{"alice", "physics"}}, {{"vision", "cv-lab"}}};
+  opt.qos = {{}, {{"vision", "high"}}};
+  v1::LaunchOrder order = Order();
+  order.set_tenant("vision");
+  auto argv = [&](const v1::LaunchOrder& o) {
+    auto call = SbatchFor(o, "gpu-07", JobIdentity{1001, 1002, "alice"}, opt);
+    EXPECT_TRUE(call.ok()) << call.status();
+    return call.ok() ? call->argv : std::vector<std::string>{};
+  };
+  auto has = [](const std::vector<std::string>& a, const std::string& arg) {
+    return std::find(a.begin(), a.end(), arg) != a.end();
+  };
+  std::vector<std::string> a = argv(order);
+  EXPECT_TRUE(has(a, "--account=physics"));
+  EXPECT_TRUE(has(a, "--qos=high"));
+  order.set_user("bob");
+  a = argv(order);
+  EXPECT_TRUE(has(a, "--account=cv-lab")) << "bob has no entry: his tenant's";
+  order.set_tenant("");
+  a = argv(order);
+  EXPECT_EQ(std::count_if(a.begin(), a.end(), [](const std::string& x) { return x.rfind("--account", 0) == 0 ||
+                                                                             x.rfind("--qos", 0) == 0; }), 0);
+}
+
 // The batch script hands sh every variable and argument as it was: quotes,
 // $, `, newlines and all.
 TEST(SbatchFor, TheEnvironmentAndCommandReachTheProcessWordForWord) {
