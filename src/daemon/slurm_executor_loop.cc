@@ -112,6 +112,7 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
   cli.bin_dir = s.bin_dir;
   cli.env = env;
   cli.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.command_timeout_s * 1000));
+  cli.partition = s.partition;
   loop->cli_ = std::make_unique<slurm::SlurmCli>(cli);
   node::AccountRule rule = s.accounts;
   rule.switched_by_caller = false;  // Slurm switches (sbatch --uid)

@@ -70,9 +70,24 @@ std::vector<std::string> EnvOf(const SlurmCliOptions& options) {
 }
 }  // namespace
 
-absl::StatusOr<std::string> SlurmCli::NodesJson() { return Run("sinfo", {"--json"}, EnvOf(options_), ""); }
+// One record a node (--Node: 23.02 and later group nodes otherwise), of
+// the partition only where Slurm filters (23.02 and later; 22.05 lists
+// every node, which the parser skips unread).
+absl::StatusOr<std::string> SlurmCli::NodesJson() {
+  std::vector<std::string> args = {"--json", "--Node"};
+  if (!options_.partition.empty()) args.push_back("--partition=" + options_.partition);
+  return Run("sinfo", args, EnvOf(options_), "");
+}
 
-absl::StatusOr<std::string> SlurmCli::JobsJson() { return Run("squeue", {"--json"}, EnvOf(options_), ""); }
+// The partition's jobs in every state: 24.05.1 and later filter --json
+// output, by default down to the live states, and an ended job's exit is
+// what the executor reads (22.05 to 24.05.0 list every job whatever the
+// options).
+absl::StatusOr<std::string> SlurmCli::JobsJson() {
+  std::vector<std::string> args = {"--json", "--states=all"};
+  if (!options_.partition.empty()) args.push_back("--partition=" + options_.partition);
+  return Run("squeue", args, EnvOf(options_), "");
+}
 
 absl::StatusOr<int64_t> SlurmCli::Submit(const SbatchCall& call) {
   std::vector<std::string> args(call.argv.begin() + (call.argv.empty() ? 0 : 1), call.argv.end());

@@ -39,6 +39,7 @@ struct SlurmCliOptions {
   // The environment every command runs with (SLURM_CONF, PATH).
   std::vector<std::pair<std::string, std::string>> env;
   std::chrono::milliseconds timeout{30000};
+  std::string partition;  // what sinfo and squeue list, where Slurm filters JSON (23.02 and later)
 };
 
 // What each of Slurm's commands cost synergyd: calls, failures, seconds

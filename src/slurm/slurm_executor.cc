@@ -199,6 +199,12 @@ absl::Status SlurmExecutor::Step(int64_t now_ms) {
     CancelLongPending(seen, now_ms);
   }
   orders_given_ = false;
+  // Stops ordered while Slurm's view was old: signalled now it is new.
+  if (!stale) {
+    for (auto& [key, stopping] : stopping_) {
+      if (!stopping.delivered && !stopping.cancelled) DeliverStop(key, stopping, seen, now_ms);
+    }
+  }
   for (const SlurmNode& node : nodes) ServeNode(node, seen, now_ms, !stale);
   CancelOverdue(seen, now_ms);
   read_next_ = orders_given_ || InFlight(seen);
@@ -364,7 +370,7 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
     if (unsent->second.empty()) unsent_exits_.erase(unsent);
   }
   if (reply->stop_size() > 0 || reply->launch_size() > 0) orders_given_ = true;
-  for (const v1::StopOrder& stop : reply->stop()) Stop(stop, seen, now_ms);
+  for (const v1::StopOrder& stop : reply->stop()) Stop(stop, seen, now_ms, fresh);
   for (const v1::LaunchOrder& launch : reply->launch()) Launch(launch, name, seen, now_ms);
   if (reply->resize_size() > 0 && !resize_warned_) {
     resize_warned_ = true;
@@ -418,24 +424,32 @@ void SlurmExecutor::Launch(const v1::LaunchOrder& order, const std::string& node
   QueueExit(node, std::move(e));
 }
 
-void SlurmExecutor::Stop(const v1::StopOrder& order, const Observed& seen, int64_t now_ms) {
+void SlurmExecutor::Stop(const v1::StopOrder& order, const Observed& seen, int64_t now_ms, bool fresh) {
   const Key key{order.job_id(), order.epoch()};
   const int64_t kill_at = now_ms + std::max<int64_t>(0, order.grace_ms());
   if (auto it = stopping_.find(key); it != stopping_.end()) {
     it->second.kill_at_ms = std::min(it->second.kill_at_ms, kill_at);  // stopping again only shortens it
     return;
   }
-  auto found = seen.by_lease.find(key);
-  auto mine = submitted_.find(key);
   // Ended before the order: its own end, told as it was.
-  if (found != seen.by_lease.end() && found->second.phase == JobPhase::kEnded) return;
-  const int64_t id = found != seen.by_lease.end() ? found->second.id : mine != submitted_.end() ? mine->second.slurm_id : 0;
-  Stopping& stopping = stopping_[key];
-  stopping.kill_at_ms = kill_at;
+  if (auto found = seen.by_lease.find(key); found != seen.by_lease.end() && found->second.phase == JobPhase::kEnded) {
+    return;
+  }
+  stopping_[key].kill_at_ms = kill_at;
+  // What Slurm said before may be old: a job that ended since would answer
+  // "already completed". The signal waits for the next read (at once: a
+  // stop in flight makes the next step read).
+  if (fresh) DeliverStop(key, stopping_[key], seen, now_ms);
+}
+
+void SlurmExecutor::DeliverStop(const Key& key, Stopping& stopping, const Observed& seen, int64_t now_ms) {
+  auto found = seen.by_lease.find(key);
   // Not listed (yet, or any more): nothing is sent to a job Slurm does not
   // list ("Invalid job id"); cancelled once listed and overdue, or told as
-  // gone after submit_visible_ms.
-  if (id == 0 || found == seen.by_lease.end()) return;
+  // gone after submit_visible_ms. Ended: its own end.
+  if (found == seen.by_lease.end() || found->second.phase == JobPhase::kEnded) return;
+  stopping.delivered = true;
+  const int64_t id = found->second.id;
   if (found->second.phase == JobPhase::kPending) {
     // Nothing of it runs yet: nothing to give time to.
     if (absl::Status st = slurm_.Cancel(id); st.ok()) {
@@ -466,7 +480,7 @@ void SlurmExecutor::CancelLongPending(const Observed& seen, int64_t now_ms) {
     spdlog::warn("slurm: {} lease {}: Slurm job {} still waits on {} after {} s; cancelled (does Slurm's view of "
                  "the node differ from synergyd's?)", key.first, key.second, found->second.id, sub.node,
                  (now_ms - sub.at_ms) / 1000);
-    if (slurm_.Cancel(found->second.id).ok()) stopping_[key] = {now_ms, true, now_ms};
+    if (slurm_.Cancel(found->second.id).ok()) stopping_[key] = {now_ms, true, now_ms, true};
   }
 }
 

@@ -140,6 +140,9 @@ class SlurmExecutor {
     // When Slurm took a TERM or a cancel for it (0: none yet, e.g. the job
     // had ended already): a job that ended before is not stopped by us.
     int64_t signalled_ms = 0;
+    // The TERM (or a waiting job's cancel) was sent, or tried, on a fresh
+    // read of Slurm; not retried (after its grace, the cancel follows).
+    bool delivered = false;
   };
   // squeue's lease jobs that are this executor's to report: in the
   // partition, named as a lease, run as the owner's uid.
@@ -160,7 +163,11 @@ class SlurmExecutor {
   // What work that is not this executor's holds on `node` (ForeignUse).
   v1::ForeignUse ForeignOn(const SlurmNode& node, const Observed& seen, bool fresh);
   void Launch(const v1::LaunchOrder& order, const std::string& node, const Observed& seen, int64_t now_ms);
-  void Stop(const v1::StopOrder& order, const Observed& seen, int64_t now_ms);
+  // Records the stop; signals the job now where `fresh`, else after the
+  // next read (DeliverStop).
+  void Stop(const v1::StopOrder& order, const Observed& seen, int64_t now_ms, bool fresh);
+  // TERM to a running job, a cancel to a waiting one, as `seen` lists it.
+  void DeliverStop(const Key& key, Stopping& stopping, const Observed& seen, int64_t now_ms);
   void CancelOverdue(const Observed& seen, int64_t now_ms);
   void CancelLongPending(const Observed& seen, int64_t now_ms);
   void QueueExit(const std::string& node, v1::ProcessExit exit);

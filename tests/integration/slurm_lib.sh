@@ -6,8 +6,11 @@
 #   slurm_available          0 where Debian's Slurm and munge are installed
 #                            (installed here when missing: scripts/install-slurm)
 #   start_slurm_cluster N... starts munged, slurmctld ($slurmctld_pid) and a slurmd per node
-#                            name (2 CPUs, 2 GPUs, 2000 MB each); exports
-#                            SLURM_CONF; waits until every node is idle
+#                            name (SLURM_NODE_CPUS, SLURM_NODE_GPUS, SLURM_NODE_MEM_MB
+#                            each: 2, 2, 2000 unless set); exports SLURM_CONF;
+#                            waits until every node is idle. SLURM_SHARED=1 adds
+#                            a partition "other" (the default) over the same
+#                            nodes, for other users' jobs, as at a site
 #   slurm_node_state NODE    the node's state as sinfo --json gives it
 #   slurm_cleanup            kills the job steps of this cluster (slurmstepd
 #                            outlives a killed slurmd); for the EXIT trap
@@ -64,13 +67,13 @@ start_slurm_cluster() {
     echo "SlurmdParameters=config_overrides"
     echo "MpiDefault=none"
     echo "JobAcctGatherType=jobacct_gather/none"
-    local gpu=0 node
+    local gpu=0 node g cpus=${SLURM_NODE_CPUS:-2} gpus=${SLURM_NODE_GPUS:-2} mem=${SLURM_NODE_MEM_MB:-2000}
     for node in "$@"; do
       mkdir -p "$dir/spool-$node"
-      touch "$dir/dev/gpu$gpu" "$dir/dev/gpu$((gpu + 1))"
-      echo "NodeName=$node NodeHostname=localhost Port=$(free_port) CPUs=2 RealMemory=2000 Gres=gpu:2 State=UNKNOWN"
-      echo "NodeName=$node Name=gpu File=$dir/dev/gpu[$gpu-$((gpu + 1))]" >>"$dir/gres.conf"
-      gpu=$((gpu + 2))
+      for ((g = gpu; g < gpu + gpus; g++)); do touch "$dir/dev/gpu$g"; done
+      echo "NodeName=$node NodeHostname=localhost Port=$(free_port) CPUs=$cpus RealMemory=$mem Gres=gpu:$gpus State=UNKNOWN"
+      echo "NodeName=$node Name=gpu File=$dir/dev/gpu[$gpu-$((gpu + gpus - 1))]" >>"$dir/gres.conf"
+      gpu=$((gpu + gpus))
     done
     # Only synergyd (root here) submits to its partition, through the
     # job_submit.lua docs/slurm.md installs (packaging/slurm), exactly: a
@@ -78,6 +81,9 @@ start_slurm_cluster() {
     # --uid of a user is not held back (RootOnly=YES held it for ever).
     echo "JobSubmitPlugins=lua"
     echo "PartitionName=synergy Nodes=$(IFS=,; echo "$*") Default=NO MaxTime=INFINITE State=UP"
+    if [[ ${SLURM_SHARED:-0} == 1 ]]; then
+      echo "PartitionName=other Nodes=$(IFS=,; echo "$*") Default=YES MaxTime=INFINITE State=UP"
+    fi
   } >"$dir/slurm.conf"
   cp "$(dirname "${BASH_SOURCE[0]}")/../../packaging/slurm/job_submit.lua" "$dir/job_submit.lua"
   export SLURM_CONF=$dir/slurm.conf
