@@ -83,6 +83,10 @@ struct SlurmSettings {
   std::map<std::string, std::string> account_of_tenant;
   std::map<std::string, std::string> qos_of_user;
   std::map<std::string, std::string> qos_of_tenant;
+  // Variables every lease's job gets unless its spec sets them (sbatch runs
+  // with --export=NONE): e.g. PYTHONPATH of a site's Python packages. Not
+  // SYNERGY_* (synergyd's own).
+  std::map<std::string, std::string> job_env;
 };
 
 // Each setting's bounds are checked where it is read: values outside them

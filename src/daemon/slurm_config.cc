@@ -51,13 +51,36 @@ absl::Status ReadCharges(const YamlMap& m, const char* key, std::map<std::string
   return absl::OkStatus();
 }
 
+// job_env: NAME: value, each name one sh passes on and not synergyd's own.
+absl::Status ReadJobEnv(const YamlMap& m, std::map<std::string, std::string>& out) {
+  if (!m.Has("job_env")) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::pair<std::string, YamlValue>>> entries = m.Get("job_env").OpenMap(256);
+  if (!entries.ok()) return entries.status();
+  std::map<std::string, std::string> env;
+  for (const auto& [name, value] : *entries) {
+    bool ok = !name.empty() && name.size() <= 128 && !std::isdigit(static_cast<unsigned char>(name[0]));
+    for (unsigned char ch : name) ok = ok && (std::isalnum(ch) || ch == '_');
+    if (!ok) return value.Error("the key is not a variable name sh passes on ([A-Za-z_][A-Za-z0-9_]*)");
+    if (name.rfind("SYNERGY_", 0) == 0) return value.Error("SYNERGY_* variables are synergyd's own");
+    absl::StatusOr<std::string> text = value.String(service::kMaxPathBytes * 4);
+    if (!text.ok()) return text.status();
+    if (text->find_first_of(std::string("\r\0", 2)) != std::string::npos) {
+      return value.Error("has a carriage return or a NUL");
+    }
+    env[name] = *text;
+  }
+  out = std::move(env);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ParseSlurmSection(const YamlValue& section, SlurmSettings& out) {
   absl::StatusOr<YamlMap> m = section.Map({"partition", "log_dir", "work_dir", "scheduler", "tls_ca", "tls_server_name", "slurm_conf", "bin_dir", "command_timeout_s",
                                            "max_pending_s", "stale_limit_s", "submit_visible_s", "read_interval_s",
                                            "accounts", "allow_root_jobs", "run_jobs_as_node_user",
-                                           "account_of_user", "account_of_tenant", "qos_of_user", "qos_of_tenant"});
+                                           "account_of_user", "account_of_tenant", "qos_of_user", "qos_of_tenant",
+                                           "job_env"});
   if (!m.ok()) return m.status();
   absl::Status st;
   st.Update(m->Read("partition", out.partition, 64));
@@ -81,6 +104,7 @@ absl::Status ParseSlurmSection(const YamlValue& section, SlurmSettings& out) {
   for (const char* key : {"account_of_user", "account_of_tenant", "qos_of_user", "qos_of_tenant"}) {
     st.Update(ReadCharges(*m, key, ChargesOf(out, key)));
   }
+  st.Update(ReadJobEnv(*m, out.job_env));
   if (!st.ok()) return st;
   if (m->Has("command_timeout_s") && out.command_timeout_s < 0.1) {
     return m->Get("command_timeout_s").Error("must be at least 0.1");

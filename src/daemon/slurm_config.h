@@ -21,6 +21,7 @@
 //     account_of_tenant: {vision: cv-lab}  # ... else by the job's tenant
 //     qos_of_user: {}                      # sbatch --qos, the same way
 //     qos_of_tenant: {}
+//     job_env: {PYTHONPATH: /opt/site/python}  # every job's unless its spec sets it
 //
 // The section overlays `out` field by field. Errors have the YAML reader's
 // format, naming the file, line, field and value.

@@ -135,6 +135,7 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
   executor.sbatch.allow_root_jobs = s.accounts.allow_root_jobs;
   executor.sbatch.account = {s.account_of_user, s.account_of_tenant};
   executor.sbatch.qos = {s.qos_of_user, s.qos_of_tenant};
+  executor.default_env = s.job_env;
   // A job listed late by squeue, or a submission whose answer was lost, is
   // looked for over several steps, at least 30 s.
   executor.submit_visible_ms = std::max<int64_t>(static_cast<int64_t>(s.submit_visible_s * 1000),

@@ -397,6 +397,7 @@ void SlurmExecutor::Launch(const v1::LaunchOrder& order, const std::string& node
   absl::StatusOr<JobIdentity> who = IdentityOf(order.user());
   if (!who.ok()) return refuse(std::string(who.status().message()));
   v1::LaunchOrder with_env = order;
+  for (const auto& [name, value] : config_.default_env) with_env.mutable_env()->insert({name, value});
   for (const auto& [name, value] : config_.agent_env) (*with_env.mutable_env())[name] = value;
   absl::StatusOr<SbatchCall> call = SbatchFor(with_env, node, *who, config_.sbatch);
   if (!call.ok()) return refuse(std::string(call.status().message()));

@@ -80,6 +80,10 @@ struct SlurmExecutorConfig {
   // agent reaches synergyd (SYNERGY_SCHEDULER, SYNERGY_TLS_CA, ...), as
   // synergy-node adds them from its own config.
   std::map<std::string, std::string> agent_env;
+  // Variables every lease's job gets where its spec sets none of that name
+  // (slurm.job_env: PYTHONPATH for a Python package outside the system's
+  // path; sbatch runs with --export=NONE, so nothing else reaches a job).
+  std::map<std::string, std::string> default_env;
   // How long a job just submitted may be missing from squeue before it
   // counts as lost (slurmctld answers sbatch before squeue lists it only
   // rarely; a submission whose fate is unknown is looked for this long).

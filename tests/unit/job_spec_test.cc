@@ -330,6 +330,19 @@ TEST(DaemonConfig, SlurmAccountsAndQosAreMappedByUserOrTenant) {
               HasSubstr("slurm.account_of_user"));
 }
 
+TEST(DaemonConfig, SlurmJobEnvIsVariablesShPassesOnNotSynergyds) {
+  auto base = daemon::ParseDaemonConfig(kDefaultDaemonYaml, "<embedded>", daemon::DaemonConfig{});
+  ASSERT_TRUE(base.ok()) << base.status();
+  auto c = daemon::ParseDaemonConfig("slurm:\n  partition: gpu\n  job_env: {PYTHONPATH: /opt/site/python}\n",
+                                     "d.yaml", *base);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->slurm.job_env.at("PYTHONPATH"), "/opt/site/python");
+  EXPECT_THAT(DaemonRefusal("slurm:\n  partition: gpu\n  job_env: {SYNERGY_SCHEDULER: x}\n"),
+              HasSubstr("d.yaml:3: slurm.job_env.SYNERGY_SCHEDULER: 'x': SYNERGY_* variables are synergyd's own"));
+  EXPECT_THAT(DaemonRefusal("slurm:\n  partition: gpu\n  job_env: {'A-B': x}\n"),
+              HasSubstr("is not a variable name sh passes on"));
+}
+
 TEST(DaemonConfig, CredentialsAreCheckedAndNeverEchoed) {
   const std::string digest(64, 'A');
   auto c = daemon::ParseDaemonConfig(

@@ -209,6 +209,7 @@ class SlurmExecutorTest : public DaemonStateTest {
     c.sbatch.slurm_env = {{"PATH", "/usr/bin"}};
     c.submit_visible_ms = 10000;
     c.read_interval_ms = read_interval_ms_;
+    c.default_env = default_env_;
     // Folders for uid 1000 need root: the calls are recorded instead
     // (output_folders_test makes real ones).
     c.make_output_folders = [this](const std::string& dir, const slurm::JobIdentity& who, const std::string& node) {
@@ -231,6 +232,7 @@ class SlurmExecutorTest : public DaemonStateTest {
 
   ScriptedSlurm slurm_;
   int64_t read_interval_ms_ = 0;
+  std::map<std::string, std::string> default_env_;
   std::vector<std::string> folders_made_;
   int64_t now_ms_ = 1000;
   std::unique_ptr<DaemonState> state_;
@@ -919,6 +921,25 @@ TEST_F(SlurmExecutorTest, SlurmIsReadOncePerIntervalAndAtOnceWhileSomethingIsInF
   Step();
   EXPECT_GT(slurm_.squeue_calls, running);
   EXPECT_EQ(StateOf(id), v1::JOB_STATE_SUCCEEDED);
+}
+
+// sbatch runs with --export=NONE: the site's job_env is how PYTHONPATH
+// reaches every job (the unmodified image-agent.yaml failed without it);
+// a spec's own value wins.
+TEST_F(SlurmExecutorTest, TheSitesJobEnvReachesEveryJobUnlessItsSpecSetsIt) {
+  default_env_ = {{"PYTHONPATH", "/opt/site/python"}, {"DATA_ROOT", "/shared/data"}};
+  slurm_.nodes = {{"sn1"}};
+  Start();
+  Step();
+  v1::JobSpec spec = Spec(1, "res18", 1000);
+  (*spec.mutable_env())["DATA_ROOT"] = "/home/alice/data";
+  ASSERT_TRUE(state_->Submit(spec, "alice", now_ms_).ok());
+  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+  Step();
+  ASSERT_EQ(slurm_.submitted.size(), 1u);
+  EXPECT_THAT(slurm_.submitted[0].script, HasSubstr("export PYTHONPATH='/opt/site/python'\n"));
+  EXPECT_THAT(slurm_.submitted[0].script, HasSubstr("export DATA_ROOT='/home/alice/data'\n"));
+  EXPECT_THAT(slurm_.submitted[0].script, ::testing::Not(HasSubstr("/shared/data")));
 }
 
 TEST_F(SlurmExecutorTest, TheSamePlanUnderBothExecutors) {
