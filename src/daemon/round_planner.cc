@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/sticky_servers.h"
+#include "synergy/lease_keeping.h"
 
 namespace synergy::daemon {
 
@@ -179,9 +180,7 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
   for (const RoundNode& n : world.nodes) {
     node_type[n.name] = n.whole.gpu_type().empty() ? zoo.base_gpu_type() : n.whole.gpu_type();
   }
-  auto decide = [&](const std::string& id, const HeldLease& held,
-                    const std::map<std::string, const Assignment*>& planned) {
-    auto p = planned.find(id);
+  auto decide = [&](const std::string& id, const HeldLease& held, const Assignment* planned) {
     // Planned on another type than its lease's: its weight there.
     double other_type_weight = 0;
     auto t = types.type.find(id);
@@ -189,35 +188,43 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
       auto held_type = node_type.find(held.lease.slices(0).node());
       if (held_type != node_type.end() && held_type->second != t->second) other_type_weight = types.weight.at(id);
     }
-    return DecideLease(held.lease, p == planned.end() ? nullptr : p->second, held.checkpoints, names,
-                       world.restart_gain, other_type_weight);
+    return DecideLease(held.lease, planned, held.checkpoints, names, world.restart_gain, other_type_weight);
   };
+  // The core's replan loop (synergy/lease_keeping.h): each plan around
+  // the pinned leases is a snapshot of the nodes less what they hold, whose
+  // node names and types the decisions on that plan read.
+  std::vector<JobId> held_jobs;
+  for (const auto& [id, held] : world.held) held_jobs.push_back(NumericJobId(id));
+  KeptLeases kept = KeepLeasesAsHeld(
+      std::move(plan), held_jobs,
+      [&](JobId job, const Assignment* planned) {
+        const std::string id = JobIdString(job);
+        return decide(id, world.held.at(id), planned);
+      },
+      [&](const std::set<JobId>& pinned) {
+        std::set<std::string> pins;
+        for (JobId job : pinned) pins.insert(JobIdString(job));
+        RoundSnapshot around = SnapshotOf(world, zoo, pins);
+        Plan next = around.cluster.num_servers() > 0
+                        ? PlanSnapshot(around, world.now_ms, world.held, policy, mechanism, choice).plan
+                        : Plan{};
+        types = TypesPlanned(around, next);
+        names = std::move(around.node_names);
+        return next;
+      });
+  plan = std::move(kept.plan);
   std::set<std::string> pins;
-  for (int replan = 0; replan < kMaxReplans; ++replan) {
-    const auto planned = ByJob(plan);
-    bool pinned_more = false;
-    for (const auto& [id, held] : world.held) {
-      if (pins.count(id)) continue;
-      LeaseDecision d = decide(id, held, planned);
-      if (d.fate != LeaseFate::kKeepAsHeld) continue;
-      pinned_more = true;
-      pins.insert(id);
-      out.leases.emplace(id, std::move(d));
-    }
-    if (!pinned_more) break;
-    RoundSnapshot around = SnapshotOf(world, zoo, pins);
-    plan = around.cluster.num_servers() > 0
-               ? PlanSnapshot(around, world.now_ms, world.held, policy, mechanism, choice).plan
-               : Plan{};
-    types = TypesPlanned(around, plan);
-    names = std::move(around.node_names);
+  for (auto& [job, d] : kept.pinned) {
+    pins.insert(JobIdString(job));
+    out.leases.emplace(JobIdString(job), std::move(d));
   }
   // The rest keep what the final plan gives them exactly, or end (also a
   // job still re-placed after kMaxReplans plans).
   const auto planned = ByJob(plan);
   for (const auto& [id, held] : world.held) {
     if (pins.count(id)) continue;
-    LeaseDecision d = decide(id, held, planned);
+    auto p = planned.find(id);
+    LeaseDecision d = decide(id, held, p == planned.end() ? nullptr : p->second);
     if (d.fate == LeaseFate::kKeepAsHeld) d = LeaseDecision{LeaseFate::kEnd, d.why};
     out.leases.emplace(id, std::move(d));
   }

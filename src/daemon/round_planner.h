@@ -10,7 +10,7 @@
 // stay put (lease_keeping.h): a running job the plan would re-place or
 // re-size but that keeps what it holds is pinned, and the others are
 // planned again around what the pinned ones hold, until no new job is
-// pinned (at most kMaxReplans plans). On a cluster of several GPU types
+// pinned (the core's loop: synergy/lease_keeping.h). On a cluster of several GPU types
 // each plan is the typed round's (typed_round.h, with typed_views.h), and
 // every granted lease records its service weight. Pure: the same world
 // gives the same decisions.
@@ -98,7 +98,6 @@ struct RoundDecisions {
 RoundResult PlanSnapshot(const RoundSnapshot& snap, int64_t now_ms, const std::map<std::string, HeldLease>& held,
                          const Policy& policy, const Mechanism& mechanism, TypeChoice choice);
 
-inline constexpr int kMaxReplans = 8;
 RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, const Policy& policy,
                               const Mechanism& mechanism, TypeChoice choice);
 

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <deque>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +15,7 @@
 #include "synergy/round.h"
 #include "synergy/standing_queue.h"
 #include "synergy/lease_fate.h"
+#include "synergy/lease_keeping.h"
 #include "synergy/sticky_servers.h"
 
 namespace synergy::sim {
@@ -23,7 +25,6 @@ namespace {
 // last of them arrived: some job can never be placed on this cluster.
 constexpr double kGiveUpAfterS = 100000.0 * 3600.0;
 // Plans a round makes at most while keeping leases (as synergyd's).
-constexpr int kMaxReplans = 8;
 
 struct SimJob {
   JobView view;
@@ -435,7 +436,6 @@ class Engine {
     std::vector<int> identity(whole.num_servers());
     for (int i = 0; i < whole.num_servers(); ++i) identity[i] = i;
     Stick(plan, whole, identity);
-    std::unordered_map<JobId, Assignment> pinned;
     auto held_of = [&](const SimJob& job) {
       HeldAllocation h;
       h.slices = job.held;
@@ -445,67 +445,77 @@ class Engine {
       if (typed_) h.weight = TypeWeight(job, job.held_type);
       return h;
     };
-    for (int replan = 0; replan < kMaxReplans; ++replan) {
-      std::unordered_map<JobId, const Assignment*> planned;
-      for (const Assignment& a : plan.assignments) planned[a.job] = &a;
-      bool pinned_more = false;
-      for (const SimJob* job : running_before_) {
-        if (job->finish_s >= 0 || job->held.empty() || pinned.count(job->spec.id)) continue;
-        auto p = planned.find(job->spec.id);
-        const HeldAllocation held = held_of(*job);
-        // Planned on another type: its weight there (lease_fate.h).
-        const double planned_weight =
-            typed_ && p != planned.end() ? TypeWeight(*job, TypeOf(*p->second)) : held.weight;
-        const LeaseDecision d = DecideLease(held, p == planned.end() ? nullptr : p->second, config_.restart_gain,
-                                            planned_weight);
-        if (d.fate != LeaseFate::kKeepAsHeld) continue;
-        pinned_more = true;
-        Assignment& a = pinned[job->spec.id];
-        a.job = job->spec.id;
-        a.slices = job->held;
-        a.speedup = job->held_speedup;
-        a.at_ideal = job->held_at_ideal;
-      }
-      if (!pinned_more) break;
-      // The servers less what the pinned jobs hold; those with nothing left
-      // sit out (as synergyd's snapshot leaves them out).
-      std::vector<Resources> left(whole.num_servers());
-      for (int i = 0; i < whole.num_servers(); ++i) left[i] = whole.servers()[i].capacity;
-      for (const auto& [id, a] : pinned) {
-        for (const Slice& s : a.slices) {
-          left[s.server].gpus -= s.resources.gpus;
-          left[s.server].cpus -= s.resources.cpus;
-          left[s.server].mem_gb -= s.resources.mem_gb;
-        }
-      }
-      std::vector<ServerSpec> servers;
-      std::vector<int> servers_of;
-      for (int i = 0; i < whole.num_servers(); ++i) {
-        if (left[i].gpus <= 0 || left[i].cpus <= 1e-9 || left[i].mem_gb <= 1e-9) continue;
-        ServerSpec spec = whole.servers()[i];
-        spec.share_per_gpu = whole.share_per_gpu_on(i);
-        spec.capacity.gpus = left[i].gpus;
-        spec.capacity.cpus = left[i].cpus;
-        spec.capacity.mem_gb = left[i].mem_gb;
-        servers.push_back(spec);
-        servers_of.push_back(i);
-      }
-      plan = Plan{};
-      if (servers.empty()) continue;
-      const Cluster around(std::move(servers), whole.share_rule());
-      RoundInput again = input;
-      again.cluster = &around;
-      again.queue.clear();
-      plan = PlanAround(input, around, pinned);
-      Stick(plan, around, servers_of);
-      for (Assignment& a : plan.assignments) {
-        for (Slice& s : a.slices) s.server = servers_of[s.server];
-      }
+    // The assignment that keeps what a job holds.
+    auto as_held = [&](const SimJob& job) {
+      Assignment a;
+      a.job = job.spec.id;
+      a.slices = job.held;
+      a.speedup = job.held_speedup;
+      a.at_ideal = job.held_at_ideal;
+      return a;
+    };
+    std::vector<JobId> held_jobs;
+    for (const SimJob* job : running_before_) {
+      if (job->finish_s < 0 && !job->held.empty()) held_jobs.push_back(job->spec.id);
     }
-    for (auto& [id, a] : pinned) plan.assignments.push_back(std::move(a));
-    // In job order, whatever the pins' hash order was.
+    // The core's replan loop (synergy/lease_keeping.h), with the servers
+    // less what the pinned jobs hold as each plan's cluster.
+    KeptLeases kept = KeepLeasesAsHeld(
+        std::move(plan), held_jobs,
+        [&](JobId id, const Assignment* planned) {
+          const SimJob& job = *by_id_.at(id);
+          const HeldAllocation held = held_of(job);
+          // Planned on another type: its weight there (lease_fate.h).
+          const double planned_weight = typed_ && planned != nullptr ? TypeWeight(job, TypeOf(*planned)) : held.weight;
+          return DecideLease(held, planned, config_.restart_gain, planned_weight);
+        },
+        [&](const std::set<JobId>& pins) {
+          std::unordered_map<JobId, Assignment> pinned;
+          for (JobId id : pins) pinned[id] = as_held(*by_id_.at(id));
+          return PlanAroundPinned(input, pinned);
+        });
+    plan = std::move(kept.plan);
+    for (const auto& [id, decision] : kept.pinned) plan.assignments.push_back(as_held(*by_id_.at(id)));
+    // In job order.
     std::sort(plan.assignments.begin(), plan.assignments.end(),
               [](const Assignment& x, const Assignment& y) { return x.job < y.job; });
+  }
+
+  // The plan of the jobs not in `pinned` on the servers less what those
+  // hold (those with nothing left sit out, as synergyd's snapshot leaves
+  // them out), kept on their servers and labelled with the whole cluster's
+  // server indices.
+  Plan PlanAroundPinned(const RoundInput& input, const std::unordered_map<JobId, Assignment>& pinned) const {
+    const Cluster& whole = *config_.cluster;
+    std::vector<Resources> left(whole.num_servers());
+    for (int i = 0; i < whole.num_servers(); ++i) left[i] = whole.servers()[i].capacity;
+    for (const auto& [id, a] : pinned) {
+      for (const Slice& s : a.slices) {
+        left[s.server].gpus -= s.resources.gpus;
+        left[s.server].cpus -= s.resources.cpus;
+        left[s.server].mem_gb -= s.resources.mem_gb;
+      }
+    }
+    std::vector<ServerSpec> servers;
+    std::vector<int> servers_of;
+    for (int i = 0; i < whole.num_servers(); ++i) {
+      if (left[i].gpus <= 0 || left[i].cpus <= 1e-9 || left[i].mem_gb <= 1e-9) continue;
+      ServerSpec spec = whole.servers()[i];
+      spec.share_per_gpu = whole.share_per_gpu_on(i);
+      spec.capacity.gpus = left[i].gpus;
+      spec.capacity.cpus = left[i].cpus;
+      spec.capacity.mem_gb = left[i].mem_gb;
+      servers.push_back(spec);
+      servers_of.push_back(i);
+    }
+    if (servers.empty()) return Plan{};
+    const Cluster around(std::move(servers), whole.share_rule());
+    Plan plan = PlanAround(input, around, pinned);
+    Stick(plan, around, servers_of);
+    for (Assignment& a : plan.assignments) {
+      for (Slice& s : a.slices) s.server = servers_of[s.server];
+    }
+    return plan;
   }
 
   // The plan for the jobs not in `pinned` on `around` (the servers less

@@ -54,7 +54,7 @@ struct SimConfig {
   // running jobs keep their
   // leases as synergyd keeps them (synergy/lease_fate.h: a job the plan
   // would move, or grow by less than `restart_gain`, keeps what it holds
-  // and the others are planned around it; up to kMaxReplans plans), and
+  // and the others are planned around it: synergy/lease_keeping.h), and
   // stay on their servers where an identical one would do. Otherwise
   // every round is planned afresh, as the reference's simulator does.
   bool keep_leases = false;
