@@ -27,6 +27,12 @@ struct JobView {
   // of whichever servers it lands on (ideal_demand is the cluster-wide
   // figure), placed with PlacementState::FitShare.
   bool asks_for_share = false;
+  // It runs now and cannot checkpoint (a plain process): ending its lease
+  // loses all its work, so it goes first within its priority class (only a
+  // higher class, or its driver's drain, hold, cancel or node loss, ends
+  // it; LAS, SRTF and FTF do not time-slice it). Never set in
+  // reference-compatible runs (every job there checkpoints).
+  bool runs_without_checkpoint = false;
   double arrival_s = 0;              // when the job was submitted
   double last_execution_end_s = -1;  // end of its last lease; -1 if never run
   Resources ideal_demand;            // whole-job demand at its best throughput

@@ -1,7 +1,8 @@
 #pragma once
 // One scheduling round, in named phases:
 //   1. order     the policy sorts the queue (stable; the queue keeps it),
-//                then higher priority classes go first (stable)
+//                then higher priority classes go first, and within a
+//                class running jobs that cannot checkpoint (stable)
 //   2. bump      jobs not run for over 1000 hours get priority 1 for good
 //   3. select    the runnable set, as the policy's Selection says
 //   4. place     the mechanism turns it into a Plan
@@ -57,7 +58,8 @@ RoundSelection SelectForRound(const RoundInput& input, const Policy& policy, con
 
 // The runnable set as a mechanism that prefers large jobs first (TUNE)
 // is offered it under kCountFitFirst: largest GPU count first within a
-// priority class, stable.
+// priority class (running jobs that cannot checkpoint before the rest),
+// stable.
 void OfferLargestFirst(std::vector<const JobView*>& runnable);
 
 }  // namespace synergy

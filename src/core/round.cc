@@ -37,6 +37,7 @@ void OfferLargestFirst(std::vector<const JobView*>& runnable) {
   // first pick of the servers.
   std::stable_sort(runnable.begin(), runnable.end(), [](const JobView* a, const JobView* b) {
     if (a->priority_class != b->priority_class) return a->priority_class > b->priority_class;
+    if (a->runs_without_checkpoint != b->runs_without_checkpoint) return a->runs_without_checkpoint;
     return a->gpus > b->gpus;
   });
 }
@@ -56,7 +57,12 @@ RoundSelection SelectForRound(const RoundInput& input, const Policy& policy, con
   // always). Only a queue out of order is sorted and passed again. Each
   // pass over 131,072 waiting jobs reads a cache line or two of each, and
   // a sort's check and the starved jobs' search were two passes (issue 20).
-  const auto by_class = [](const JobView* a, const JobView* b) { return a->priority_class > b->priority_class; };
+  // Higher classes first; within one, running jobs that cannot checkpoint
+  // (JobView::runs_without_checkpoint) before the rest.
+  const auto by_class = [](const JobView* a, const JobView* b) {
+    if (a->priority_class != b->priority_class) return a->priority_class > b->priority_class;
+    return a->runs_without_checkpoint && !b->runs_without_checkpoint;
+  };
   struct Checked {
     bool keys_in_order = true;
     bool classes_in_order = true;

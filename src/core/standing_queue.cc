@@ -15,7 +15,10 @@ StandingQueue::StandingQueue(const Policy& policy, const Mechanism& mechanism, b
 StandingQueue::Key StandingQueue::KeyOf(const JobView& job) const {
   const OrderKey k = policy_->Key(job, context_);
   // Higher classes first, as SelectForRound's stable sort by class after
-  // the policy's.
+  // the policy's. Its other rank, running jobs that cannot checkpoint
+  // first, changes as jobs start and stop: a queue of standing keys serves
+  // only jobs that all checkpoint (the simulator's).
+  assert(!job.runs_without_checkpoint);
   return {-static_cast<double>(job.priority_class), k[0], k[1], k[2]};
 }
 

@@ -41,7 +41,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   if (auto st = d->StartServer(config.listen); !st.ok()) return st;
   // Before the metrics endpoint, whose /readyz and /metrics read it.
   if (config.executor == "slurm") {
-    auto slurm = SlurmExecutorLoop::Start(config, d->guarded_);
+    auto slurm = SlurmExecutorLoop::Start(config, d->guarded_,
+                                          [raw = d.get()] { return raw->next_round_unix_ms_.load(); });
     if (!slurm.ok()) return slurm.status();
     d->slurm_ = std::move(*slurm);
   }
@@ -290,6 +291,8 @@ void Daemon::RoundLoop() {
       while (grid <= after) grid += round;
       next_round = planned ? grid : std::min(grid, now + std::chrono::seconds(1));
     }
+    next_round_unix_ms_ = service::NowUnixMs() +
+                          std::chrono::duration_cast<std::chrono::milliseconds>(next_round - clock::now()).count();
     const auto wait = std::clamp<clock::duration>(next_round - clock::now(), std::chrono::milliseconds(1),
                                                   std::chrono::milliseconds(100));
     std::unique_lock lock(wait_mu_);

@@ -55,6 +55,10 @@ class Daemon {
   service::HttpEndpoint metrics_;
   // When the round loop last ticked (unix ms): /healthz and /readyz read it.
   std::atomic<int64_t> last_tick_ms_{0};
+  // When the next round is due (unix ms; 0 before the first): the Slurm
+  // executor reads Slurm just before it, so that the round sees which jobs
+  // ended (SlurmExecutorLoop).
+  std::atomic<int64_t> next_round_unix_ms_{0};
   int port_ = 0;
   int metrics_port_ = 0;
   std::atomic<bool> stop_{false};

@@ -94,7 +94,8 @@ absl::StatusOr<slurm::JobIdentity> SlurmIdentityFor(const std::string& user, con
 }
 
 absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(const DaemonConfig& config,
-                                                                           Guarded& guarded) {
+                                                                           Guarded& guarded,
+                                                                           std::function<int64_t()> next_round_unix_ms) {
   const SlurmSettings& s = config.slurm;
   // log_dir itself is 0755: each account's folder in it is its own, 0700
   // (slurm/output_folders.h); slurmd, writing as the account, passes through.
@@ -104,6 +105,7 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
   if (ec) return absl::FailedPreconditionError(absl::StrCat("slurm.log_dir: '", s.log_dir, "': ", std::string(ec.message())));
   std::unique_ptr<SlurmExecutorLoop> loop(new SlurmExecutorLoop());
   loop->interval_ms_ = config.heartbeat_interval_ms;
+  loop->next_round_unix_ms_ = std::move(next_round_unix_ms);
   // Slurm's commands run with this environment only: nothing of synergyd's
   // (its credentials) nor of any lease's.
   std::vector<std::pair<std::string, std::string>> env = {{"PATH", s.bin_dir + ":/usr/bin:/bin"}};
@@ -156,6 +158,13 @@ void SlurmExecutorLoop::Run() {
   bool failing = false;
   while (!stop_) {
     const int64_t now_ms = service::NowUnixMs();
+    // "Once per round": the last step before a round reads Slurm, so that
+    // the round sees the jobs that ended since the last read.
+    if (const int64_t round_ms = next_round_unix_ms_ ? next_round_unix_ms_() : 0;
+        round_ms > 0 && round_ms != read_before_round_ms_ && round_ms - now_ms <= interval_ms_) {
+      executor_->ReadAtNextStep();
+      read_before_round_ms_ = round_ms;
+    }
     const absl::Status st = executor_->Step(now_ms);
     // One line when an outage starts, one when it ends.
     if (!st.ok() && !failing) {

@@ -7,6 +7,7 @@
 // is read and commanded outside it.
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -23,7 +24,10 @@ class SlurmExecutorLoop {
  public:
   // Starts the thread; an error (the log folder cannot be made) starts
   // nothing. `guarded` outlives the loop.
-  static absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> Start(const DaemonConfig& config, Guarded& guarded);
+  // `next_round_unix_ms`: when the next round is due (0: not known); Slurm
+  // is read in the step before it, whatever slurm.read_interval_s says.
+  static absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> Start(const DaemonConfig& config, Guarded& guarded,
+                                                                 std::function<int64_t()> next_round_unix_ms = {});
   // Stops the thread (after its current step). Slurm's jobs run on.
   ~SlurmExecutorLoop();
   // Since when Slurm cannot be read (unix ms; 0 = it answers): /readyz
@@ -38,6 +42,8 @@ class SlurmExecutorLoop {
   void Run();
 
   int interval_ms_ = 1000;
+  std::function<int64_t()> next_round_unix_ms_;
+  int64_t read_before_round_ms_ = 0;  // the round whose read was asked for
   std::unique_ptr<slurm::SlurmCli> cli_;
   std::unique_ptr<slurm::NodeEndpoint> endpoint_;
   std::unique_ptr<slurm::SlurmExecutor> executor_;

@@ -122,6 +122,10 @@ class SlurmExecutor {
   // nothing is sent and synergyd loses them).
   absl::Status Step(int64_t now_ms);
 
+  // The next step reads Slurm whatever read_interval_ms says (synergyd's
+  // next round is near: it should see which jobs ended).
+  void ReadAtNextStep() { read_next_ = true; }
+
   // Times Slurm was read (sinfo and squeue), for tests and metrics.
   int64_t reads() const { return reads_; }
 

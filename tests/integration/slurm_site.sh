@@ -66,7 +66,8 @@ until ctl describe node sn1 | grep -q "Other work.*6 GPUs, 4 CPUs"; do
 done
 echo "ok   sn1 shows the other user's job: $(ctl describe node sn1 | grep 'Other work')"
 # Two 6-GPU jobs: one fits sn2; sn1 has 2 GPUs left, so the other waits
-# in synergyd, not in Slurm's queue.
+# in synergyd, not in Slurm's queue (a plain process holding a lease is not
+# time-sliced by LAS: the first runs on).
 big1=$(submit_plain big1 6 "echo uid \$(id -u) gid \$(id -g); sleep 600")
 big2=$(submit_plain big2 6 "sleep 600")
 deadline=$((SECONDS + 30))
@@ -87,7 +88,7 @@ for _ in 1 2 3 4 5 6; do
 done
 ! grep -E "lease [0-9]+ granted: sn1" "$work/synergyd.log" || fail "a lease was placed on sn1's foreign GPUs"
 grep -qE "lease [0-9]+ granted: sn2" "$work/synergyd.log" || fail "no lease on sn2"
-echo "ok   the 6-GPU jobs take turns on sn2 (LAS); none is placed on the foreign job's GPUs of sn1"
+echo "ok   a 6-GPU job runs on sn2 (plain processes are not time-sliced); none is placed on the foreign job's GPUs of sn1"
 scancel "$foreign"
 deadline=$((SECONDS + 30))
 until [[ $(state_of "$big1") == running && $(state_of "$big2") == running ]]; do

@@ -660,7 +660,11 @@ TEST_F(DaemonStateTest, PlainProcessesAreStoppedAtOnceAtLeaseEnd) {
   ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
   const v1::RunningProcess p = Running(a, epoch);
   Beat(*s, "n1", 15, {p});  // launched
-  *s->Submit(Spec(1), "alice", 20);
+  // A higher class ends its lease (LAS alone does not time-slice a plain
+  // process: APlainProcessIsNotTimeSlicedOnlyAHigherClassEndsIt).
+  v1::JobSpec urgent = Spec(1);
+  urgent.set_priority(1);
+  *s->Submit(urgent, "alice", 20);
   ASSERT_TRUE(s->RunRound(60000).ok());
   v1::HeartbeatResponse r = Beat(*s, "n1", 60010, {p});
   ASSERT_EQ(r.stop_size(), 1);  // no agent to tell: SIGTERM now
@@ -1086,6 +1090,44 @@ TEST_F(DaemonStateTest, PlansAsTheSimulatorDoes) {
       testing::ExpectSamePlan(daemon_plan, *sim_plan, label);
     }
   }
+}
+
+}  // namespace
+}  // namespace synergy::daemon
+
+namespace synergy::daemon {
+namespace {
+
+// A plain process loses all its work when its lease ends: LAS's
+// time-slicing SIGTERMed such jobs and ran them again from scratch every
+// round or two (seen on the Slurm executor). It runs on under LAS beside
+// waiting jobs of its class; only a higher class takes its GPU.
+TEST_F(DaemonStateTest, APlainProcessIsNotTimeSlicedOnlyAHigherClassEndsIt) {
+  config_.policy = "las";
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string plain = *s->Submit(Spec(1), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  const int64_t epoch = s->GetJob(plain)->lease().epoch();
+  Beat(*s, "n1", 500, {Running(plain, epoch)});
+  // An agent job of no service waits: under LAS it would take the GPU.
+  const std::string agent = *s->Submit(Spec(1, "res18", 1000), "bob", 1000);
+  for (int64_t t : {60000, 120000, 180000}) {
+    ASSERT_TRUE(s->RunRound(t).ok());
+    Beat(*s, "n1", t + 500, {Running(plain, epoch)});
+    const v1::Job held = *s->GetJob(plain);
+    EXPECT_EQ(held.lease().epoch(), epoch) << "at " << t;
+    EXPECT_FALSE(held.lease().ending()) << "at " << t;
+    EXPECT_EQ(s->GetJob(agent)->state(), v1::JOB_STATE_QUEUED) << "at " << t;
+  }
+  // A job of a higher class ends its lease.
+  v1::JobSpec urgent = Spec(1, "res18", 1000);
+  urgent.set_priority(1);
+  const std::string high = *s->Submit(urgent, "bob", 200000);
+  ASSERT_TRUE(s->RunRound(240000).ok());
+  EXPECT_TRUE(s->GetJob(plain)->lease().ending() || !s->GetJob(plain)->has_lease())
+      << "a higher class takes the GPU of a plain process";
+  (void)high;
 }
 
 }  // namespace
