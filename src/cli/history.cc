@@ -8,7 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/tables.h"
-#include "service/json_text.h"
+#include "synergy/json_text.h"
 #include "service/names.h"
 #include "service/rfc3339.h"
 
@@ -116,10 +116,10 @@ std::string HistoryJson(const std::vector<v1::Job>& jobs) {
   for (const v1::Job& j : jobs) {
     const Record r = RecordOf(j);
     const std::vector<std::string> values = {
-        service::JsonQuote(r.id), service::JsonQuote(r.name), service::JsonQuote(r.user), service::JsonQuote(Time(r.submit_ms)),
-        r.start_ms ? service::JsonQuote(Time(r.start_ms)) : "null", r.end_ms ? service::JsonQuote(Time(r.end_ms)) : "null",
+        synergy::JsonQuote(r.id), synergy::JsonQuote(r.name), synergy::JsonQuote(r.user), synergy::JsonQuote(Time(r.submit_ms)),
+        r.start_ms ? synergy::JsonQuote(Time(r.start_ms)) : "null", r.end_ms ? synergy::JsonQuote(Time(r.end_ms)) : "null",
         text_or_null(Seconds(r.wait_ms())), Seconds(r.run_ms), text_or_null(Seconds(r.jct_ms())),
-        absl::StrCat(r.attempts), service::JsonQuote(r.outcome)};
+        absl::StrCat(r.attempts), synergy::JsonQuote(r.outcome)};
     std::vector<std::string> fields;
     for (size_t i = 0; i < values.size(); ++i) fields.push_back(absl::StrCat("\"", kColumns[i], "\": ", values[i]));
     objects.push_back(absl::StrCat("  {", absl::StrJoin(fields, ", "), "}"));

@@ -3,7 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "service/json_text.h"
+#include "synergy/json_text.h"
 #include "service/rfc3339.h"
 #include "spdlog/pattern_formatter.h"
 #include "spdlog/spdlog.h"

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "synergy/json_text.h"
 
 namespace synergy::sim {
 namespace {
@@ -15,19 +16,6 @@ namespace {
 std::string Number(double v) {
   if (v == std::trunc(v) && std::fabs(v) < 1e15) return absl::StrFormat("%.1f", v);
   return absl::StrFormat("%.6f", v);
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += absl::StrFormat("\\u%04x", c);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
 }
 
 absl::Status WriteAtomically(const std::filesystem::path& path, const std::string& content) {
@@ -175,13 +163,13 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
   for (const auto& [key, value] : settings) {
     std::string literal;
     if (const auto* text = std::get_if<std::string>(&value)) {
-      literal = JsonString(*text);
+      literal = JsonQuote(*text);
     } else if (const auto* number = std::get_if<double>(&value)) {
       literal = absl::StrFormat("%.17g", *number);
     } else {
       literal = std::get<bool>(value) ? "true" : "false";
     }
-    absl::StrAppend(&json, "  ", JsonString(key), ": ", literal, ",\n");
+    absl::StrAppend(&json, "  ", JsonQuote(key), ": ", literal, ",\n");
   }
   absl::StrAppendFormat(&json,
                         "  \"jobs\": %d,\n  \"unfinished\": %d,\n  \"mean_jct_h\": %.6f,\n"
@@ -209,7 +197,7 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
       absl::StrAppendFormat(&json,
                             "%s\n    {\"gpu_type\": %s, \"gpus\": %d, \"mean_gpu_util\": %.6f, \"jobs\": %d, "
                             "\"mean_jct_h\": %.6f}",
-                            t > 0 ? "," : "", JsonString(type.gpu_type), type.gpus, type.mean_gpu_util, type.jobs,
+                            t > 0 ? "," : "", JsonQuote(type.gpu_type), type.gpus, type.mean_gpu_util, type.jobs,
                             type.mean_jct_h);
     }
     absl::StrAppend(&json, "\n  ]");

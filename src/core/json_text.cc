@@ -1,10 +1,10 @@
-#include "service/json_text.h"
+#include "synergy/json_text.h"
 
 #include <cstdint>
 
 #include "absl/strings/str_format.h"
 
-namespace synergy::service {
+namespace synergy {
 
 namespace {
 
@@ -69,4 +69,4 @@ std::string JsonEscape(const std::string& text) {
 
 std::string JsonQuote(const std::string& text) { return "\"" + JsonEscape(text) + "\""; }
 
-}  // namespace synergy::service
+}  // namespace synergy
