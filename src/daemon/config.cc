@@ -1,5 +1,7 @@
 #include "daemon/config.h"
 
+#include <cmath>
+
 #include <optional>
 #include <set>
 #include <utility>
@@ -221,5 +223,11 @@ absl::StatusOr<DaemonConfig> LoadDaemonConfig(const std::string& file) {
   if (absl::Status st = ValidateSecurity(*config, file.empty() ? kEmbedded : file); !st.ok()) return st;
   return config;
 }
+
+int64_t MillisecondsOf(double seconds) { return std::llround(seconds * 1000); }
+int64_t DaemonConfig::round_ms() const { return MillisecondsOf(round_s); }
+int64_t DaemonConfig::lease_grace_ms() const { return MillisecondsOf(lease_grace_s); }
+int64_t DaemonConfig::heartbeat_timeout_ms() const { return MillisecondsOf(heartbeat_timeout_s); }
+int64_t DaemonConfig::profile_wait_ms() const { return MillisecondsOf(profile_wait_s); }
 
 }  // namespace synergy::daemon

@@ -137,7 +137,17 @@ struct DaemonConfig {
   TlsConfig tls;
   std::string log_level = "info";  // trace | debug | info | warn | error
   std::string log_format = "text";  // text | json (one object a line); UTC, RFC 3339, either way
+
+  // The durations above in milliseconds, by MillisecondsOf.
+  int64_t round_ms() const;
+  int64_t lease_grace_ms() const;
+  int64_t heartbeat_timeout_ms() const;
+  int64_t profile_wait_ms() const;
 };
+
+// A duration of the config (seconds) in whole milliseconds, rounded to the
+// nearest: the one rule every conversion uses.
+int64_t MillisecondsOf(double seconds);
 
 // The embedded default, then `file` (if not empty) on top, then the checks
 // that need the whole config (ValidateSecurity). Errors have the YAML

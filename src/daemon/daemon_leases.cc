@@ -108,7 +108,7 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, LeaseEndCause c
   // grace period to checkpoint (Tick sends the stop after it).
   if (!job.spec().uses_agent() || Terminal(job)) {
     for (const v1::LeaseSlice& s : lease.slices()) {
-      SendStop(s.node(), job.id(), lease.epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
+      SendStop(s.node(), job.id(), lease.epoch(), config_.lease_grace_ms());
     }
     ending.stop_sent = true;
   }

@@ -64,7 +64,7 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
     }
     if (!adopted) {
       n.unknown_processes = true;
-      SendStop(request.name(), p.job_id(), p.epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
+      SendStop(request.name(), p.job_id(), p.epoch(), config_.lease_grace_ms());
       ++not_current;
     }
   }
@@ -175,7 +175,7 @@ void DaemonState::ApplyReport(NodeRecord& n, const v1::HeartbeatRequest& request
       // registration, so that it neither runs beside its successor nor
       // keeps the node's launches waiting.
       unknown = true;
-      SendStop(node, p.job_id(), p.epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
+      SendStop(node, p.job_id(), p.epoch(), config_.lease_grace_ms());
       continue;
     }
     if (CurrentLeaseOf(p.job_id(), p.epoch()) == nullptr || !leases_.LaunchOf(p.job_id()).ordered_on.count(node)) {
@@ -292,7 +292,7 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
     bool others = false;
     for (const v1::LeaseSlice& s : job.lease().slices()) {
       if (launch.exited_on.count(s.node())) continue;
-      SendStop(s.node(), job.id(), job.lease().epoch(), static_cast<int64_t>(config_.lease_grace_s * 1000));
+      SendStop(s.node(), job.id(), job.lease().epoch(), config_.lease_grace_ms());
       others = true;
     }
     if (others) {
@@ -392,7 +392,7 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
     v1::Job& job = jobs_.Edit(id);
     const int64_t epoch = job.lease().epoch();
     for (const v1::LeaseSlice& s : job.lease().slices()) {
-      if (s.node() != node.info.name()) SendStop(s.node(), id, epoch, static_cast<int64_t>(config_.lease_grace_s * 1000));
+      if (s.node() != node.info.name()) SendStop(s.node(), id, epoch, config_.lease_grace_ms());
     }
     DropLease(job, LeaseEndCause::kNodeLost, now_ms);
     if (!Terminal(job)) {
@@ -407,7 +407,7 @@ absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
   FoldProgress();
   Change change(*this);
   Batch batch;
-  const int64_t timeout_ms = static_cast<int64_t>(config_.heartbeat_timeout_s * 1000);
+  const int64_t timeout_ms = config_.heartbeat_timeout_ms();
   const std::vector<std::string> silent = nodes_.Silent(now_ms, timeout_ms);
   for (const std::string& name : silent) LoseNode(nodes_.Edit(name), batch, now_ms);
   // After a restart: leases their nodes did not report in time are over.
@@ -437,7 +437,7 @@ absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
   }
   // Ending leases: stop orders after the grace period, and ranks on nodes
   // that never came back after a restart.
-  const int64_t grace_ms = static_cast<int64_t>(config_.lease_grace_s * 1000);
+  const int64_t grace_ms = config_.lease_grace_ms();
   std::vector<std::pair<std::string, LeaseTable::JobEpoch>> never_back;  // (node, lease)
   std::vector<LeaseTable::JobEpoch> overdue_stops;
   for (const auto& [id, of_job] : leases_.all_ending()) {

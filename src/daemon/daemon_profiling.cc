@@ -23,7 +23,7 @@ bool DaemonState::WantsProfiling(const v1::Job& job) const {
 }
 
 bool DaemonState::ProfileWaitOver(const v1::Job& job, int64_t now_ms) const {
-  return now_ms - job.submitted_unix_ms() >= static_cast<int64_t>(config_.profile_wait_s * 1000);
+  return now_ms - job.submitted_unix_ms() >= config_.profile_wait_ms();
 }
 
 void DaemonState::GrantProfilingLeases(Batch& batch, int64_t now_ms) {

@@ -107,7 +107,7 @@ std::vector<v1::ResizeOrder> DaemonState::ResizesFor(const v1::HeartbeatRequest&
         // Its agent is told now (published again once kept); a lowered
         // memory limit waits from here, not from the round, for it to shed.
         if (limit > slice->mem_gb() + kMemEpsilonGb && launch.shed_deadline_ms == 0) {
-          launch.shed_deadline_ms = now_ms + static_cast<int64_t>(config_.lease_grace_s * 1000);
+          launch.shed_deadline_ms = now_ms + config_.lease_grace_ms();
         }
         jobs_.Edit(p.job_id());
         // The ids it no longer has are free to launch on only now.

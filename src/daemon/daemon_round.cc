@@ -76,7 +76,7 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
     // Service is stored every progress flush; the round counts it to now,
     // in tenths of a round.
     const LeaseTable::Launch& launch = leases_.LaunchOf(id);
-    const int64_t round_ms = std::llround(config_.round_s * 1000);
+    const int64_t round_ms = config_.round_ms();
     world.queue.push_back(
         RoundJobOf(job, ServiceInTenthsOfARound(ServiceNowMs(job, launch, now_ms), round_ms), launch.launched()));
   }

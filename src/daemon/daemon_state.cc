@@ -75,7 +75,7 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
       // (A lowered memory limit that was waiting for the job to shed waits
       // again from when its node reports the revision applied.)
       s->leases_.EditLaunch(job.id()).adopt_deadline_ms =
-          now_ms + static_cast<int64_t>(config.heartbeat_timeout_s * 1000);
+          now_ms + config.heartbeat_timeout_ms();
       s->awaiting_adoption_ = true;
     }
     s->jobs_.Load(std::move(job));

@@ -231,9 +231,8 @@ void Daemon::WatchListener() {
 void Daemon::RoundLoop() {
   using clock = std::chrono::steady_clock;
   // At least a millisecond: a round of nothing would never move the grid.
-  const auto round = std::max<clock::duration>(
-      std::chrono::milliseconds(1),
-      std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(config_.round_s)));
+  const auto round = std::chrono::duration_cast<clock::duration>(
+      std::chrono::milliseconds(std::max<int64_t>(1, config_.round_ms())));
   // Rounds keep a fixed cadence: each is due a round after the last one
   // was due, not after it ran, so time spent planning (and the tick's
   // granularity) does not stretch every round. With align_rounds the
@@ -241,7 +240,7 @@ void Daemon::RoundLoop() {
   // time, which never jumps).
   auto grid = clock::now();
   if (config_.align_rounds) {
-    const int64_t round_ms = std::max<int64_t>(1, std::llround(config_.round_s * 1000));
+    const int64_t round_ms = std::max<int64_t>(1, config_.round_ms());
     grid += std::chrono::milliseconds(round_ms - service::NowUnixMs() % round_ms);
   }
   auto next_round = grid;

@@ -372,7 +372,7 @@ grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::R
   if (!interval.ok()) return ToGrpc(interval.status());
   if (joins) resp->set_node_credential(g_.state->authenticator().NodeCredential(req->name()));
   resp->set_heartbeat_interval_ms(*interval);
-  resp->set_lease_grace_ms(static_cast<int64_t>(g_.state->config().lease_grace_s * 1000));
+  resp->set_lease_grace_ms(g_.state->config().lease_grace_ms());
   return grpc::Status::OK;
 }
 

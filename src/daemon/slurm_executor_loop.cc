@@ -30,7 +30,7 @@ class DaemonNodeEndpoint final : public slurm::NodeEndpoint {
     if (!interval.ok()) return interval.status();
     v1::RegisterNodeResponse response;
     response.set_heartbeat_interval_ms(*interval);
-    response.set_lease_grace_ms(static_cast<int64_t>(g_.state->config().lease_grace_s * 1000));
+    response.set_lease_grace_ms(g_.state->config().lease_grace_ms());
     return response;
   }
 
@@ -113,7 +113,7 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
   slurm::SlurmCliOptions cli;
   cli.bin_dir = s.bin_dir;
   cli.env = env;
-  cli.timeout = std::chrono::milliseconds(static_cast<int64_t>(s.command_timeout_s * 1000));
+  cli.timeout = std::chrono::milliseconds(MillisecondsOf(s.command_timeout_s));
   cli.partition = s.partition;
   loop->cli_ = std::make_unique<slurm::SlurmCli>(cli);
   node::AccountRule rule = s.accounts;
@@ -140,11 +140,11 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
   executor.default_env = s.job_env;
   // A job listed late by squeue, or a submission whose answer was lost, is
   // looked for over several steps, at least 30 s.
-  executor.submit_visible_ms = std::max<int64_t>(static_cast<int64_t>(s.submit_visible_s * 1000),
+  executor.submit_visible_ms = std::max<int64_t>(MillisecondsOf(s.submit_visible_s),
                                                  10 * static_cast<int64_t>(config.heartbeat_interval_ms));
-  executor.max_pending_ms = static_cast<int64_t>(s.max_pending_s * 1000);
-  executor.stale_limit_ms = static_cast<int64_t>(s.stale_limit_s * 1000);
-  executor.read_interval_ms = static_cast<int64_t>(s.read_interval_s * 1000);
+  executor.max_pending_ms = MillisecondsOf(s.max_pending_s);
+  executor.stale_limit_ms = MillisecondsOf(s.stale_limit_s);
+  executor.read_interval_ms = MillisecondsOf(s.read_interval_s);
   loop->executor_ = std::make_unique<slurm::SlurmExecutor>(
       executor, *loop->cli_, *loop->endpoint_,
       [rule](const std::string& user) { return SlurmIdentityFor(user, rule); });
