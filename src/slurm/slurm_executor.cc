@@ -268,30 +268,32 @@ v1::ForeignUse SlurmExecutor::ForeignOn(const SlurmNode& node, const Observed& s
   return use;
 }
 
-void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64_t now_ms, bool fresh) {
-  const std::string& name = node.name;
+bool SlurmExecutor::Served(const SlurmNode& node, const Observed& seen) const {
   // A node down (or not responding) gets no heartbeat: synergyd loses it
   // after its timeout, as a silent synergy-node. A drained one is served
   // while registered or while its lease jobs run (after a restart), to
-  // leave.
-  auto here = seen.by_node.find(name);
-  // Jobs still to report: alive, or ended with an exit not yet told. (An
-  // ended job Slurm lists for MinJobAge is no reason to serve a drained
-  // node: that registered it again every step, to leave again.)
-  bool has_jobs = false;
-  if (here != seen.by_node.end()) {
-    for (const Key& key : here->second) {
-      const SlurmJob& job = seen.by_lease.at(key);
-      if (job.phase != JobPhase::kEnded || !told_.count(job.id)) has_jobs = true;
-    }
+  // leave. Jobs still to report: alive, or ended with an exit not yet
+  // told. (An ended job Slurm lists for MinJobAge is no reason to serve a
+  // drained node: that registered it again every step, to leave again.)
+  if (node.usable) return true;
+  if (!node.drained) return false;
+  if (registered_.count(node.name)) return true;
+  auto here = seen.by_node.find(node.name);
+  if (here == seen.by_node.end()) return false;
+  for (const Key& key : here->second) {
+    const SlurmJob& job = seen.by_lease.at(key);
+    if (job.phase != JobPhase::kEnded || !told_.count(job.id)) return true;
   }
-  if (!node.usable && !(node.drained && (registered_.count(name) || has_jobs))) return;
-  v1::HeartbeatRequest beat;
-  beat.set_name(name);
+  return false;
+}
+
+SlurmExecutor::Beat SlurmExecutor::BeatOf(const SlurmNode& node, const Observed& seen) {
+  Beat out;
+  v1::HeartbeatRequest& beat = out.request;
+  beat.set_name(node.name);
   beat.set_leaving(node.drained);
-  std::vector<std::pair<Key, int64_t>> ended;  // told with this heartbeat
   std::set<Key> reported;
-  if (here != seen.by_node.end()) {
+  if (auto here = seen.by_node.find(node.name); here != seen.by_node.end()) {
     for (const Key& key : here->second) {
       const SlurmJob& job = seen.by_lease.at(key);
       reported.insert(key);
@@ -305,28 +307,28 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
         auto stop = stopping_.find(key);
         *beat.add_exits() =
             ExitOfEnded(job, key.first, key.second, stop != stopping_.end() && EndedByStop(job, stop->second.signalled_ms));
-        ended.emplace_back(key, job.id);
+        out.ended.emplace_back(key, job.id);
       }
     }
   }
   // Just submitted, not listed yet: taken, not started.
   for (const auto& [key, sub] : submitted_) {
-    if (sub.node != name || reported.count(key) || seen.by_lease.count(key)) continue;
+    if (sub.node != node.name || reported.count(key) || seen.by_lease.count(key)) continue;
     v1::RunningProcess* p = beat.add_running();
     p->set_job_id(key.first);
     p->set_epoch(key.second);
     p->set_pid(PidOf(sub.slurm_id));
     p->set_queued(true);
   }
-  auto unsent = unsent_exits_.find(name);
-  const size_t unsent_count = unsent != unsent_exits_.end() ? unsent->second.size() : 0;
-  if (unsent != unsent_exits_.end()) {
+  if (auto unsent = unsent_exits_.find(node.name); unsent != unsent_exits_.end()) {
+    out.unsent = unsent->second.size();
     for (const v1::ProcessExit& e : unsent->second) *beat.add_exits() = e;
   }
+  return out;
+}
 
-  const v1::ForeignUse foreign = ForeignOn(node, seen, fresh);
-  *beat.mutable_foreign() = foreign;
-
+bool SlurmExecutor::Registered(const SlurmNode& node, const v1::HeartbeatRequest& beat) {
+  const std::string& name = node.name;
   const v1::NodeResources resources = ResourcesOfSlurmNode(node);
   if (auto known = registered_.find(name);
       known != registered_.end() && known->second.SerializeAsString() != resources.SerializeAsString()) {
@@ -335,22 +337,30 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
                  known->second.gpu_ids_size(), known->second.cpu_ids_size(), known->second.mem_gb());
     registered_.erase(known);
   }
-  if (!registered_.count(name)) {
-    v1::RegisterNodeRequest reg;
-    reg.set_name(name);
-    reg.set_address(node.address.empty() ? name : node.address);
-    *reg.mutable_resources() = resources;
-    reg.set_cgroups(absl::StrCat("slurm (partition ", config_.partition, ")"));
-    *reg.mutable_running() = beat.running();
-    *reg.mutable_foreign() = foreign;
-    absl::StatusOr<v1::RegisterNodeResponse> registered = daemon_.Register(reg);
-    if (!registered.ok()) {
-      spdlog::warn("slurm: node {}: registration refused: {}", name, std::string(registered.status().message()));
-      return;
-    }
-    registered_[name] = resources;
+  if (registered_.count(name)) return true;
+  v1::RegisterNodeRequest reg;
+  reg.set_name(name);
+  reg.set_address(node.address.empty() ? name : node.address);
+  *reg.mutable_resources() = resources;
+  reg.set_cgroups(absl::StrCat("slurm (partition ", config_.partition, ")"));
+  *reg.mutable_running() = beat.running();
+  *reg.mutable_foreign() = beat.foreign();
+  absl::StatusOr<v1::RegisterNodeResponse> registered = daemon_.Register(reg);
+  if (!registered.ok()) {
+    spdlog::warn("slurm: node {}: registration refused: {}", name, std::string(registered.status().message()));
+    return false;
   }
-  absl::StatusOr<v1::HeartbeatResponse> reply = daemon_.Heartbeat(beat);
+  registered_[name] = resources;
+  return true;
+}
+
+void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64_t now_ms, bool fresh) {
+  const std::string& name = node.name;
+  if (!Served(node, seen)) return;
+  Beat beat = BeatOf(node, seen);
+  *beat.request.mutable_foreign() = ForeignOn(node, seen, fresh);
+  if (!Registered(node, beat.request)) return;
+  absl::StatusOr<v1::HeartbeatResponse> reply = daemon_.Heartbeat(beat.request);
   if (!reply.ok()) {
     spdlog::warn("slurm: node {}: heartbeat refused: {}", name, std::string(reply.status().message()));
     return;
@@ -359,14 +369,14 @@ void SlurmExecutor::ServeNode(const SlurmNode& node, const Observed& seen, int64
     registered_.erase(name);  // the next step registers it, then tells its exits
     return;
   }
-  for (const auto& [key, slurm_id] : ended) {
+  for (const auto& [key, slurm_id] : beat.ended) {
     told_.insert(slurm_id);
     submitted_.erase(key);
     stopping_.erase(key);
   }
-  if (unsent != unsent_exits_.end()) {
+  if (auto unsent = unsent_exits_.find(name); unsent != unsent_exits_.end()) {
     // Exits queued while this heartbeat was built stay for the next.
-    unsent->second.erase(unsent->second.begin(), unsent->second.begin() + static_cast<long>(unsent_count));
+    unsent->second.erase(unsent->second.begin(), unsent->second.begin() + static_cast<long>(beat.unsent));
     if (unsent->second.empty()) unsent_exits_.erase(unsent);
   }
   if (reply->stop_size() > 0 || reply->launch_size() > 0) orders_given_ = true;

@@ -168,6 +168,20 @@ class SlurmExecutor {
   void ForgetVanished(const Observed& seen, int64_t now_ms);
   // `fresh`: Slurm was read this step (else nodes and jobs are as last seen).
   void ServeNode(const SlurmNode& node, const Observed& seen, int64_t now_ms, bool fresh);
+  // Whether `node` gets a heartbeat this step (usable, or drained with
+  // something still to report).
+  bool Served(const SlurmNode& node, const Observed& seen) const;
+  // A node's heartbeat: its lease jobs, the exits not yet told, and the
+  // ended jobs and queued exits it tells (to forget once it is taken).
+  struct Beat {
+    v1::HeartbeatRequest request;
+    std::vector<std::pair<Key, int64_t>> ended;  // (lease, Slurm job) told with it
+    size_t unsent = 0;                           // of unsent_exits_[node], the first this many
+  };
+  Beat BeatOf(const SlurmNode& node, const Observed& seen);
+  // Registers `node` where it is not, or where Slurm reports other
+  // resources than it registered with; false where synergyd refused.
+  bool Registered(const SlurmNode& node, const v1::HeartbeatRequest& beat);
   // What work that is not this executor's holds on `node` (ForeignUse).
   v1::ForeignUse ForeignOn(const SlurmNode& node, const Observed& seen, bool fresh);
   void Launch(const v1::LaunchOrder& order, const std::string& node, const Observed& seen, int64_t now_ms);

@@ -406,10 +406,59 @@ absl::StatusOr<std::vector<SlurmNode>> NodesOfNodeList(const Struct& doc, std::s
   return nodes;
 }
 
-// `sinfo -N --json` of 23.02 and later: one record a node and partition,
-// {nodes: {nodes: [NAME], addresses}, node: {state: [...]}, cpus: {total,
-// allocated}, memory: {maximum, allocated}, gres: {total, used},
-// partition: {name}}; a node in several partitions is one node.
+// One record of `sinfo -N --json` of 23.02 and later: {nodes: {nodes:
+// [NAME], addresses}, node: {state: [...]}, cpus: {total, allocated},
+// memory: {maximum, allocated}, gres: {total, used}, partition: {name}}.
+absl::Status ReadSinfoRecord(const Struct& r, const std::string& path, SlurmNode& node) {
+  absl::StatusOr<const Struct*> names = SubMap(r, "nodes", path);
+  absl::StatusOr<const Struct*> state = SubMap(r, "node", path);
+  absl::StatusOr<const Struct*> cpus = SubMap(r, "cpus", path);
+  absl::StatusOr<const Struct*> memory = SubMap(r, "memory", path);
+  absl::StatusOr<const Struct*> gres = SubMap(r, "gres", path);
+  for (const auto* m : {&names, &state, &cpus, &memory, &gres}) {
+    if (!m->ok()) return m->status();
+  }
+  if (*names == nullptr || *state == nullptr || *cpus == nullptr || *memory == nullptr) {
+    return absl::InvalidArgumentError(path + ": not a node's record (nodes, node, cpus and memory)");
+  }
+  std::vector<std::string> listed, addresses, words;
+  int64_t total_cpus = 0, alloc_cpus = 0, memory_mb = 0, alloc_memory = 0;
+  std::string gres_total, gres_used;
+  absl::Status st;
+  st.Update(ReadStringList(**names, "nodes", path + ".nodes", listed));
+  st.Update(ReadStringList(**names, "addresses", path + ".nodes", addresses));
+  st.Update(ReadStateWords(**state, "state", path + ".node", words));
+  st.Update(ReadInt(**cpus, "total", path + ".cpus", 0, 65535, total_cpus));
+  st.Update(ReadOptionalInt(**cpus, "allocated", path + ".cpus", 0, 65535, alloc_cpus));
+  st.Update(ReadInt(**memory, "maximum", path + ".memory", 0, int64_t{1} << 40, memory_mb));
+  st.Update(ReadOptionalInt(**memory, "allocated", path + ".memory", 0, int64_t{1} << 40, alloc_memory));
+  if (*gres != nullptr) {
+    st.Update(ReadString(**gres, "total", path + ".gres", gres_total, false));
+    st.Update(ReadString(**gres, "used", path + ".gres", gres_used, false));
+  }
+  if (!st.ok()) return st;
+  if (listed.size() != 1 || listed[0].empty()) {
+    return Refuse(path + ".nodes.nodes", absl::StrCat(listed.size(), " names"),
+                  "is not one node (sinfo must be run with -N)");
+  }
+  absl::StatusOr<GresGpus> gpus = ReadGres(gres_total, path + ".gres.total");
+  if (!gpus.ok()) return gpus.status();
+  absl::StatusOr<GresGpus> used = ReadGres(gres_used, path + ".gres.used");
+  if (!used.ok()) return used.status();
+  node.name = listed[0];
+  if (addresses.size() == 1) node.address = addresses[0];
+  SetNodeState(words, {}, node);
+  node.gpus = gpus->count;
+  node.gpu_type = gpus->type;
+  node.cpus = static_cast<int>(total_cpus);
+  node.memory_mb = memory_mb;
+  node.allocated = {used->count, static_cast<int>(alloc_cpus), alloc_memory};
+  Classify(node);
+  return absl::OkStatus();
+}
+
+// `sinfo -N --json` of 23.02 and later: one record a node and partition
+// (ReadSinfoRecord); a node in several partitions is one node.
 absl::StatusOr<std::vector<SlurmNode>> NodesOfSinfoRecords(const Struct& doc, std::string_view partition) {
   absl::StatusOr<std::vector<const Struct*>> objects = Objects(doc, "sinfo --json", "sinfo", kMaxNodes);
   if (!objects.ok()) return objects.status();
@@ -425,58 +474,11 @@ absl::StatusOr<std::vector<SlurmNode>> NodesOfSinfoRecords(const Struct& doc, st
       if (absl::Status st = ReadString(**part, "name", path + ".partition", partition_name, false); !st.ok()) return st;
     }
     if (!partition.empty() && partition_name != partition) continue;  // not ours: not read
-    absl::StatusOr<const Struct*> names = SubMap(r, "nodes", path);
-    absl::StatusOr<const Struct*> state = SubMap(r, "node", path);
-    absl::StatusOr<const Struct*> cpus = SubMap(r, "cpus", path);
-    absl::StatusOr<const Struct*> memory = SubMap(r, "memory", path);
-    absl::StatusOr<const Struct*> gres = SubMap(r, "gres", path);
-    for (const auto* m : {&names, &state, &cpus, &memory, &gres}) {
-      if (!m->ok()) return m->status();
-    }
-    if (*names == nullptr || *state == nullptr || *cpus == nullptr || *memory == nullptr) {
-      return absl::InvalidArgumentError(path + ": not a node's record (nodes, node, cpus and memory)");
-    }
-    std::vector<std::string> listed, addresses, words;
     SlurmNode node;
-    int64_t total_cpus = 0, alloc_cpus = 0, memory_mb = 0, alloc_memory = 0;
-    std::string gres_total, gres_used;
-    absl::Status st;
-    st.Update(ReadStringList(**names, "nodes", path + ".nodes", listed));
-    st.Update(ReadStringList(**names, "addresses", path + ".nodes", addresses));
-    st.Update(ReadStateWords(**state, "state", path + ".node", words));
-    st.Update(ReadInt(**cpus, "total", path + ".cpus", 0, 65535, total_cpus));
-    st.Update(ReadOptionalInt(**cpus, "allocated", path + ".cpus", 0, 65535, alloc_cpus));
-    st.Update(ReadInt(**memory, "maximum", path + ".memory", 0, int64_t{1} << 40, memory_mb));
-    st.Update(ReadOptionalInt(**memory, "allocated", path + ".memory", 0, int64_t{1} << 40, alloc_memory));
-    if (*gres != nullptr) {
-      st.Update(ReadString(**gres, "total", path + ".gres", gres_total, false));
-      st.Update(ReadString(**gres, "used", path + ".gres", gres_used, false));
-    }
-    if (!st.ok()) return st;
-    if (listed.size() != 1 || listed[0].empty()) {
-      return Refuse(path + ".nodes.nodes", absl::StrCat(listed.size(), " names"),
-                    "is not one node (sinfo must be run with -N)");
-    }
-    absl::StatusOr<GresGpus> gpus = ReadGres(gres_total, path + ".gres.total");
-    if (!gpus.ok()) return gpus.status();
-    absl::StatusOr<GresGpus> used = ReadGres(gres_used, path + ".gres.used");
-    if (!used.ok()) return used.status();
-    if (auto seen = index.find(listed[0]); seen != index.end()) {
-      if (!partition_name.empty()) nodes[seen->second].partitions.push_back(partition_name);
-      continue;
-    }
-    node.name = listed[0];
-    if (addresses.size() == 1) node.address = addresses[0];
-    SetNodeState(words, {}, node);
-    node.gpus = gpus->count;
-    node.gpu_type = gpus->type;
-    node.cpus = static_cast<int>(total_cpus);
-    node.memory_mb = memory_mb;
-    node.allocated = {used->count, static_cast<int>(alloc_cpus), alloc_memory};
-    if (!partition_name.empty()) node.partitions.push_back(partition_name);
-    Classify(node);
-    index[node.name] = nodes.size();
-    nodes.push_back(std::move(node));
+    if (absl::Status st = ReadSinfoRecord(r, path, node); !st.ok()) return st;
+    auto [seen, fresh] = index.emplace(node.name, nodes.size());
+    if (fresh) nodes.push_back(std::move(node));
+    if (!partition_name.empty()) nodes[seen->second].partitions.push_back(partition_name);
   }
   return nodes;
 }
