@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -58,16 +59,9 @@ struct Context {
   }
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Context c;
-  c.server = std::getenv("SYNERGY_SERVER") ? std::getenv("SYNERGY_SERVER") : "127.0.0.1:50051";
-  c.token = std::getenv("SYNERGY_TOKEN") ? std::getenv("SYNERGY_TOKEN") : "";
-  c.security.ca_file = std::getenv("SYNERGY_CA") ? std::getenv("SYNERGY_CA") : "";
-  c.security.server_name = std::getenv("SYNERGY_TLS_SERVER_NAME") ? std::getenv("SYNERGY_TLS_SERVER_NAME") : "";
-  c.security.plaintext = std::getenv("SYNERGY_PLAINTEXT") && std::string(std::getenv("SYNERGY_PLAINTEXT")) == "1";
-  std::vector<std::string> args;
+// Every flag of the command line, as given.
+struct Flags {
+  std::vector<std::string> args;  // the command and its words
   std::string output, file, states, since, reason, profile_of;
   std::optional<int> priority;
   synergy::cli::LogsOptions logs;
@@ -75,126 +69,447 @@ int main(int argc, char** argv) {
   int watch_s = 0, interval_s = 0;
   size_t limit = 0;  // --limit: at most this many jobs listed (0 = all)
   synergy::cli::JobSelection selection;
+};
+
+// How a flag was read: taken (or not one of this group), or refused with
+// an exit code.
+constexpr int kTaken = -1;
+constexpr int kNotMine = -2;
+
+// The next word as `out` (false: there is none).
+struct FlagReader {
+  int argc;
+  char** argv;
+  int& i;
+  bool Value(std::string& out) {
+    if (i + 1 >= argc) return false;
+    out = argv[++i];
+    return true;
+  }
+};
+
+// The connection's flags and those that choose and show jobs.
+int ReadListingFlag(const std::string& a, FlagReader& r, Context& c, Flags& f) {
+  if (a == "--server") return r.Value(c.server) ? kTaken : Usage("--server needs HOST:PORT");
+  if (a == "--token") return r.Value(c.token) ? kTaken : Usage("--token needs a value");
+  if (a == "--ca") return r.Value(c.security.ca_file) ? kTaken : Usage("--ca needs a PEM file");
+  if (a == "--server-name") return r.Value(c.security.server_name) ? kTaken : Usage("--server-name needs a name");
+  if (a == "--plaintext") {
+    c.security.plaintext = true;
+    return kTaken;
+  }
+  if (a == "-o" || a == "--output") {
+    if (!r.Value(f.output)) return Usage("-o needs wide, json, yaml or name");
+    if (f.output != "wide" && !synergy::cli::IsStructuredOutput(f.output) && f.output != "name" && f.output != "csv") {
+      return Usage("-o: " + synergy::service::QuoteForMessage(f.output) + " is not wide, json, yaml, name or csv");
+    }
+    return kTaken;
+  }
+  if (a == "--since") {
+    return r.Value(f.since) ? kTaken : Usage("--since needs a duration (2h) or a time (2026-12-04T09:00:00Z)");
+  }
+  if (a == "--state") {
+    if (!r.Value(f.states)) return Usage("--state needs states, e.g. running,queued");
+    auto parsed = synergy::cli::ParseStates(f.states);
+    if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
+    f.selection.states = *parsed;
+    return kTaken;
+  }
+  if (a == "--limit") {
+    std::string v;
+    int n = 0;
+    if (!r.Value(v) || !absl::SimpleAtoi(v, &n) || n < 1 || n > 10'000'000) {
+      return Usage("--limit needs a number of jobs from 1 to 10000000");
+    }
+    f.limit = static_cast<size_t>(n);
+    return kTaken;
+  }
+  if (a == "--user") return r.Value(f.selection.user) ? kTaken : Usage("--user needs a user name");
+  if (a == "--tenant") return r.Value(f.selection.tenant) ? kTaken : Usage("--tenant needs a tenant");
+  if (a == "--sort-by") {
+    if (!r.Value(f.selection.sort_by)) return Usage("--sort-by needs a key");
+    if (auto st = synergy::cli::CheckSortKey(f.selection.sort_by); !st.ok()) return Usage(std::string(st.message()));
+    return kTaken;
+  }
+  return kNotMine;
+}
+
+// The flags of one command each: watching, priority, logs, files, help.
+int ReadCommandFlag(const std::string& a, FlagReader& r, Flags& f) {
+  std::string v;
+  if (a == "-w" || a == "--watch") {
+    f.watch_s = 2;
+  } else if (a == "--interval") {
+    if (!r.Value(v) || !absl::SimpleAtoi(v, &f.interval_s) || f.interval_s < 1 || f.interval_s > 3600) {
+      return Usage("--interval needs seconds from 1 to 3600");
+    }
+  } else if (a == "--priority") {
+    int p = 0;
+    if (!r.Value(v) || !absl::SimpleAtoi(v, &p) || p < 0 || p > synergy::service::kMaxPriorityClass) {
+      return Usage("--priority needs a priority class from 0 to " + std::to_string(synergy::service::kMaxPriorityClass));
+    }
+    f.priority = p;
+  } else if (a == "--profile-of") {
+    if (!r.Value(f.profile_of)) return Usage("--profile-of needs a job id");
+  } else if (a == "--reason") {
+    if (!r.Value(f.reason)) return Usage("--reason needs a text");
+  } else if (a == "--follow" || (a == "-f" && !f.args.empty() && f.args[0] == "logs")) {
+    f.logs.follow = true;
+  } else if (a == "--lease") {
+    if (!r.Value(v) || !absl::SimpleAtoi(v, &f.logs.epoch) || f.logs.epoch < 1) {
+      return Usage("--lease needs a lease number (1 or more)");
+    }
+  } else if (a == "--rank") {
+    if (!r.Value(v) || !absl::SimpleAtoi(v, &f.logs.rank) || f.logs.rank < 0) return Usage("--rank needs a rank (0 or more)");
+  } else if (a == "--stderr") {
+    f.logs.stderr_stream = true;
+  } else if (a == "-f" || a == "--file") {
+    if (!r.Value(f.file)) return Usage("-f needs a file");
+  } else if (a == "-h" || a == "--help") {
+    f.help = true;
+  } else {
+    return kNotMine;
+  }
+  return kTaken;
+}
+
+// The command line into `c` and `f`; kTaken, or the exit code.
+int ReadFlags(int argc, char** argv, Context& c, Flags& f) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&](std::string& out) {
-      if (i + 1 >= argc) return false;
-      out = argv[++i];
-      return true;
-    };
-    if (a == "--server") {
-      if (!value(c.server)) return Usage("--server needs HOST:PORT");
-    } else if (a == "--token") {
-      if (!value(c.token)) return Usage("--token needs a value");
-    } else if (a == "--ca") {
-      if (!value(c.security.ca_file)) return Usage("--ca needs a PEM file");
-    } else if (a == "--server-name") {
-      if (!value(c.security.server_name)) return Usage("--server-name needs a name");
-    } else if (a == "--plaintext") {
-      c.security.plaintext = true;
-    } else if (a == "-o" || a == "--output") {
-      if (!value(output)) return Usage("-o needs wide, json, yaml or name");
-      if (output != "wide" && !synergy::cli::IsStructuredOutput(output) && output != "name" && output != "csv") {
-        return Usage("-o: " + synergy::service::QuoteForMessage(output) + " is not wide, json, yaml, name or csv");
-      }
-    } else if (a == "--since") {
-      if (!value(since)) return Usage("--since needs a duration (2h) or a time (2026-12-04T09:00:00Z)");
-    } else if (a == "--state") {
-      if (!value(states)) return Usage("--state needs states, e.g. running,queued");
-      auto parsed = synergy::cli::ParseStates(states);
-      if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
-      selection.states = *parsed;
-    } else if (a == "--limit") {
-      std::string v;
-      int n = 0;
-      if (!value(v) || !absl::SimpleAtoi(v, &n) || n < 1 || n > 10'000'000) {
-        return Usage("--limit needs a number of jobs from 1 to 10000000");
-      }
-      limit = static_cast<size_t>(n);
-    } else if (a == "--user") {
-      if (!value(selection.user)) return Usage("--user needs a user name");
-    } else if (a == "--tenant") {
-      if (!value(selection.tenant)) return Usage("--tenant needs a tenant");
-    } else if (a == "-w" || a == "--watch") {
-      watch_s = 2;
-    } else if (a == "--interval") {
-      std::string v;
-      if (!value(v) || !absl::SimpleAtoi(v, &interval_s) || interval_s < 1 || interval_s > 3600) {
-        return Usage("--interval needs seconds from 1 to 3600");
-      }
-    } else if (a == "--sort-by") {
-      if (!value(selection.sort_by)) return Usage("--sort-by needs a key");
-      if (auto st = synergy::cli::CheckSortKey(selection.sort_by); !st.ok()) return Usage(std::string(st.message()));
-    } else if (a == "--priority") {
-      std::string v;
-      int p = 0;
-      if (!value(v) || !absl::SimpleAtoi(v, &p) || p < 0 || p > synergy::service::kMaxPriorityClass) {
-        return Usage("--priority needs a priority class from 0 to " +
-                     std::to_string(synergy::service::kMaxPriorityClass));
-      }
-      priority = p;
-    } else if (a == "--profile-of") {
-      if (!value(profile_of)) return Usage("--profile-of needs a job id");
-    } else if (a == "--reason") {
-      if (!value(reason)) return Usage("--reason needs a text");
-    } else if (a == "--follow" || (a == "-f" && !args.empty() && args[0] == "logs")) {
-      logs.follow = true;
-    } else if (a == "--lease") {
-      std::string v;
-      if (!value(v) || !absl::SimpleAtoi(v, &logs.epoch) || logs.epoch < 1) return Usage("--lease needs a lease number (1 or more)");
-    } else if (a == "--rank") {
-      std::string v;
-      if (!value(v) || !absl::SimpleAtoi(v, &logs.rank) || logs.rank < 0) return Usage("--rank needs a rank (0 or more)");
-    } else if (a == "--stderr") {
-      logs.stderr_stream = true;
-    } else if (a == "-f" || a == "--file") {
-      if (!value(file)) return Usage("-f needs a file");
-    } else if (a == "-h" || a == "--help") {
-      help = true;
-    } else if (a == "--version") {
+    FlagReader reader{argc, argv, i};
+    int rc = ReadListingFlag(a, reader, c, f);
+    if (rc == kNotMine) rc = ReadCommandFlag(a, reader, f);
+    if (rc != kNotMine && rc != kTaken) return rc;
+    if (rc == kTaken) continue;
+    if (a == "--version") {
       std::cout << synergy::VersionLine("synergyctl") << "\n";
       return 0;
-    } else if (!a.empty() && a[0] == '-') {
-      return Usage("unknown flag '" + a + "'");
-    } else {
-      args.push_back(a);
     }
+    if (!a.empty() && a[0] == '-') return Usage("unknown flag '" + a + "'");
+    f.args.push_back(a);
   }
-  if (interval_s > 0) {
-    if (watch_s == 0) return Usage("--interval goes with -w");
-    watch_s = interval_s;
+  return kTaken;
+}
+
+// Flags given to a command they are not for; kTaken when none.
+int CheckFlagsFit(Flags& f) {
+  if (f.interval_s > 0) {
+    if (f.watch_s == 0) return Usage("--interval goes with -w");
+    f.watch_s = f.interval_s;
   }
-  if (watch_s > 0 && (args.empty() || args[0] != "get")) return Usage("-w is for get only");
-  if (help) {
-    const std::string one = args.empty() ? "" : synergy::cli::HelpFor(args[0]);
+  if (f.watch_s > 0 && (f.args.empty() || f.args[0] != "get")) return Usage("-w is for get only");
+  if (f.help) {
+    const std::string one = f.args.empty() ? "" : synergy::cli::HelpFor(f.args[0]);
     std::cout << (one.empty() ? synergy::cli::Usage() : one);
     return 0;
   }
-  if (args.empty()) return Usage("no command");
-  const std::string& cmd = args[0];
-  if (priority && cmd != "update") return Usage("--priority is for update only");
-  if (!reason.empty() && cmd != "drain") return Usage("--reason is for drain only");
-  if (!profile_of.empty() && cmd != "submit") return Usage("--profile-of is for submit only");
-  if ((logs.follow || logs.epoch != 0 || logs.rank != 0 || logs.stderr_stream) && cmd != "logs") {
+  if (f.args.empty()) return Usage("no command");
+  const std::string& cmd = f.args[0];
+  if (f.priority && cmd != "update") return Usage("--priority is for update only");
+  if (!f.reason.empty() && cmd != "drain") return Usage("--reason is for drain only");
+  if (!f.profile_of.empty() && cmd != "submit") return Usage("--profile-of is for submit only");
+  if ((f.logs.follow || f.logs.epoch != 0 || f.logs.rank != 0 || f.logs.stderr_stream) && cmd != "logs") {
     return Usage("--follow, --lease, --rank and --stderr are for logs only");
   }
-  if (cmd == "completion") {
-    const std::string script = synergy::cli::CompletionScript(args.size() == 2 ? args[1] : "");
-    if (script.empty()) return Usage("completion needs a shell: bash");
-    std::cout << script;
-    return 0;
+  if (f.output == "csv" && cmd != "history" && cmd != "submit") return Usage("-o csv is for history only");
+  return kTaken;
+}
+
+// ---- the commands that need no synergyd
+
+int Completion(const Flags& f) {
+  const std::string script = synergy::cli::CompletionScript(f.args.size() == 2 ? f.args[1] : "");
+  if (script.empty()) return Usage("completion needs a shell: bash");
+  std::cout << script;
+  return 0;
+}
+
+int HashCredential(const Flags& f) {
+  if (f.args.size() != 1) return Usage("hash-credential reads the credential from stdin");
+  std::string credential;
+  std::getline(std::cin, credential);
+  if (auto st = synergy::service::ValidateCredentialText(credential, "credential"); !st.ok() || credential.empty()) {
+    std::cerr << "synergyctl: " << (credential.empty() ? "credential: empty" : st.message()) << "\n";
+    return 2;
   }
-  if (cmd == "hash-credential") {
-    if (args.size() != 1) return Usage("hash-credential reads the credential from stdin");
-    std::string credential;
-    std::getline(std::cin, credential);
-    if (auto st = synergy::service::ValidateCredentialText(credential, "credential"); !st.ok() || credential.empty()) {
-      std::cerr << "synergyctl: " << (credential.empty() ? "credential: empty" : st.message()) << "\n";
-      return 2;
+  std::cout << synergy::service::Sha256Hex(credential) << "\n";
+  return 0;
+}
+
+// ---- synergyd's commands
+
+// `spec`'s profile points from what job `profile_of` measured.
+int TakeProfileOf(Context& c, const Flags& f, v1::JobSpec& spec) {
+  if (spec.profile_points_size() > 0) return Usage(f.file + ": profile_points: given, and --profile-of too");
+  v1::GetJobRequest get;
+  get.set_job_id(f.profile_of);
+  v1::Job measured;
+  auto ctx = c.Call(false);
+  if (grpc::Status st = c.stub->GetJob(ctx.get(), get, &measured); !st.ok()) return Refused(st);
+  if (measured.measured_profile().points_size() == 0) {
+    std::cerr << "synergyctl: --profile-of: job " << synergy::service::EscapeForDisplay(f.profile_of)
+              << " has no measured profile\n";
+    return 1;
+  }
+  // A profile's points are the whole job's, on its GPUs.
+  if (measured.spec().gpus() != spec.gpus()) {
+    std::cerr << "synergyctl: --profile-of: job " << synergy::service::EscapeForDisplay(f.profile_of)
+              << " was measured on " << measured.spec().gpus() << " GPUs, " << f.file << " asks for " << spec.gpus()
+              << "\n";
+    return 2;
+  }
+  *spec.mutable_profile_points() = measured.measured_profile().points();
+  spec.set_profile_gpu_type(measured.measured_profile().gpu_type());
+  spec.set_profile(false);
+  return kTaken;
+}
+
+int Submit(Context& c, const Flags& f) {
+  if (f.file.empty() || f.args.size() != 1) return Usage("submit needs -f JOB.yaml");
+  std::ifstream in(f.file);
+  if (!in) return Usage(f.file + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto spec = synergy::service::ParseJobSpecYaml(ss.str(), f.file);
+  if (!spec.ok()) {
+    std::cerr << "synergyctl: " << spec.status().message() << "\n";
+    return 2;
+  }
+  if (!f.profile_of.empty()) {
+    if (const int rc = TakeProfileOf(c, f, *spec); rc != kTaken) return rc;
+  }
+  v1::SubmitJobRequest req;
+  *req.mutable_spec() = *spec;
+  v1::SubmitJobResponse resp;
+  auto ctx = c.Call(true);
+  grpc::Status st = c.stub->SubmitJob(ctx.get(), req, &resp);
+  if (!st.ok()) return Refused(st);
+  std::cout << synergy::service::EscapeForDisplay(resp.job_id()) << "\n";
+  return 0;
+}
+
+// One ListJobs call (a page), for ListAllJobs.
+synergy::cli::ListCall ListCallOf(Context& c) {
+  return [&c](const v1::ListJobsRequest& req, v1::ListJobsResponse* page) {
+    auto ctx = c.Call(false);
+    return c.stub->ListJobs(ctx.get(), req, page);
+  };
+}
+
+// `get jobs [ID...]`, once.
+int GetJobsOnce(Context& c, const Flags& f) {
+  // Named jobs one by one (NOT_FOUND names the id); else the list,
+  // filtered by state in synergyd.
+  v1::ListJobsResponse resp;
+  if (f.args.size() > 2) {
+    for (size_t i = 2; i < f.args.size(); ++i) {
+      v1::GetJobRequest req;
+      req.set_job_id(f.args[i]);
+      auto ctx = c.Call(false);
+      grpc::Status st = c.stub->GetJob(ctx.get(), req, resp.add_jobs());
+      if (!st.ok()) return Refused(st);
     }
-    std::cout << synergy::service::Sha256Hex(credential) << "\n";
-    return 0;
+  } else {
+    v1::ListJobsRequest req;
+    for (v1::JobState s : f.selection.states) req.add_states(s);
+    req.set_owner(f.selection.user);
+    req.set_tenant(f.selection.tenant);
+    std::vector<v1::Job> listed;
+    if (grpc::Status st = synergy::cli::ListAllJobs(ListCallOf(c), req, f.limit, listed); !st.ok()) return Refused(st);
+    for (v1::Job& j : listed) *resp.add_jobs() = std::move(j);
   }
+  const std::vector<v1::Job> jobs = synergy::cli::SelectJobs({resp.jobs().begin(), resp.jobs().end()}, f.selection);
+  if (synergy::cli::IsStructuredOutput(f.output)) {
+    v1::ListJobsResponse selected;
+    for (const v1::Job& j : jobs) *selected.add_jobs() = j;
+    std::cout << synergy::cli::Structured(selected, f.output);
+  } else if (f.output == "name") {
+    for (const v1::Job& j : jobs) std::cout << synergy::service::EscapeForDisplay(j.id()) << "\n";
+  } else {
+    std::cout << synergy::cli::JobsTable(jobs, f.output == "wide", NowUnixMs());
+  }
+  return 0;
+}
+
+// `get nodes`, once.
+int GetNodesOnce(Context& c, const Flags& f) {
+  v1::ListNodesResponse resp;
+  auto ctx = c.Call(false);
+  grpc::Status st = c.stub->ListNodes(ctx.get(), v1::ListNodesRequest{}, &resp);
+  if (!st.ok()) return Refused(st);
+  if (synergy::cli::IsStructuredOutput(f.output)) {
+    std::cout << synergy::cli::Structured(resp, f.output);
+  } else if (f.output == "name") {
+    for (const v1::Node& n : resp.nodes()) std::cout << synergy::service::EscapeForDisplay(n.name()) << "\n";
+  } else {
+    std::cout << synergy::cli::NodesTable({resp.nodes().begin(), resp.nodes().end()}, f.output == "wide", NowUnixMs());
+  }
+  return 0;
+}
+
+int Get(Context& c, const Flags& f) {
+  const auto& args = f.args;
+  if (args.size() < 2) return Usage("get needs jobs or nodes");
+  const bool of_jobs = args[1] == "jobs" || args[1] == "job";
+  const bool of_nodes = args[1] == "nodes" || args[1] == "node";
+  if (!of_jobs && !of_nodes) return Usage("get: '" + args[1] + "' is not jobs or nodes");
+  if (of_nodes && args.size() != 2) return Usage("get nodes takes no names");
+  auto once = [&] { return of_jobs ? GetJobsOnce(c, f) : GetNodesOnce(c, f); };
+  if (f.watch_s == 0) return once();
+  // Like squeue --iterate: the listing again every interval, each under
+  // the time it was read, until interrupted or synergyd refuses.
+  for (;;) {
+    std::cout << "--- " << synergy::service::FormatRfc3339Utc(NowUnixMs()) << "\n";
+    if (const int rc = once(); rc != 0) return rc;
+    std::cout.flush();
+    std::this_thread::sleep_for(std::chrono::seconds(f.watch_s));
+  }
+}
+
+int History(Context& c, const Flags& f) {
+  if (f.args.size() != 1) return Usage("history takes flags only: --since, --state, --user, --tenant, --limit, -o json|csv");
+  if (f.output == "wide" || f.output == "name" || f.output == "yaml") return Usage("history: -o is json or csv");
+  int64_t since_ms = 0;
+  if (!f.since.empty()) {
+    auto parsed = synergy::cli::ParseSince(f.since, NowUnixMs());
+    if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
+    since_ms = *parsed;
+  }
+  // Filtered in synergyd, retired jobs included: the history table
+  // holds what retain_ended_jobs moved out of the job table.
+  v1::ListJobsRequest req;
+  for (v1::JobState s : f.selection.states) req.add_states(s);
+  req.set_owner(f.selection.user);
+  req.set_tenant(f.selection.tenant);
+  req.set_submitted_since_unix_ms(std::max<int64_t>(0, since_ms));
+  req.set_include_retired(true);
+  std::vector<v1::Job> listed;
+  if (grpc::Status st = synergy::cli::ListAllJobs(ListCallOf(c), req, f.limit, listed); !st.ok()) return Refused(st);
+  const std::vector<v1::Job> jobs = synergy::cli::JobsSince(std::move(listed), since_ms);
+  std::cout << (f.output == "csv"    ? synergy::cli::HistoryCsv(jobs)
+                : f.output == "json" ? synergy::cli::HistoryJson(jobs)
+                                     : synergy::cli::HistoryTable(jobs, NowUnixMs()));
+  return 0;
+}
+
+int Describe(Context& c, const Flags& f) {
+  const auto& args = f.args;
+  if (args.size() == 3 && args[1] == "node") {
+    v1::ListNodesResponse resp;
+    auto ctx = c.Call(false);
+    grpc::Status st = c.stub->ListNodes(ctx.get(), v1::ListNodesRequest{}, &resp);
+    if (!st.ok()) return Refused(st);
+    for (const v1::Node& n : resp.nodes()) {
+      if (n.name() != args[2]) continue;
+      std::cout << (synergy::cli::IsStructuredOutput(f.output) ? synergy::cli::Structured(n, f.output)
+                                                               : synergy::cli::DescribeNode(n, NowUnixMs()));
+      return 0;
+    }
+    std::cerr << "synergyctl: node " << synergy::service::QuoteForMessage(args[2]) << " is not known to synergyd\n";
+    return 1;
+  }
+  if (args.size() != 3 || args[1] != "job") return Usage("describe needs: job ID, or node NAME");
+  v1::GetJobRequest req;
+  req.set_job_id(args[2]);
+  v1::Job job;
+  auto ctx = c.Call(false);
+  grpc::Status st = c.stub->GetJob(ctx.get(), req, &job);
+  if (!st.ok()) return Refused(st);
+  std::cout << (synergy::cli::IsStructuredOutput(f.output) ? synergy::cli::Structured(job, f.output)
+                                                           : synergy::cli::DescribeJob(job, NowUnixMs()));
+  return 0;
+}
+
+int Cancel(Context& c, const Flags& f) {
+  if (f.args.size() != 2) return Usage("cancel needs a job id");
+  v1::CancelJobRequest req;
+  req.set_job_id(f.args[1]);
+  v1::CancelJobResponse resp;
+  auto ctx = c.Call(true);
+  grpc::Status st = c.stub->CancelJob(ctx.get(), req, &resp);
+  if (!st.ok()) return Refused(st);
+  std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " " << synergy::cli::StateName(resp.job().state())
+            << "\n";
+  return 0;
+}
+
+int ClusterCommand(Context& c, const Flags& f) {
+  if (f.args.size() != 1) return Usage("cluster takes no arguments");
+  v1::ClusterState resp;
+  auto ctx = c.Call(false);
+  grpc::Status st = c.stub->GetClusterState(ctx.get(), v1::ClusterStateRequest{}, &resp);
+  if (!st.ok()) return Refused(st);
+  std::cout << (synergy::cli::IsStructuredOutput(f.output) ? synergy::cli::Structured(resp, f.output)
+                                                           : synergy::cli::ClusterSummary(resp));
+  return 0;
+}
+
+int Logs(Context& c, const Flags& f) {
+  if (f.args.size() != 2) return Usage("logs needs a job id");
+  synergy::cli::LogsOptions logs = f.logs;
+  logs.job_id = f.args[1];
+  auto fetch = [&](const v1::JobLogsRequest& req, v1::JobLogs* resp) {
+    auto ctx = c.Call(false);
+    return c.stub->GetJobLogs(ctx.get(), req, resp);
+  };
+  const grpc::Status st = synergy::cli::ShowLogs(logs, fetch, std::cout, std::cerr,
+                                                 [] { std::this_thread::sleep_for(std::chrono::seconds(1)); });
+  return st.ok() ? 0 : Refused(st);
+}
+
+// hold, release, requeue.
+int JobAction(Context& c, const Flags& f) {
+  const std::string& cmd = f.args[0];
+  if (f.args.size() != 2) return Usage(cmd + " needs a job id");
+  v1::JobActionRequest req;
+  req.set_job_id(f.args[1]);
+  v1::JobActionResponse resp;
+  auto ctx = c.Call(true);
+  grpc::Status st = cmd == "hold"      ? c.stub->HoldJob(ctx.get(), req, &resp)
+                    : cmd == "release" ? c.stub->ReleaseJob(ctx.get(), req, &resp)
+                                       : c.stub->RequeueJob(ctx.get(), req, &resp);
+  if (!st.ok()) return Refused(st);
+  std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " "
+            << (cmd == "hold" ? "held" : cmd == "release" ? "released" : "requeued") << "\n";
+  return 0;
+}
+
+int Update(Context& c, const Flags& f) {
+  if (f.args.size() != 2) return Usage("update needs a job id");
+  if (!f.priority) return Usage("update needs what to change: --priority N");
+  v1::UpdateJobRequest req;
+  req.set_job_id(f.args[1]);
+  req.set_priority(*f.priority);
+  v1::JobActionResponse resp;
+  auto ctx = c.Call(true);
+  grpc::Status st = c.stub->UpdateJob(ctx.get(), req, &resp);
+  if (!st.ok()) return Refused(st);
+  std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " priority " << resp.job().spec().priority()
+            << "\n";
+  return 0;
+}
+
+// drain, undrain.
+int Drain(Context& c, const Flags& f) {
+  const std::string& cmd = f.args[0];
+  if (f.args.size() != 2) return Usage(cmd + " needs a node name");
+  v1::DrainNodeRequest req;
+  req.set_name(f.args[1]);
+  req.set_reason(f.reason);
+  v1::DrainNodeResponse resp;
+  auto ctx = c.Call(true);
+  grpc::Status st =
+      cmd == "drain" ? c.stub->DrainNode(ctx.get(), req, &resp) : c.stub->UndrainNode(ctx.get(), req, &resp);
+  if (!st.ok()) return Refused(st);
+  std::cout << synergy::service::EscapeForDisplay(resp.node().name()) << (resp.node().drained() ? " drained" : " undrained")
+            << "\n";
+  return 0;
+}
+
+// The channel to synergyd, with the credential checked first; kTaken, or
+// the exit code.
+int Connect(Context& c) {
   if (auto st = synergy::service::ValidateCredentialText(c.token, "--token"); !st.ok()) {
     std::cerr << "synergyctl: " << st.message() << "\n";
     return 2;
@@ -208,244 +523,36 @@ int main(int argc, char** argv) {
     return 2;
   }
   c.stub = v1::SchedulerService::NewStub(*channel);
+  return kTaken;
+}
 
-  if (cmd == "submit") {
-    if (file.empty() || args.size() != 1) return Usage("submit needs -f JOB.yaml");
-    std::ifstream in(file);
-    if (!in) return Usage(file + ": cannot open");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto spec = synergy::service::ParseJobSpecYaml(ss.str(), file);
-    if (!spec.ok()) {
-      std::cerr << "synergyctl: " << spec.status().message() << "\n";
-      return 2;
-    }
-    if (!profile_of.empty()) {
-      if (spec->profile_points_size() > 0) return Usage(file + ": profile_points: given, and --profile-of too");
-      v1::GetJobRequest get;
-      get.set_job_id(profile_of);
-      v1::Job measured;
-      auto ctx = c.Call(false);
-      if (grpc::Status st = c.stub->GetJob(ctx.get(), get, &measured); !st.ok()) return Refused(st);
-      if (measured.measured_profile().points_size() == 0) {
-        std::cerr << "synergyctl: --profile-of: job " << synergy::service::EscapeForDisplay(profile_of)
-                  << " has no measured profile\n";
-        return 1;
-      }
-      // A profile's points are the whole job's, on its GPUs.
-      if (measured.spec().gpus() != spec->gpus()) {
-        std::cerr << "synergyctl: --profile-of: job " << synergy::service::EscapeForDisplay(profile_of)
-                  << " was measured on " << measured.spec().gpus() << " GPUs, " << file << " asks for "
-                  << spec->gpus() << "\n";
-        return 2;
-      }
-      *spec->mutable_profile_points() = measured.measured_profile().points();
-      spec->set_profile_gpu_type(measured.measured_profile().gpu_type());
-      spec->set_profile(false);
-    }
-    v1::SubmitJobRequest req;
-    *req.mutable_spec() = *spec;
-    v1::SubmitJobResponse resp;
-    auto ctx = c.Call(true);
-    grpc::Status st = c.stub->SubmitJob(ctx.get(), req, &resp);
-    if (!st.ok()) return Refused(st);
-    std::cout << synergy::service::EscapeForDisplay(resp.job_id()) << "\n";
-    return 0;
-  }
-  if (output == "csv" && cmd != "history") return Usage("-o csv is for history only");
-  // One ListJobs call (a page), for ListAllJobs.
-  const synergy::cli::ListCall list_call = [&](const v1::ListJobsRequest& req, v1::ListJobsResponse* page) {
-    auto ctx = c.Call(false);
-    return c.stub->ListJobs(ctx.get(), req, page);
-  };
-  if (cmd == "get") {
-    if (args.size() < 2) return Usage("get needs jobs or nodes");
-    const bool of_jobs = args[1] == "jobs" || args[1] == "job";
-    const bool of_nodes = args[1] == "nodes" || args[1] == "node";
-    if (!of_jobs && !of_nodes) return Usage("get: '" + args[1] + "' is not jobs or nodes");
-    if (of_nodes && args.size() != 2) return Usage("get nodes takes no names");
-    auto get_once = [&]() -> int {
-      if (of_jobs) {
-        // Named jobs one by one (NOT_FOUND names the id); else the list,
-        // filtered by state in synergyd.
-        v1::ListJobsResponse resp;
-        if (args.size() > 2) {
-          for (size_t i = 2; i < args.size(); ++i) {
-            v1::GetJobRequest req;
-            req.set_job_id(args[i]);
-            auto ctx = c.Call(false);
-            grpc::Status st = c.stub->GetJob(ctx.get(), req, resp.add_jobs());
-            if (!st.ok()) return Refused(st);
-          }
-        } else {
-          v1::ListJobsRequest req;
-          for (v1::JobState s : selection.states) req.add_states(s);
-          req.set_owner(selection.user);
-          req.set_tenant(selection.tenant);
-          std::vector<v1::Job> listed;
-          if (grpc::Status st = synergy::cli::ListAllJobs(list_call, req, limit, listed); !st.ok()) return Refused(st);
-          for (v1::Job& j : listed) *resp.add_jobs() = std::move(j);
-        }
-        const std::vector<v1::Job> jobs = synergy::cli::SelectJobs({resp.jobs().begin(), resp.jobs().end()}, selection);
-        if (synergy::cli::IsStructuredOutput(output)) {
-          v1::ListJobsResponse selected;
-          for (const v1::Job& j : jobs) *selected.add_jobs() = j;
-          std::cout << synergy::cli::Structured(selected, output);
-        } else if (output == "name") {
-          for (const v1::Job& j : jobs) std::cout << synergy::service::EscapeForDisplay(j.id()) << "\n";
-        } else {
-          std::cout << synergy::cli::JobsTable(jobs, output == "wide", NowUnixMs());
-        }
-        return 0;
-      }
-      {  // nodes
-        v1::ListNodesResponse resp;
-        auto ctx = c.Call(false);
-        grpc::Status st = c.stub->ListNodes(ctx.get(), v1::ListNodesRequest{}, &resp);
-        if (!st.ok()) return Refused(st);
-        if (synergy::cli::IsStructuredOutput(output)) {
-          std::cout << synergy::cli::Structured(resp, output);
-        } else if (output == "name") {
-          for (const v1::Node& n : resp.nodes()) std::cout << synergy::service::EscapeForDisplay(n.name()) << "\n";
-        } else {
-          std::cout << synergy::cli::NodesTable({resp.nodes().begin(), resp.nodes().end()}, output == "wide", NowUnixMs());
-        }
-        return 0;
-      }
-    };
-    if (watch_s == 0) return get_once();
-    // Like squeue --iterate: the listing again every interval, each under
-    // the time it was read, until interrupted or synergyd refuses.
-    for (;;) {
-      std::cout << "--- " << synergy::service::FormatRfc3339Utc(NowUnixMs()) << "\n";
-      if (const int rc = get_once(); rc != 0) return rc;
-      std::cout.flush();
-      std::this_thread::sleep_for(std::chrono::seconds(watch_s));
-    }
-  }
-  if (cmd == "history") {
-    if (args.size() != 1) return Usage("history takes flags only: --since, --state, --user, --tenant, --limit, -o json|csv");
-    if (output == "wide" || output == "name" || output == "yaml") return Usage("history: -o is json or csv");
-    int64_t since_ms = 0;
-    if (!since.empty()) {
-      auto parsed = synergy::cli::ParseSince(since, NowUnixMs());
-      if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
-      since_ms = *parsed;
-    }
-    // Filtered in synergyd, retired jobs included: the history table
-    // holds what retain_ended_jobs moved out of the job table.
-    v1::ListJobsRequest req;
-    for (v1::JobState s : selection.states) req.add_states(s);
-    req.set_owner(selection.user);
-    req.set_tenant(selection.tenant);
-    req.set_submitted_since_unix_ms(std::max<int64_t>(0, since_ms));
-    req.set_include_retired(true);
-    std::vector<v1::Job> listed;
-    if (grpc::Status st = synergy::cli::ListAllJobs(list_call, req, limit, listed); !st.ok()) return Refused(st);
-    const std::vector<v1::Job> jobs = synergy::cli::JobsSince(std::move(listed), since_ms);
-    std::cout << (output == "csv"    ? synergy::cli::HistoryCsv(jobs)
-                  : output == "json" ? synergy::cli::HistoryJson(jobs)
-                                     : synergy::cli::HistoryTable(jobs, NowUnixMs()));
-    return 0;
-  }
-  if (cmd == "describe" && args.size() == 3 && args[1] == "node") {
-    v1::ListNodesResponse resp;
-    auto ctx = c.Call(false);
-    grpc::Status st = c.stub->ListNodes(ctx.get(), v1::ListNodesRequest{}, &resp);
-    if (!st.ok()) return Refused(st);
-    for (const v1::Node& n : resp.nodes()) {
-      if (n.name() != args[2]) continue;
-      std::cout << (synergy::cli::IsStructuredOutput(output) ? synergy::cli::Structured(n, output)
-                                                             : synergy::cli::DescribeNode(n, NowUnixMs()));
-      return 0;
-    }
-    std::cerr << "synergyctl: node " << synergy::service::QuoteForMessage(args[2]) << " is not known to synergyd\n";
-    return 1;
-  }
-  if (cmd == "describe") {
-    if (args.size() != 3 || args[1] != "job") return Usage("describe needs: job ID, or node NAME");
-    v1::GetJobRequest req;
-    req.set_job_id(args[2]);
-    v1::Job job;
-    auto ctx = c.Call(false);
-    grpc::Status st = c.stub->GetJob(ctx.get(), req, &job);
-    if (!st.ok()) return Refused(st);
-    std::cout << (synergy::cli::IsStructuredOutput(output) ? synergy::cli::Structured(job, output)
-                                                           : synergy::cli::DescribeJob(job, NowUnixMs()));
-    return 0;
-  }
-  if (cmd == "cancel") {
-    if (args.size() != 2) return Usage("cancel needs a job id");
-    v1::CancelJobRequest req;
-    req.set_job_id(args[1]);
-    v1::CancelJobResponse resp;
-    auto ctx = c.Call(true);
-    grpc::Status st = c.stub->CancelJob(ctx.get(), req, &resp);
-    if (!st.ok()) return Refused(st);
-    std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " " << synergy::cli::StateName(resp.job().state()) << "\n";
-    return 0;
-  }
-  if (cmd == "cluster") {
-    if (args.size() != 1) return Usage("cluster takes no arguments");
-    v1::ClusterState resp;
-    auto ctx = c.Call(false);
-    grpc::Status st = c.stub->GetClusterState(ctx.get(), v1::ClusterStateRequest{}, &resp);
-    if (!st.ok()) return Refused(st);
-    std::cout << (synergy::cli::IsStructuredOutput(output) ? synergy::cli::Structured(resp, output)
-                                                           : synergy::cli::ClusterSummary(resp));
-    return 0;
-  }
-  if (cmd == "logs") {
-    if (args.size() != 2) return Usage("logs needs a job id");
-    logs.job_id = args[1];
-    auto fetch = [&](const v1::JobLogsRequest& req, v1::JobLogs* resp) {
-      auto ctx = c.Call(false);
-      return c.stub->GetJobLogs(ctx.get(), req, resp);
-    };
-    const grpc::Status st = synergy::cli::ShowLogs(logs, fetch, std::cout, std::cerr,
-                                                   [] { std::this_thread::sleep_for(std::chrono::seconds(1)); });
-    return st.ok() ? 0 : Refused(st);
-  }
-  if (cmd == "hold" || cmd == "release" || cmd == "requeue") {
-    if (args.size() != 2) return Usage(cmd + " needs a job id");
-    v1::JobActionRequest req;
-    req.set_job_id(args[1]);
-    v1::JobActionResponse resp;
-    auto ctx = c.Call(true);
-    grpc::Status st = cmd == "hold"      ? c.stub->HoldJob(ctx.get(), req, &resp)
-                      : cmd == "release" ? c.stub->ReleaseJob(ctx.get(), req, &resp)
-                                         : c.stub->RequeueJob(ctx.get(), req, &resp);
-    if (!st.ok()) return Refused(st);
-    std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " "
-              << (cmd == "hold" ? "held" : cmd == "release" ? "released" : "requeued") << "\n";
-    return 0;
-  }
-  if (cmd == "update") {
-    if (args.size() != 2) return Usage("update needs a job id");
-    if (!priority) return Usage("update needs what to change: --priority N");
-    v1::UpdateJobRequest req;
-    req.set_job_id(args[1]);
-    req.set_priority(*priority);
-    v1::JobActionResponse resp;
-    auto ctx = c.Call(true);
-    grpc::Status st = c.stub->UpdateJob(ctx.get(), req, &resp);
-    if (!st.ok()) return Refused(st);
-    std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " priority "
-              << resp.job().spec().priority() << "\n";
-    return 0;
-  }
-  if (cmd == "drain" || cmd == "undrain") {
-    if (args.size() != 2) return Usage(cmd + " needs a node name");
-    v1::DrainNodeRequest req;
-    req.set_name(args[1]);
-    req.set_reason(reason);
-    v1::DrainNodeResponse resp;
-    auto ctx = c.Call(true);
-    grpc::Status st = cmd == "drain" ? c.stub->DrainNode(ctx.get(), req, &resp)
-                                     : c.stub->UndrainNode(ctx.get(), req, &resp);
-    if (!st.ok()) return Refused(st);
-    std::cout << synergy::service::EscapeForDisplay(resp.node().name()) << (resp.node().drained() ? " drained" : " undrained") << "\n";
-    return 0;
-  }
-  return Usage("unknown command '" + cmd + "'");
+using Verb = int (*)(Context&, const Flags&);
+const std::map<std::string, Verb>& Verbs() {
+  static const std::map<std::string, Verb> kVerbs = {
+      {"submit", Submit}, {"get", Get},           {"history", History},   {"describe", Describe},
+      {"cancel", Cancel}, {"cluster", ClusterCommand}, {"logs", Logs},    {"hold", JobAction},
+      {"release", JobAction}, {"requeue", JobAction},  {"update", Update}, {"drain", Drain},
+      {"undrain", Drain}};
+  return kVerbs;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Context c;
+  c.server = std::getenv("SYNERGY_SERVER") ? std::getenv("SYNERGY_SERVER") : "127.0.0.1:50051";
+  c.token = std::getenv("SYNERGY_TOKEN") ? std::getenv("SYNERGY_TOKEN") : "";
+  c.security.ca_file = std::getenv("SYNERGY_CA") ? std::getenv("SYNERGY_CA") : "";
+  c.security.server_name = std::getenv("SYNERGY_TLS_SERVER_NAME") ? std::getenv("SYNERGY_TLS_SERVER_NAME") : "";
+  c.security.plaintext = std::getenv("SYNERGY_PLAINTEXT") && std::string(std::getenv("SYNERGY_PLAINTEXT")) == "1";
+  Flags f;
+  if (const int rc = ReadFlags(argc, argv, c, f); rc != kTaken) return rc;
+  if (const int rc = CheckFlagsFit(f); rc != kTaken) return rc;
+  const std::string& cmd = f.args[0];
+  if (cmd == "completion") return Completion(f);
+  if (cmd == "hash-credential") return HashCredential(f);
+  auto verb = Verbs().find(cmd);
+  if (verb == Verbs().end()) return Usage("unknown command '" + cmd + "'");
+  if (const int rc = Connect(c); rc != kTaken) return rc;
+  return verb->second(c, f);
 }
