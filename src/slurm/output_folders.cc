@@ -1,5 +1,7 @@
 #include "slurm/output_folders.h"
 
+#include "slurm/owned_fd.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,13 +15,6 @@ namespace synergy::slurm {
 namespace {
 
 // A descriptor, closed when it goes.
-struct FolderFd {
-  int fd = -1;
-  ~FolderFd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 absl::Status Refuse(const std::string& path, const std::string& why) {
   return absl::FailedPreconditionError(absl::StrCat("slurm output folder ", path, ": ", why));
 }
@@ -27,7 +22,7 @@ absl::Status Refuse(const std::string& path, const std::string& why) {
 // `name` in the folder open at `parent` (its path `path` for messages),
 // made if missing, as a folder of who's, 0700; `out` opened on it.
 absl::Status OwnedFolder(int parent, const std::string& name, const std::string& path, const JobIdentity& who,
-                         FolderFd& out) {
+                         OwnedFd& out) {
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
     return Refuse(path, "not one path component");
   }
@@ -60,13 +55,13 @@ absl::Status OwnedFolder(int parent, const std::string& name, const std::string&
 }  // namespace
 
 absl::Status MakeOutputFolders(const std::string& log_dir, const JobIdentity& who, const std::string& node) {
-  FolderFd root;
+  OwnedFd root;
   root.fd = ::open(log_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (root.fd < 0) return Refuse(log_dir, absl::StrCat("cannot open it: ", std::strerror(errno)));
-  FolderFd account;
+  OwnedFd account;
   const std::string account_path = absl::StrCat(log_dir, "/", who.folder);
   if (absl::Status st = OwnedFolder(root.fd, who.folder, account_path, who, account); !st.ok()) return st;
-  FolderFd node_folder;
+  OwnedFd node_folder;
   return OwnedFolder(account.fd, node, absl::StrCat(account_path, "/", node), who, node_folder);
 }
 

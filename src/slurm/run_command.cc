@@ -12,21 +12,10 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "slurm/owned_fd.h"
 
 namespace synergy::slurm {
 namespace {
-
-// Closes what it holds when it goes out of scope.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  void Close() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-};
 
 absl::Status Errno(const std::string& what, int err) {
   return absl::Status(absl::ErrnoToStatusCode(err), absl::StrCat(what, ": ", std::strerror(err)));
@@ -51,30 +40,18 @@ absl::StatusOr<int> InputFile(const std::string& input, const std::string& comma
   return fd;
 }
 
-}  // namespace
-
-absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                                         const std::string& input, std::chrono::milliseconds timeout,
-                                         size_t max_output_bytes) {
-  if (argv.empty()) return absl::InvalidArgumentError("RunCommand: no command");
-  const std::string& command = argv[0];
-  auto in_fd = InputFile(input, command);
-  if (!in_fd.ok()) return in_fd.status();
-  Fd in{*in_fd};
-  int out_pipe[2], err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return Errno(absl::StrCat(command, ": a pipe"), errno);
-  Fd out_r{out_pipe[0]}, out_w{out_pipe[1]};
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) return Errno(absl::StrCat(command, ": a pipe"), errno);
-  Fd err_r{err_pipe[0]}, err_w{err_pipe[1]};
-
+// Runs `argv` with `env` and its standard streams on `in`, `out` and
+// `err`, every signal at its default and none blocked; its pid.
+absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, int in, int out,
+                            int err) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   // dup2 clears close-on-exec on the copies; everything else synergyd has
   // open is closed at exec (it opens with O_CLOEXEC), and closefrom makes
   // sure of it where glibc has it.
-  posix_spawn_file_actions_adddup2(&actions, in.fd, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
+  posix_spawn_file_actions_adddup2(&actions, in, 0);
+  posix_spawn_file_actions_adddup2(&actions, out, 1);
+  posix_spawn_file_actions_adddup2(&actions, err, 2);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
   posix_spawn_file_actions_addclosefrom_np(&actions, 3);
 #endif
@@ -86,34 +63,32 @@ absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv, c
   posix_spawnattr_setsigmask(&attr, &empty);
   posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
   std::vector<char*> args, envp;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, command.c_str(), &actions, &attr, args.data(), envp.data());
+  const int spawned = ::posix_spawn(&pid, argv[0].c_str(), &actions, &attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  if (spawned != 0) return Errno(absl::StrCat("cannot run ", command), spawned);
-  in.Close();
-  out_w.Close();
-  err_w.Close();
+  if (spawned != 0) return Errno(absl::StrCat("cannot run ", argv[0]), spawned);
+  return pid;
+}
 
-  CommandOutput result;
-  absl::Status failure;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  Fd* streams[2] = {&out_r, &err_r};
-  std::string* sinks[2] = {&result.out, &result.err};
+absl::Status Overdue(const std::string& command, std::chrono::milliseconds timeout) {
+  return absl::DeadlineExceededError(absl::StrCat(command, " did not finish within ", timeout.count(), " ms: killed"));
+}
+
+// The command's output and errors, until it closes both or the deadline
+// passes or it writes more than `max_bytes` to one.
+absl::Status Collect(const std::string& command, OwnedFd* streams[2], std::string* sinks[2],
+                     std::chrono::steady_clock::time_point deadline, std::chrono::milliseconds timeout,
+                     size_t max_bytes) {
   char buffer[65536];
-  while ((out_r.fd >= 0 || err_r.fd >= 0) && failure.ok()) {
+  while (streams[0]->fd >= 0 || streams[1]->fd >= 0) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      failure = absl::DeadlineExceededError(
-          absl::StrCat(command, " did not finish within ", timeout.count(), " ms: killed"));
-      break;
-    }
+    if (left.count() <= 0) return Overdue(command, timeout);
     pollfd fds[2];
     int n = 0;
     int which[2];
@@ -123,10 +98,7 @@ absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv, c
       which[n++] = i;
     }
     const int ready = ::poll(fds, n, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
-    if (ready < 0 && errno != EINTR) {
-      failure = Errno(absl::StrCat(command, ": reading its output"), errno);
-      break;
-    }
+    if (ready < 0 && errno != EINTR) return Errno(absl::StrCat(command, ": reading its output"), errno);
     for (int k = 0; k < n && ready > 0; ++k) {
       if (fds[k].revents == 0) continue;
       const int i = which[k];
@@ -136,37 +108,69 @@ absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv, c
         streams[i]->Close();
         continue;
       }
-      if (sinks[i]->size() + static_cast<size_t>(got) > max_output_bytes) {
-        failure = absl::ResourceExhaustedError(
-            absl::StrCat(command, " wrote more than ", max_output_bytes, " bytes: killed"));
-        break;
+      if (sinks[i]->size() + static_cast<size_t>(got) > max_bytes) {
+        return absl::ResourceExhaustedError(absl::StrCat(command, " wrote more than ", max_bytes, " bytes: killed"));
       }
       sinks[i]->append(buffer, static_cast<size_t>(got));
     }
   }
-  int status = 0;
-  // A command that closed its output may still run: it gets until the
-  // deadline too.
-  while (failure.ok()) {
+  return absl::OkStatus();
+}
+
+// The command's wait status once it ends; a command that closed its
+// output may still run, and gets until the deadline too. An error where
+// it did not end in time (the caller kills it) or cannot be waited for.
+absl::Status Reap(const std::string& command, pid_t pid, std::chrono::steady_clock::time_point deadline,
+                  std::chrono::milliseconds timeout, int& status) {
+  for (;;) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
+    if (done == pid) return absl::OkStatus();
     if (done < 0 && errno != EINTR) {
       // Reaped elsewhere (or never ours): how it ended is not known.
-      return Errno(absl::StrCat(command, ": waiting for it"), errno);
+      return absl::InternalError(absl::StrCat(command, ": waiting for it: ", std::strerror(errno)));
     }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      failure = absl::DeadlineExceededError(
-          absl::StrCat(command, " did not finish within ", timeout.count(), " ms: killed"));
-      break;
-    }
+    if (std::chrono::steady_clock::now() >= deadline) return Overdue(command, timeout);
     ::usleep(2000);
   }
-  if (!failure.ok()) {
-    ::kill(pid, SIGKILL);
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+}
+
+}  // namespace
+
+absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                                         const std::string& input, std::chrono::milliseconds timeout,
+                                         size_t max_output_bytes) {
+  if (argv.empty()) return absl::InvalidArgumentError("RunCommand: no command");
+  const std::string& command = argv[0];
+  auto in_fd = InputFile(input, command);
+  if (!in_fd.ok()) return in_fd.status();
+  OwnedFd in{*in_fd};
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return Errno(absl::StrCat(command, ": a pipe"), errno);
+  OwnedFd out_r{out_pipe[0]}, out_w{out_pipe[1]};
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) return Errno(absl::StrCat(command, ": a pipe"), errno);
+  OwnedFd err_r{err_pipe[0]}, err_w{err_pipe[1]};
+  absl::StatusOr<pid_t> pid = Spawn(argv, env, in.fd, out_w.fd, err_w.fd);
+  if (!pid.ok()) return pid.status();
+  in.Close();
+  out_w.Close();
+  err_w.Close();
+
+  CommandOutput result;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  OwnedFd* streams[2] = {&out_r, &err_r};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int status = 0;
+  absl::Status failure = Collect(command, streams, sinks, deadline, timeout, max_output_bytes);
+  if (failure.ok()) {
+    failure = Reap(command, *pid, deadline, timeout, status);
+    if (failure.code() == absl::StatusCode::kInternal) return failure;  // not ours to kill
   }
-  if (!failure.ok()) return failure;
+  if (!failure.ok()) {
+    ::kill(*pid, SIGKILL);
+    while (::waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return failure;
+  }
   if (WIFSIGNALED(status)) {
     result.exit_code = -1;
     result.signal = WTERMSIG(status);
