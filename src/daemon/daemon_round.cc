@@ -153,28 +153,60 @@ bool DaemonState::StillGrantable(const std::string& id, const Assignment& planne
   return true;
 }
 
-absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisions& d, int64_t now_ms) {
-  const auto start = std::chrono::steady_clock::now();
-  Change change(*this);
-  Batch batch;
-  ++round_;
-  counters_.rounds++;
-  if (!d.planned) return change.Commit(std::move(batch));
-  for (const std::string& id : d.bumped) {
+void DaemonState::BumpStarved(const std::vector<std::string>& bumped, Batch& batch, int64_t now_ms) {
+  for (const std::string& id : bumped) {
     if (!jobs_.count(id) || Terminal(jobs_.at(id))) continue;
     v1::Job& job = jobs_.Edit(id);
     job.set_starvation_priority(1);
     Record(batch, job, "waited over 1000 hours: first in its class from now on", now_ms);
   }
+}
 
-  std::map<std::string, const Assignment*> planned;
-  for (const Assignment& a : d.plan.assignments) planned[JobIdString(a.job)] = &a;
-  // Pass 1: keep or end the current leases, so their ids are known. A
-  // lease that changed since the round read it is left to the next round.
-  // (Editing a job does not move it in jobs_: the walk stays valid.)
-  // Resizes in place wait for the leases that end or shrink, whose CPU ids
-  // they may grow into.
-  std::vector<std::string> shrinking, growing;
+void DaemonState::SettleLease(const std::string& id, const v1::Job& job, const LeaseDecision& ld,
+                              const RoundDecisions& d, PlannedByJob& planned, std::vector<std::string> resizes[2],
+                              Batch& batch, int64_t now_ms) {
+  switch (ld.fate) {
+    case LeaseFate::kKeepAsHeld:
+      ++counters_.leases_kept;
+      // Said once per reason, not every round.
+      if (job.reason() != ld.why) {
+        v1::Job& kept = jobs_.Edit(id);
+        kept.set_reason(ld.why);
+        Record(batch, kept, absl::StrFormat("lease %d kept: %s", kept.lease().epoch(), ld.why), now_ms);
+      }
+      break;
+    case LeaseFate::kKeep:
+      ++counters_.leases_kept;
+      planned.erase(id);
+      break;
+    case LeaseFate::kResize: {
+      const Assignment* a = planned.at(id);
+      // Its node was drained meanwhile: left to the next round.
+      if (!NodesTakePart(*a, d.node_names)) {
+        planned.erase(id);
+        break;
+      }
+      const int held_cpus = job.lease().slices_size() > 0 ? job.lease().slices(0).cpu_ids_size() : 0;
+      const bool shrinks = WholeCpus(a->slices.empty() ? 0 : a->slices.front().resources.cpus) < held_cpus;
+      resizes[shrinks ? 0 : 1].push_back(id);
+      break;
+    }
+    case LeaseFate::kEnd:
+      // Re-placed where it can no longer go (a node drained meanwhile):
+      // it keeps its lease until a round can place it.
+      if (auto p = planned.find(id); p != planned.end() && !NodesTakePart(*p->second, d.node_names)) {
+        planned.erase(p);
+        break;
+      }
+      EndLease(jobs_.Edit(id), ld.why, LeaseEndCause::kRound, batch, now_ms);
+      break;
+  }
+}
+
+void DaemonState::SettleLeases(const RoundWorld& world, const RoundDecisions& d, PlannedByJob& planned,
+                               std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms) {
+  // A lease that changed since the round read it is left to the next
+  // round. (Editing a job does not move it in jobs_: the walk stays valid.)
   for (const auto& [id, job] : jobs_.all()) {
     if (!job.has_lease() || Terminal(job) || job.lease().profiling()) continue;
     if (job.lease().ending()) {
@@ -188,46 +220,41 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
       planned.erase(id);
       continue;
     }
-    const LeaseDecision& ld = decision->second;
-    switch (ld.fate) {
-      case LeaseFate::kKeepAsHeld:
-        ++counters_.leases_kept;
-        // Said once per reason, not every round.
-        if (job.reason() != ld.why) {
-          v1::Job& kept = jobs_.Edit(id);
-          kept.set_reason(ld.why);
-          Record(batch, kept, absl::StrFormat("lease %d kept: %s", kept.lease().epoch(), ld.why), now_ms);
-        }
-        break;
-      case LeaseFate::kKeep:
-        ++counters_.leases_kept;
-        planned.erase(id);
-        break;
-      case LeaseFate::kResize: {
-        const Assignment* a = planned.at(id);
-        // Its node was drained meanwhile: left to the next round.
-        if (!NodesTakePart(*a, d.node_names)) {
-          planned.erase(id);
-          break;
-        }
-        const int held_cpus = job.lease().slices_size() > 0 ? job.lease().slices(0).cpu_ids_size() : 0;
-        (WholeCpus(a->slices.empty() ? 0 : a->slices.front().resources.cpus) < held_cpus ? shrinking : growing)
-            .push_back(id);
-        break;
-      }
-      case LeaseFate::kEnd:
-        // Re-placed where it can no longer go (a node drained meanwhile):
-        // it keeps its lease until a round can place it.
-        if (auto p = planned.find(id); p != planned.end() && !NodesTakePart(*p->second, d.node_names)) {
-          planned.erase(p);
-          break;
-        }
-        EndLease(jobs_.Edit(id), ld.why, LeaseEndCause::kRound, batch, now_ms);
-        break;
-    }
+    SettleLease(id, job, decision->second, d, planned, resizes, batch, now_ms);
   }
-  for (const std::vector<std::string>* resizes : {&shrinking, &growing}) {
-    for (const std::string& id : *resizes) {
+}
+
+void DaemonState::QueueTheWaiting(Batch& batch, int64_t now_ms) {
+  for (const auto& [id, waiting] : jobs_.all()) {
+    if (waiting.state() != v1::JOB_STATE_PENDING) continue;
+    v1::Job& job = jobs_.Edit(id);
+    const bool for_profile = WantsProfiling(job) && !ProfileWaitOver(job, now_ms);
+    // A held job keeps the hold as its reason.
+    const std::string reason = job.held()     ? job.reason()
+                               : for_profile ? "waiting for a free node to profile on"
+                                             : "waiting for resources";
+    jobs_.Move(job, JobMove::kWait, reason, now_ms);
+    Record(batch, job, "queued", now_ms);
+  }
+}
+
+absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisions& d, int64_t now_ms) {
+  const auto start = std::chrono::steady_clock::now();
+  Change change(*this);
+  Batch batch;
+  ++round_;
+  counters_.rounds++;
+  if (!d.planned) return change.Commit(std::move(batch));
+  BumpStarved(d.bumped, batch, now_ms);
+  PlannedByJob planned;
+  for (const Assignment& a : d.plan.assignments) planned[JobIdString(a.job)] = &a;
+  // Pass 1: keep or end the current leases, so their ids are known.
+  // Resizes in place wait for the leases that end or shrink, whose CPU ids
+  // they may grow into.
+  std::vector<std::string> resizes[2];  // shrinking, growing
+  SettleLeases(world, d, planned, resizes, batch, now_ms);
+  for (const std::vector<std::string>& each : resizes) {
+    for (const std::string& id : each) {
       ResizeLease(jobs_.Edit(id), *planned.at(id), d.node_names, batch, now_ms);
       planned.erase(id);
     }
@@ -241,18 +268,7 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
     Grant(jobs_.Edit(p->first), a, d.node_names, weight == d.service_weight.end() ? 0 : weight->second, batch,
           now_ms);
   }
-  // Jobs left waiting.
-  for (const auto& [id, waiting] : jobs_.all()) {
-    if (waiting.state() != v1::JOB_STATE_PENDING) continue;
-    v1::Job& job = jobs_.Edit(id);
-    const bool for_profile = WantsProfiling(job) && !ProfileWaitOver(job, now_ms);
-    // A held job keeps the hold as its reason.
-    const std::string reason = job.held()     ? job.reason()
-                               : for_profile ? "waiting for a free node to profile on"
-                                             : "waiting for resources";
-    jobs_.Move(job, JobMove::kWait, reason, now_ms);
-    Record(batch, job, "queued", now_ms);
-  }
+  QueueTheWaiting(batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   // The queue keeps the policy's order for the next round (once stored);
   // jobs submitted while the round planned follow in arrival order.

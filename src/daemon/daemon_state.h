@@ -367,6 +367,19 @@ class DaemonState {
   // counted as ending, say of a job that finished meanwhile, may still
   // hold them; CPU ids short of the plan are Grant's warning, as always).
   bool StillGrantable(const std::string& id, const Assignment& planned, const std::vector<std::string>& node_names) const;
+  // ApplyRound's parts. `planned`: the plan's assignments by job, less
+  // those a lease's fate has settled (kept, resized, left to the next
+  // round), so that what remains is granted.
+  using PlannedByJob = std::map<std::string, const Assignment*>;
+  void BumpStarved(const std::vector<std::string>& bumped, Batch& batch, int64_t now_ms);
+  // Keeps, ends or queues for resize (`resizes`: shrinking, then growing)
+  // each current lease the round read as it is now.
+  void SettleLeases(const RoundWorld& world, const RoundDecisions& d, PlannedByJob& planned,
+                    std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms);
+  void SettleLease(const std::string& id, const v1::Job& job, const LeaseDecision& ld, const RoundDecisions& d,
+                   PlannedByJob& planned, std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms);
+  // Jobs the round left waiting: queued, with why.
+  void QueueTheWaiting(Batch& batch, int64_t now_ms);
   // ---- launches (daemon_launches.cc)
   // The launch orders for the reply to `node`'s heartbeat: its current
   // leases whose process its report does not show, ordered for the first
