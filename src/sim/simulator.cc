@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "synergy/allocation_speed.h"
 #include "synergy/gpu_type_model.h"
 #include "synergy/job_view_rules.h"
 #include "synergy/round.h"
@@ -597,21 +598,7 @@ class Engine {
     job.restart_debt_s = config_.restart_cost_s;
   }
 
-  // The speed a job runs at with what it was given. The reference books the
-  // plan's speedup (reference-compatible mode does); a job runs at what its
-  // profile gives at the CPUs and memory it holds (its slowest slice when
-  // it spans servers), as an emulated job under synergyd does
-  // (scripts/deploy-vs-sim): the two differ where a plan's speedup is not
-  // its allocation's, e.g. an ideal capped at a server and scaled on a line.
-  double RealisedSpeedup(const JobView& v, const Assignment& a) const {
-    if (config_.reference_compatible || v.profile == nullptr || a.slices.empty()) return a.speedup;
-    double speedup = HUGE_VAL;
-    for (const Slice& s : a.slices) {
-      const double gpus = std::max(1, s.resources.gpus);
-      speedup = std::min(speedup, v.profile->SpeedupAt(s.resources.cpus / gpus, s.resources.mem_gb / gpus));
-    }
-    return speedup > 0 ? speedup : a.speedup;
-  }
+
 
   // Progress for one round at the allocation the job was given, less the
   // restart time it still owes.
@@ -632,9 +619,14 @@ class Engine {
       speed = &job.typed[job.held_type];
       type_weight = TypeWeight(job, job.held_type);
     }
+    // Reference-compatible runs credit what the plan said (the reference
+    // books the planned speedup); the default runs at what the profile
+    // gives the allocation it holds (synergy/allocation_speed.h).
+    const AllocationSpeed at = SpeedAtAllocation(config_.reference_compatible ? nullptr : speed->profile, a.slices,
+                                                 speed->placement_penalty, a.speedup);
     double iteration_s = speed->iteration_time_s;
-    if (a.num_servers() > 1) iteration_s = iteration_s / speed->placement_penalty;
-    iteration_s = iteration_s / RealisedSpeedup(*speed, a);
+    iteration_s = iteration_s / at.placement;
+    iteration_s = iteration_s / at.speedup;
     const double remaining = v.total_iterations - job.executed;
     if (config_.reference_compatible) {
       job.executed = std::min(v.total_iterations, job.executed + std::floor(round / iteration_s));

@@ -32,6 +32,7 @@
 
 #include "absl/strings/str_split.h"
 #include "synergy/agent.h"
+#include "synergy/allocation_speed.h"
 #include "synergy/config_loader.h"
 #include "synergy/default_configs.h"
 
@@ -45,12 +46,16 @@ int GpusOfThisSlice() {
   return static_cast<int>(std::vector<std::string>(absl::StrSplit(visible, ',', absl::SkipEmpty())).size());
 }
 
-// Iterations a second (in real time) at `cpus` and `mem_gb` on this slice.
+// Iterations a second (in real time) at `cpus` and `mem_gb` on this slice,
+// by the simulator's rule (synergy/allocation_speed.h). A rank knows only
+// its own slice: the lease's other ranks are taken to hold the same on
+// their servers.
 double RealRate(const synergy::ModelSpec& model, double dilation, int gpus, int world_size, double cpus,
                 double mem_gb) {
-  double speedup = model.profile.SpeedupAt(cpus / gpus, mem_gb / gpus);
-  if (world_size > 1) speedup *= model.placement_penalty;
-  return speedup / model.iteration_time_s * dilation;
+  const synergy::Slices slices(std::max(1, world_size), synergy::Slice{0, synergy::Resources{gpus, cpus, mem_gb, 0}});
+  const synergy::AllocationSpeed at =
+      synergy::SpeedAtAllocation(&model.profile, slices, model.placement_penalty, /*planned=*/1.0);
+  return at.rate() / model.iteration_time_s * dilation;
 }
 
 }  // namespace
