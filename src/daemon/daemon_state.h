@@ -340,6 +340,15 @@ class DaemonState {
   // The node has (or had) a rank of this lease: only then may it report on it.
   bool NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const;
   void HandleExit(const std::string& node, const v1::ProcessExit& exit, Batch& batch, int64_t now_ms);
+  // HandleExit's cases: a rank of a lease that is ending exited (`how`: the
+  // exit in words); a rank of the current lease crashed; a rank of the
+  // current lease exited 0 or was stopped by its node.
+  void ExitOfEndingLease(EndingLease& end, v1::Job& job, const std::string& node, const v1::ProcessExit& e,
+                         const std::string& how, Batch& batch, int64_t now_ms);
+  void CrashOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, const std::string& node, const v1::ProcessExit& e,
+                           const std::string& how, Batch& batch, int64_t now_ms);
+  void EndOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, const std::string& node, const v1::ProcessExit& e,
+                         const std::string& how, Batch& batch, int64_t now_ms);
   void LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms);
   // The node is shutting down: its leases end (once), and it is let go
   // when it has no process left.
