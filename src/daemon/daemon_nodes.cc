@@ -418,40 +418,32 @@ void DaemonState::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
   }
 }
 
-absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
-  FoldProgress();
-  Change change(*this);
-  Batch batch;
-  const int64_t timeout_ms = config_.heartbeat_timeout_ms();
-  const std::vector<std::string> silent = nodes_.Silent(now_ms, timeout_ms);
-  for (const std::string& name : silent) LoseNode(nodes_.Edit(name), batch, now_ms);
-  // After a restart: leases their nodes did not report in time are over.
-  if (awaiting_adoption_) {
-    bool waiting = false;
-    std::vector<std::string> overdue;
-    for (const auto& [id, current] : jobs_.all()) {
-      const LeaseTable::Launch& launch = leases_.LaunchOf(id);
-      if (!current.has_lease() || launch.adopt_deadline_ms <= 0) continue;
-      if (now_ms > launch.adopt_deadline_ms) {
-        overdue.push_back(id);
-      } else {
-        waiting = true;
-      }
+void DaemonState::RequeueUnadopted(Batch& batch, int64_t now_ms) {
+  bool waiting = false;
+  std::vector<std::string> overdue;
+  for (const auto& [id, current] : jobs_.all()) {
+    const LeaseTable::Launch& launch = leases_.LaunchOf(id);
+    if (!current.has_lease() || launch.adopt_deadline_ms <= 0) continue;
+    if (now_ms > launch.adopt_deadline_ms) {
+      overdue.push_back(id);
+    } else {
+      waiting = true;
     }
-    for (const std::string& id : overdue) {
-      v1::Job& job = jobs_.Edit(id);
-      const int64_t epoch = job.lease().epoch();
-      DropLease(job, LeaseEndCause::kNotReadopted, now_ms);
-      if (!Terminal(job)) {
-        jobs_.Move(job, JobMove::kRequeue, "not re-adopted after a daemon restart; requeued", now_ms);
-        ++counters_.jobs_requeued;
-      }
-      Record(batch, job, absl::StrFormat("lease %d not reported by its node after the restart", epoch), now_ms);
-    }
-    awaiting_adoption_ = waiting;
   }
-  // Ending leases: stop orders after the grace period, and ranks on nodes
-  // that never came back after a restart.
+  for (const std::string& id : overdue) {
+    v1::Job& job = jobs_.Edit(id);
+    const int64_t epoch = job.lease().epoch();
+    DropLease(job, LeaseEndCause::kNotReadopted, now_ms);
+    if (!Terminal(job)) {
+      jobs_.Move(job, JobMove::kRequeue, "not re-adopted after a daemon restart; requeued", now_ms);
+      ++counters_.jobs_requeued;
+    }
+    Record(batch, job, absl::StrFormat("lease %d not reported by its node after the restart", epoch), now_ms);
+  }
+  awaiting_adoption_ = waiting;
+}
+
+void DaemonState::PressEndingLeases(Batch& batch, int64_t now_ms) {
   const int64_t grace_ms = config_.lease_grace_ms();
   std::vector<std::pair<std::string, LeaseTable::JobEpoch>> never_back;  // (node, lease)
   std::vector<LeaseTable::JobEpoch> overdue_stops;
@@ -481,6 +473,17 @@ absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
     e.set_reason(absl::StrFormat("node %s did not register again after the daemon restart", node));
     HandleExit(node, e, batch, now_ms);
   }
+}
+
+absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) {
+  FoldProgress();
+  Change change(*this);
+  Batch batch;
+  const std::vector<std::string> silent = nodes_.Silent(now_ms, config_.heartbeat_timeout_ms());
+  for (const std::string& name : silent) LoseNode(nodes_.Edit(name), batch, now_ms);
+  // After a restart: leases their nodes did not report in time are over.
+  if (awaiting_adoption_) RequeueUnadopted(batch, now_ms);
+  PressEndingLeases(batch, now_ms);
   RetireEndedJobs(batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   // Said once stored: a loss the store refused did not happen (and is

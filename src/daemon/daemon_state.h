@@ -340,6 +340,12 @@ class DaemonState {
   // The node has (or had) a rank of this lease: only then may it report on it.
   bool NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const;
   void HandleExit(const std::string& node, const v1::ProcessExit& exit, Batch& batch, int64_t now_ms);
+  // Tick's parts: after a restart, leases whose nodes did not report them
+  // by their deadline end and their jobs are requeued; ending leases get
+  // their stop once the grace has passed, lowered memory limits, and the
+  // exits of ranks on nodes that never came back after a restart.
+  void RequeueUnadopted(Batch& batch, int64_t now_ms);
+  void PressEndingLeases(Batch& batch, int64_t now_ms);
   // HandleExit's cases: a rank of a lease that is ending exited (`how`: the
   // exit in words); a rank of the current lease crashed; a rank of the
   // current lease exited 0 or was stopped by its node.
