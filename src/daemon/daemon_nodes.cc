@@ -27,6 +27,21 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
   leases_.ReleaseAll(request.name());
   Batch batch;
   if (joins) batch.joined_nodes[request.name()] = now_ms;
+  const int not_current = AdoptReported(request, n, batch, now_ms);
+  // One line per registration, however many processes it lists.
+  if (not_current > 0) {
+    spdlog::warn("node {}: {} process(es) of leases that are not current: stopping them", request.name(), not_current);
+  }
+  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  if (joins) {
+    nodes_.NoteJoined(request.name(), now_ms);
+    spdlog::info("node {} joined with a join credential; it holds its own credential from now on", request.name());
+  }
+  SayRegistered(request, known);
+  return config_.heartbeat_interval_ms;
+}
+
+int DaemonState::AdoptReported(const v1::RegisterNodeRequest& request, NodeRecord& n, Batch& batch, int64_t now_ms) {
   int not_current = 0;
   for (const v1::RunningProcess& p : request.running()) {
     n.processes.insert({p.job_id(), p.epoch()});
@@ -68,15 +83,10 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
       ++not_current;
     }
   }
-  // One line per registration, however many processes it lists.
-  if (not_current > 0) {
-    spdlog::warn("node {}: {} process(es) of leases that are not current: stopping them", request.name(), not_current);
-  }
-  if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  if (joins) {
-    nodes_.NoteJoined(request.name(), now_ms);
-    spdlog::info("node {} joined with a join credential; it holds its own credential from now on", request.name());
-  }
+  return not_current;
+}
+
+void DaemonState::SayRegistered(const v1::RegisterNodeRequest& request, bool known) const {
   spdlog::info("node {} {}: {} GPUs{}{}, {} CPUs, {:.1f} GB, cgroups: {}", request.name(),
                known ? "re-registered" : "registered", request.resources().gpu_ids_size(),
                request.resources().gpu_type().empty() ? "" : " " + request.resources().gpu_type(),
@@ -94,7 +104,6 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
                  "those models to run there as on the type they were profiled on",
                  request.name(), type, unknown.size(), zoo_.models().size(), absl::StrJoin(unknown, ", "));
   }
-  return config_.heartbeat_interval_ms;
 }
 
 absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::HeartbeatRequest& request,

@@ -340,6 +340,12 @@ class DaemonState {
   // The node has (or had) a rank of this lease: only then may it report on it.
   bool NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const;
   void HandleExit(const std::string& node, const v1::ProcessExit& exit, Batch& batch, int64_t now_ms);
+  // RegisterNode's parts: the processes a registering node reports are
+  // adopted where their lease is current (and their ids held), else
+  // stopped (the count returned); the registration said in the log, with
+  // GPU types the zoo has no speed for.
+  int AdoptReported(const v1::RegisterNodeRequest& request, NodeRecord& n, Batch& batch, int64_t now_ms);
+  void SayRegistered(const v1::RegisterNodeRequest& request, bool known) const;
   // Tick's parts: after a restart, leases whose nodes did not report them
   // by their deadline end and their jobs are requeued; ending leases get
   // their stop once the grace has passed, lowered memory limits, and the
