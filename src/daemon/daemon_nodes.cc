@@ -151,6 +151,13 @@ absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::Heartbeat
 }
 
 void DaemonState::ApplyReport(NodeRecord& n, const v1::HeartbeatRequest& request, Batch& batch, int64_t now_ms) {
+  ApplyReportedExits(n, request, batch, now_ms);
+  n.unknown_processes = ApplyReportedProcesses(n, request, batch, now_ms);
+  EndVanished(n, request.name(), batch, now_ms);
+}
+
+void DaemonState::ApplyReportedExits(NodeRecord& n, const v1::HeartbeatRequest& request, Batch& batch,
+                                     int64_t now_ms) {
   const std::string& node = request.name();
   for (const v1::ProcessExit& e : request.exits()) {
     // A node speaks only for its own processes: an exit of a lease that
@@ -172,6 +179,11 @@ void DaemonState::ApplyReport(NodeRecord& n, const v1::HeartbeatRequest& request
     }
     HandleExit(node, e, batch, now_ms);
   }
+}
+
+bool DaemonState::ApplyReportedProcesses(NodeRecord& n, const v1::HeartbeatRequest& request, Batch& batch,
+                                         int64_t now_ms) {
+  const std::string& node = request.name();
   n.processes.clear();
   n.queued.clear();
   bool unknown = false;
@@ -200,7 +212,10 @@ void DaemonState::ApplyReport(NodeRecord& n, const v1::HeartbeatRequest& request
       Record(batch, job, absl::StrFormat("lease %d queued on %s (not started yet)", p.epoch(), node), now_ms);
     }
   }
-  n.unknown_processes = unknown;
+  return unknown;
+}
+
+void DaemonState::EndVanished(NodeRecord& n, const std::string& node, Batch& batch, int64_t now_ms) {
   // Ids of processes that are gone are free, unless their lease is current
   // here: ordered (the order goes again) or launched (gone, below).
   std::vector<LeaseTable::JobEpoch> released;

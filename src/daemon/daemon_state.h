@@ -340,6 +340,14 @@ class DaemonState {
   // The node has (or had) a rank of this lease: only then may it report on it.
   bool NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const;
   void HandleExit(const std::string& node, const v1::ProcessExit& exit, Batch& batch, int64_t now_ms);
+  // ApplyReport's parts: the exits a node reports (only of leases it holds
+  // a rank of); the processes it reports running or queued (launches
+  // confirmed; true where one is of no lease it holds, which is stopped);
+  // ids of processes gone released, and leases whose process vanished
+  // without an exit ended as stopped by the node.
+  void ApplyReportedExits(NodeRecord& n, const v1::HeartbeatRequest& request, Batch& batch, int64_t now_ms);
+  bool ApplyReportedProcesses(NodeRecord& n, const v1::HeartbeatRequest& request, Batch& batch, int64_t now_ms);
+  void EndVanished(NodeRecord& n, const std::string& node, Batch& batch, int64_t now_ms);
   // RegisterNode's parts: the processes a registering node reports are
   // adopted where their lease is current (and their ids held), else
   // stopped (the count returned); the registration said in the log, with
