@@ -46,12 +46,15 @@ submit_plain() {
   printf 'name: %s\ngpus: %s\ncommand: ["sh", "-c", "%s"]\n' "$name" "$gpus" "$command" >"$work/$name.yaml"
   SYNERGY_TOKEN=$ALICE_TOKEN ctl submit -f "$work/$name.yaml" || fail "submit $name refused"
 }
-# Lease jobs Slurm holds in its queue (PENDING), by name.
+# Lease jobs Slurm holds in its queue for want of resources (PENDING,
+# Reason=Resources), by name. A job just submitted is PENDING with no
+# reason until slurmctld's scheduler has looked at it, which on a loaded
+# machine (the sanitized run) takes seconds.
 pending_lease_jobs() {
   timeout 10 squeue --json | python3 -c "
 import json, sys
 for j in json.load(sys.stdin)['jobs']:
-    if j['name'].startswith('synergy-') and j['job_state'] == 'PENDING':
+    if j['name'].startswith('synergy-') and j['job_state'] == 'PENDING' and j.get('state_reason') == 'Resources':
         print(j['name'])
 "
 }
@@ -75,9 +78,9 @@ until [[ $(state_of "$big1") == running || $(state_of "$big2") == running ]]; do
   ((SECONDS < deadline)) || fail "neither 6-GPU job started"
   sleep 0.3
 done
-# Four rounds: neither is placed on sn1's foreign GPUs meanwhile (a job
-# just submitted is PENDING for a moment; one seen so 2 s apart waits for
-# resources).
+# Four rounds: neither is placed on sn1's foreign GPUs meanwhile, and no
+# lease job waits in Slurm's queue for resources (seen so twice, 2 s
+# apart).
 before=""
 for _ in 1 2 3 4; do
   now=$(pending_lease_jobs)
