@@ -66,7 +66,13 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
     node.capacity = WithoutForeign(node.capacity, info.foreign(), leases_.GrantedGpus(name), leases_.GrantedCpus(name));
     world.nodes.push_back(std::move(node));
   }
-  world.queue.reserve(jobs_.queue_order().size());
+  world.queue = QueueForRound(now_ms);
+  return world;
+}
+
+std::vector<RoundJob> DaemonState::QueueForRound(int64_t now_ms) const {
+  std::vector<RoundJob> queue;
+  queue.reserve(jobs_.queue_order().size());
   for (const std::string& id : jobs_.queue_order()) {
     const v1::Job& job = jobs_.at(id);
     if (Terminal(job) || job.state() == v1::JOB_STATE_PROFILING || job.held()) continue;
@@ -76,11 +82,10 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
     // Service is stored every progress flush; the round counts it to now,
     // in tenths of a round.
     const LeaseTable::Launch& launch = leases_.LaunchOf(id);
-    const int64_t round_ms = config_.round_ms();
-    world.queue.push_back(
-        RoundJobOf(job, ServiceInTenthsOfARound(ServiceNowMs(job, launch, now_ms), round_ms), launch.launched()));
+    queue.push_back(RoundJobOf(job, ServiceInTenthsOfARound(ServiceNowMs(job, launch, now_ms), config_.round_ms()),
+                               launch.launched()));
   }
-  return world;
+  return queue;
 }
 
 RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned) const {

@@ -388,6 +388,8 @@ class DaemonState {
   static int64_t ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms);
   // What the round at `now_ms` reads, copied (round_planner.h).
   RoundWorld WorldForRound(int64_t now_ms) const;
+  // The jobs a round may place, in the last round's order, as it reads them.
+  std::vector<RoundJob> QueueForRound(int64_t now_ms) const;
   // Every node of a planned assignment still takes part (alive, not
   // drained, not leaving).
   bool NodesTakePart(const Assignment& planned, const std::vector<std::string>& node_names) const;
