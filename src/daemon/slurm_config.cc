@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "service/request_limits.h"
+#include "slurm/slurm_launch.h"
 
 namespace synergy::daemon {
 namespace {
@@ -18,21 +19,6 @@ bool IsSlurmName(const std::string& name) {
 
 // A user or tenant name as synergyd gives them (service/names.h rules
 // are stricter; this only keeps a typing mistake from matching nothing).
-bool IsKeyName(const std::string& name) {
-  if (name.empty() || name.size() > 128) return false;
-  for (unsigned char ch : name) {
-    if (!std::isalnum(ch) && ch != '_' && ch != '-' && ch != '.' && ch != '@') return false;
-  }
-  return true;
-}
-
-std::map<std::string, std::string>& ChargesOf(SlurmSettings& s, const std::string& key) {
-  if (key == "account_of_user") return s.account_of_user;
-  if (key == "account_of_tenant") return s.account_of_tenant;
-  if (key == "qos_of_user") return s.qos_of_user;
-  return s.qos_of_tenant;
-}
-
 // `key`: a map of user (or tenant) names to Slurm account (or QOS) names;
 // an error names the entry (slurm.account_of_user.alice).
 absl::Status ReadCharges(const YamlMap& m, const char* key, std::map<std::string, std::string>& out) {
@@ -41,7 +27,11 @@ absl::Status ReadCharges(const YamlMap& m, const char* key, std::map<std::string
   if (!entries.ok()) return entries.status();
   std::map<std::string, std::string> charges;
   for (const auto& [name, value] : *entries) {
-    if (!IsKeyName(name)) return value.Error("the key is not a user or tenant name (1-128 of A-Z a-z 0-9 _ - . @)");
+    // The rule of `accounts`' user names (node/job_account.h); a tenant's
+    // is the same (kMaxTenantBytes).
+    if (!node::IsAccountLikeName(name, false)) {
+      return value.Error("the key is not a user or tenant name (1-64 characters of A-Z a-z 0-9 . _ @ -)");
+    }
     absl::StatusOr<std::string> charge = value.String(64);
     if (!charge.ok()) return charge.status();
     if (!IsSlurmName(*charge)) return value.Error("is not a Slurm name (1-64 characters of A-Z a-z 0-9 _ - .)");
@@ -58,9 +48,10 @@ absl::Status ReadJobEnv(const YamlMap& m, std::map<std::string, std::string>& ou
   if (!entries.ok()) return entries.status();
   std::map<std::string, std::string> env;
   for (const auto& [name, value] : *entries) {
-    bool ok = !name.empty() && name.size() <= 128 && !std::isdigit(static_cast<unsigned char>(name[0]));
-    for (unsigned char ch : name) ok = ok && (std::isalnum(ch) || ch == '_');
-    if (!ok) return value.Error("the key is not a variable name sh passes on ([A-Za-z_][A-Za-z0-9_]*)");
+    // As sbatch's script exports the lease's variables (slurm_launch.h).
+    if (name.size() > 128 || !slurm::IsEnvName(name)) {
+      return value.Error("the key is not a variable name sh passes on ([A-Za-z_][A-Za-z0-9_]*)");
+    }
     if (name.rfind("SYNERGY_", 0) == 0) return value.Error("SYNERGY_* variables are synergyd's own");
     absl::StatusOr<std::string> text = value.String(service::kMaxPathBytes * 4);
     if (!text.ok()) return text.status();
@@ -101,8 +92,11 @@ absl::Status ParseSlurmSection(const YamlValue& section, SlurmSettings& out) {
   st.Update(node::ReadAccounts(*m, out.accounts.accounts));
   st.Update(m->Read("allow_root_jobs", out.accounts.allow_root_jobs));
   st.Update(m->Read("run_jobs_as_node_user", out.accounts.run_jobs_as_node_user));
-  for (const char* key : {"account_of_user", "account_of_tenant", "qos_of_user", "qos_of_tenant"}) {
-    st.Update(ReadCharges(*m, key, ChargesOf(out, key)));
+  for (const auto& [key, charges] : {std::pair{"account_of_user", &out.account_of_user},
+                                     std::pair{"account_of_tenant", &out.account_of_tenant},
+                                     std::pair{"qos_of_user", &out.qos_of_user},
+                                     std::pair{"qos_of_tenant", &out.qos_of_tenant}}) {
+    st.Update(ReadCharges(*m, key, *charges));
   }
   st.Update(ReadJobEnv(*m, out.job_env));
   if (!st.ok()) return st;

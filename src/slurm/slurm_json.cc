@@ -361,6 +361,32 @@ void SetNodeState(const std::vector<std::string>& words, std::vector<std::string
   node.state_flags = std::move(flags);
 }
 
+// What every layout reads of a node, before it is a SlurmNode.
+struct NodeFields {
+  std::vector<std::string> state_words;  // the base state first
+  std::vector<std::string> flags;        // 22.05's state_flags (later: in state_words)
+  int64_t cpus = 0, memory_mb = 0, alloc_cpus = 0, alloc_memory_mb = 0;
+  std::string gres, gres_used;
+};
+
+// `node` (named already) from `f`: its GPUs and their type from the gres,
+// what Slurm has allocated there, its state, whether it is usable or
+// drained. `gres_path` and `used_path` name the two gres fields in errors.
+absl::Status FillNode(NodeFields f, const std::string& gres_path, const std::string& used_path, SlurmNode& node) {
+  absl::StatusOr<GresGpus> gpus = ReadGres(f.gres, gres_path);
+  if (!gpus.ok()) return gpus.status();
+  absl::StatusOr<GresGpus> used = ReadGres(f.gres_used, used_path);
+  if (!used.ok()) return used.status();
+  SetNodeState(f.state_words, std::move(f.flags), node);
+  node.gpus = gpus->count;
+  node.gpu_type = gpus->type;
+  node.cpus = static_cast<int>(f.cpus);
+  node.memory_mb = f.memory_mb;
+  node.allocated = {used->count, static_cast<int>(f.alloc_cpus), f.alloc_memory_mb};
+  Classify(node);
+  return absl::OkStatus();
+}
+
 // 22.05's `sinfo --json` (and `scontrol show nodes --json` of later
 // releases): one object a node.
 absl::StatusOr<std::vector<SlurmNode>> NodesOfNodeList(const Struct& doc, std::string_view partition) {
@@ -372,35 +398,25 @@ absl::StatusOr<std::vector<SlurmNode>> NodesOfNodeList(const Struct& doc, std::s
     const std::string path = absl::StrCat("sinfo --json: nodes[", i, "]");
     if (!partition.empty() && !InPartition(n, partition)) continue;  // not ours: not read
     SlurmNode node;
-    int64_t cpus = 0, memory = 0, alloc_cpus = 0, alloc_memory = 0;
-    std::string gres, gres_used;
-    std::vector<std::string> state, flags;
+    NodeFields f;
     absl::Status st;
     st.Update(ReadString(n, "name", path, node.name));
-    st.Update(ReadStateWords(n, "state", path, state));
+    st.Update(ReadStateWords(n, "state", path, f.state_words));
     st.Update(ReadString(n, "address", path, node.address, /*required=*/false));
-    st.Update(ReadStringList(n, "state_flags", path, flags));
-    st.Update(ReadInt(n, "cpus", path, 0, 65535, cpus));
-    st.Update(ReadInt(n, "real_memory", path, 0, int64_t{1} << 40, memory));
-    st.Update(ReadString(n, "gres", path, gres, /*required=*/false));
+    st.Update(ReadStringList(n, "state_flags", path, f.flags));
+    st.Update(ReadInt(n, "cpus", path, 0, 65535, f.cpus));
+    st.Update(ReadInt(n, "real_memory", path, 0, int64_t{1} << 40, f.memory_mb));
+    st.Update(ReadString(n, "gres", path, f.gres, /*required=*/false));
     st.Update(ReadStringList(n, "partitions", path, node.partitions));
     // What Slurm has allocated there, to any job (absent: nothing).
-    st.Update(ReadOptionalInt(n, "alloc_cpus", path, 0, 65535, alloc_cpus));
-    st.Update(ReadOptionalInt(n, "alloc_memory", path, 0, int64_t{1} << 40, alloc_memory));
-    st.Update(ReadString(n, "gres_used", path, gres_used, /*required=*/false));
+    st.Update(ReadOptionalInt(n, "alloc_cpus", path, 0, 65535, f.alloc_cpus));
+    st.Update(ReadOptionalInt(n, "alloc_memory", path, 0, int64_t{1} << 40, f.alloc_memory_mb));
+    st.Update(ReadString(n, "gres_used", path, f.gres_used, /*required=*/false));
     if (!st.ok()) return st;
-    absl::StatusOr<GresGpus> gpus = ReadGres(gres, path + ".gres");
-    if (!gpus.ok()) return gpus.status();
-    absl::StatusOr<GresGpus> used = ReadGres(gres_used, path + ".gres_used");
-    if (!used.ok()) return used.status();
     if (node.name.empty()) return absl::InvalidArgumentError(path + ".name: empty");
-    SetNodeState(state, std::move(flags), node);
-    node.gpus = gpus->count;
-    node.gpu_type = gpus->type;
-    node.cpus = static_cast<int>(cpus);
-    node.memory_mb = memory;
-    node.allocated = {used->count, static_cast<int>(alloc_cpus), alloc_memory};
-    Classify(node);
+    if (absl::Status filled = FillNode(std::move(f), path + ".gres", path + ".gres_used", node); !filled.ok()) {
+      return filled;
+    }
     nodes.push_back(std::move(node));
   }
   return nodes;
@@ -421,40 +437,28 @@ absl::Status ReadSinfoRecord(const Struct& r, const std::string& path, SlurmNode
   if (*names == nullptr || *state == nullptr || *cpus == nullptr || *memory == nullptr) {
     return absl::InvalidArgumentError(path + ": not a node's record (nodes, node, cpus and memory)");
   }
-  std::vector<std::string> listed, addresses, words;
-  int64_t total_cpus = 0, alloc_cpus = 0, memory_mb = 0, alloc_memory = 0;
-  std::string gres_total, gres_used;
+  std::vector<std::string> listed, addresses;
+  NodeFields f;
   absl::Status st;
   st.Update(ReadStringList(**names, "nodes", path + ".nodes", listed));
   st.Update(ReadStringList(**names, "addresses", path + ".nodes", addresses));
-  st.Update(ReadStateWords(**state, "state", path + ".node", words));
-  st.Update(ReadInt(**cpus, "total", path + ".cpus", 0, 65535, total_cpus));
-  st.Update(ReadOptionalInt(**cpus, "allocated", path + ".cpus", 0, 65535, alloc_cpus));
-  st.Update(ReadInt(**memory, "maximum", path + ".memory", 0, int64_t{1} << 40, memory_mb));
-  st.Update(ReadOptionalInt(**memory, "allocated", path + ".memory", 0, int64_t{1} << 40, alloc_memory));
+  st.Update(ReadStateWords(**state, "state", path + ".node", f.state_words));
+  st.Update(ReadInt(**cpus, "total", path + ".cpus", 0, 65535, f.cpus));
+  st.Update(ReadOptionalInt(**cpus, "allocated", path + ".cpus", 0, 65535, f.alloc_cpus));
+  st.Update(ReadInt(**memory, "maximum", path + ".memory", 0, int64_t{1} << 40, f.memory_mb));
+  st.Update(ReadOptionalInt(**memory, "allocated", path + ".memory", 0, int64_t{1} << 40, f.alloc_memory_mb));
   if (*gres != nullptr) {
-    st.Update(ReadString(**gres, "total", path + ".gres", gres_total, false));
-    st.Update(ReadString(**gres, "used", path + ".gres", gres_used, false));
+    st.Update(ReadString(**gres, "total", path + ".gres", f.gres, false));
+    st.Update(ReadString(**gres, "used", path + ".gres", f.gres_used, false));
   }
   if (!st.ok()) return st;
   if (listed.size() != 1 || listed[0].empty()) {
     return Refuse(path + ".nodes.nodes", absl::StrCat(listed.size(), " names"),
                   "is not one node (sinfo must be run with -N)");
   }
-  absl::StatusOr<GresGpus> gpus = ReadGres(gres_total, path + ".gres.total");
-  if (!gpus.ok()) return gpus.status();
-  absl::StatusOr<GresGpus> used = ReadGres(gres_used, path + ".gres.used");
-  if (!used.ok()) return used.status();
   node.name = listed[0];
   if (addresses.size() == 1) node.address = addresses[0];
-  SetNodeState(words, {}, node);
-  node.gpus = gpus->count;
-  node.gpu_type = gpus->type;
-  node.cpus = static_cast<int>(total_cpus);
-  node.memory_mb = memory_mb;
-  node.allocated = {used->count, static_cast<int>(alloc_cpus), alloc_memory};
-  Classify(node);
-  return absl::OkStatus();
+  return FillNode(std::move(f), path + ".gres.total", path + ".gres.used", node);
 }
 
 // `sinfo -N --json` of 23.02 and later: one record a node and partition

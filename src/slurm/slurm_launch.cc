@@ -9,8 +9,6 @@
 #include "synergy/config_loader.h"
 
 namespace synergy::slurm {
-namespace {
-
 bool IsEnvName(const std::string& name) {
   if (name.empty() || absl::ascii_isdigit(static_cast<unsigned char>(name[0]))) return false;
   for (char c : name) {
@@ -18,8 +16,6 @@ bool IsEnvName(const std::string& name) {
   }
   return true;
 }
-
-}  // namespace
 
 v1::NodeResources ResourcesOfSlurmNode(const SlurmNode& node) {
   v1::NodeResources r;

@@ -91,6 +91,9 @@ struct SbatchCall {
 absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::string& node, const JobIdentity& who,
                                      const SbatchOptions& options);
 
+// A variable name sh passes on to what it execs: [A-Za-z_][A-Za-z0-9_]*.
+bool IsEnvName(const std::string& name);
+
 // `text` as one word for sh: single-quoted, each ' written '\''.
 std::string ShellQuote(const std::string& text);
 
