@@ -8,29 +8,20 @@
 // Counters: the document's size; per read time is the benchmark's own.
 #include <benchmark/benchmark.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "slurm/slurm_json.h"
+#include "../slurm_samples.h"
 
 namespace synergy::slurm {
 namespace {
 
-std::string Data(const std::string& name) {
-  std::ifstream in(std::string(SYNERGY_SOURCE_DIR) + "/tests/data/slurm/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The first object of the list `key` in `file`, as JSON text.
 std::string FirstOf(const std::string& file, const char* key) {
   google::protobuf::Struct doc;
-  if (!google::protobuf::util::JsonStringToMessage(Data(file), &doc).ok()) std::abort();
+  if (!google::protobuf::util::JsonStringToMessage(SlurmSample(file), &doc).ok()) std::abort();
   std::string out;
   if (!google::protobuf::util::MessageToJsonString(doc.fields().at(key).list_value().values(0), &out).ok()) std::abort();
   return out;

@@ -219,6 +219,18 @@ class SlurmExecutorTest : public DaemonStateTest {
     return std::make_unique<slurm::SlurmExecutor>(c, slurm_, *endpoint_, TestUids);
   }
   void Step() { ASSERT_TRUE(executor_->Step(now_ms_).ok()); }
+  // One node, sn1; `spec`'s job submitted by alice, granted a lease by a
+  // round and sbatch'ed by the next step: `id`.
+  void SubmitOneToSlurm(const v1::JobSpec& spec, std::string& id) {
+    slurm_.nodes = {{"sn1"}};
+    Start();
+    Step();
+    auto submitted = state_->Submit(spec, "alice", now_ms_);
+    ASSERT_TRUE(submitted.ok()) << submitted.status();
+    id = *submitted;
+    ASSERT_TRUE(state_->RunRound(now_ms_).ok());
+    Step();
+  }
   // synergyd killed and started again on its store, with a new executor.
   void Restart() {
     executor_.reset();
@@ -278,12 +290,8 @@ TEST_F(SlurmExecutorTest, ANodeWhoseResourcesChangeInSlurmRegistersAgain) {
 // scancel of a job Slurm no longer lists failed "Invalid job id" (21 of 127
 // cancels at the site): only a job squeue lists as alive is cancelled.
 TEST_F(SlurmExecutorTest, AJobSlurmNoLongerListsIsNeverCancelled) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1), id));
   const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
   ASSERT_TRUE(state_->Cancel(id, now_ms_).ok());
   slurm_.jobs.erase(slurm_id);  // gone from squeue (MinJobAge) before the stop
@@ -297,12 +305,8 @@ TEST_F(SlurmExecutorTest, AJobSlurmNoLongerListsIsNeverCancelled) {
 }
 
 TEST_F(SlurmExecutorTest, ALeaseBecomesOneSbatchOnItsNodeAsItsOwner) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();  // the heartbeat's reply carries the launch
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1, "res18", 1000), id));
   ASSERT_EQ(slurm_.submitted.size(), 1u);
   const std::string argv = absl::StrJoin(slurm_.submitted[0].argv, " ");
   EXPECT_THAT(argv, HasSubstr("--nodelist=sn1"));
@@ -341,12 +345,8 @@ TEST_F(SlurmExecutorTest, ASubmissionWhoseAnswerWasLostIsFoundByNameNotSubmitted
 }
 
 TEST_F(SlurmExecutorTest, AfterARestartTheExecutorKnowsItsJobsByNameAndSubmitsNothing) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1, "res18", 1000), id));
   ASSERT_EQ(slurm_.submitted.size(), 1u);
   const int64_t epoch = EpochOf(id);
   // synergyd killed and restarted: its state from the store, a new executor.
@@ -363,12 +363,8 @@ TEST_F(SlurmExecutorTest, AfterARestartTheExecutorKnowsItsJobsByNameAndSubmitsNo
 }
 
 TEST_F(SlurmExecutorTest, AnExitIsToldOnceWithItsCodeAndACrashIsRetried) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1, "res18", 1000), id));
   const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
   slurm_.jobs[slurm_id].state = "FAILED";
   slurm_.jobs[slurm_id].wait_status = 7 << 8;
@@ -385,12 +381,8 @@ TEST_F(SlurmExecutorTest, AnExitIsToldOnceWithItsCodeAndACrashIsRetried) {
 }
 
 TEST_F(SlurmExecutorTest, AStopIsTermNowThenACancelOnceTheGraceHasPassed) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);  // no agent: stopped at lease end
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1), id));  // no agent: stopped at lease end
   const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
   ASSERT_NE(slurm_id, 0);
   ASSERT_TRUE(state_->Cancel(id, now_ms_).ok());
@@ -414,12 +406,8 @@ TEST_F(SlurmExecutorTest, AStopIsTermNowThenACancelOnceTheGraceHasPassed) {
 // showed as running, its time held counting. It is queued: not launched, no
 // time held, not ordered again, and its job says where it waits.
 TEST_F(SlurmExecutorTest, ALeaseWaitingInSlurmsQueueIsQueuedNotRunning) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1, "res18", 1000), id));
   const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
   slurm_.jobs[slurm_id].state = "PENDING";
   for (int i = 0; i < 20; ++i) {  // twice the orders that would withdraw a lease never reported
@@ -440,12 +428,8 @@ TEST_F(SlurmExecutorTest, ALeaseWaitingInSlurmsQueueIsQueuedNotRunning) {
 }
 
 TEST_F(SlurmExecutorTest, AWaitingJobThatIsStoppedIsCancelledAtOnce) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1), id));
   const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
   slurm_.jobs[slurm_id].state = "PENDING";
   ASSERT_TRUE(state_->Cancel(id, now_ms_).ok());
@@ -477,12 +461,8 @@ TEST_F(SlurmExecutorTest, ANodeThatGoesDownLosesItsLeasesAfterTheHeartbeatTimeou
 }
 
 TEST_F(SlurmExecutorTest, ADrainedNodeLeavesItsLeasesEndAndNothingNewGoesThere) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1), id));
   const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
   slurm_.nodes[0].flags = R"("DRAIN")";
   now_ms_ += 100;
@@ -508,12 +488,8 @@ TEST_F(SlurmExecutorTest, ADrainedNodeLeavesItsLeasesEndAndNothingNewGoesThere) 
 }
 
 TEST_F(SlurmExecutorTest, AJobNamedAsALeaseButRunByAnotherUidIsNotSynergyds) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1), id));
   const int64_t epoch = EpochOf(id);
   const int64_t real = slurm_.JobOf(id, epoch);
   // Slurm lists, in place of the lease's job, another user's job of the
@@ -558,12 +534,8 @@ TEST_F(SlurmExecutorTest, ASubmissionSlurmRefusesIsACrashAndIsRetried) {
 }
 
 TEST_F(SlurmExecutorTest, AJobThatVanishesFromSlurmIsToldAsAnExit) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1), id));
   slurm_.jobs.clear();  // purged without our seeing it end
   now_ms_ += 5000;
   Step();
@@ -586,12 +558,8 @@ TEST_F(SlurmExecutorTest, AnUnreadableSlurmSendsNothing) {
 }
 
 TEST_F(SlurmExecutorTest, ALeaseWhoseJobSlurmForgotDuringARestartIsNeverSubmittedAgain) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1, "res18", 1000), id));
   ASSERT_EQ(slurm_.submitted.size(), 1u);
   const int64_t epoch = EpochOf(id);
   // It ran and ended while synergyd was away, and Slurm purged it.
@@ -638,12 +606,8 @@ TEST_F(SlurmExecutorTest, AJobThatShowsUpAfterItsSubmissionWasGivenUpOnIsStopped
 }
 
 TEST_F(SlurmExecutorTest, ANodeFailureIsNoSuccessButTheJobWaitsForAnotherLease) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1, "res18", 1000), id));
   const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
   slurm_.jobs[slurm_id].state = "NODE_FAIL";  // Slurm writes 0:0
   now_ms_ += 1000;
@@ -655,12 +619,8 @@ TEST_F(SlurmExecutorTest, ANodeFailureIsNoSuccessButTheJobWaitsForAnotherLease) 
 }
 
 TEST_F(SlurmExecutorTest, AJobSlurmFailedWithoutAnExitCodeIsACrashNotASuccess) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1, "res18", 1000), id));
   const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
   slurm_.jobs[slurm_id].state = "FAILED";  // with 0:0
   now_ms_ += 1000;
@@ -671,12 +631,8 @@ TEST_F(SlurmExecutorTest, AJobSlurmFailedWithoutAnExitCodeIsACrashNotASuccess) {
 }
 
 TEST_F(SlurmExecutorTest, WhileSlurmCannotBeReadNodesAreHeartbeatAsLastSeen) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1, "res18", 1000), id));
   slurm_.unreadable = true;  // slurmctld restarting, past heartbeat_timeout_s (3 s)
   for (int i = 0; i < 6; ++i) {
     now_ms_ += 1000;
@@ -694,12 +650,8 @@ TEST_F(SlurmExecutorTest, WhileSlurmCannotBeReadNodesAreHeartbeatAsLastSeen) {
 // F6 of the Slurm site review: a job that completed as the round ended its
 // lease ran again (106 of 200 short jobs ran 2 to 10 times).
 TEST_F(SlurmExecutorTest, AJobThatCompletedAsItsLeaseEndedIsASuccessAndNeverRunsAgain) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);  // a plain job: no agent
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1), id));  // a plain job: no agent
   const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
   ASSERT_NE(slurm_id, 0);
   // It completes in Slurm; before squeue shows it, its lease ends.
@@ -718,12 +670,8 @@ TEST_F(SlurmExecutorTest, AJobThatCompletedAsItsLeaseEndedIsASuccessAndNeverRuns
 }
 
 TEST_F(SlurmExecutorTest, AJobThatEndedZeroAfterItsTermIsStoppedNotASuccess) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1), id));
   const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
   ASSERT_TRUE(state_->Requeue(id, "admin", now_ms_).ok());
   now_ms_ += 100;
@@ -741,12 +689,8 @@ TEST_F(SlurmExecutorTest, AJobThatEndedZeroAfterItsTermIsStoppedNotASuccess) {
 // F4: 22.05's sinfo and squeue exit 0 with an "errors" list and empty lists
 // while slurmctld is down; read as "no nodes, no jobs" every job was lost.
 TEST_F(SlurmExecutorTest, SlurmReportingErrorsIsUnreadableNotAnEmptyCluster) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1, "res18", 1000), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1, "res18", 1000), id));
   slurm_.errors_reply = true;  // 45 s of a slurmctld outage, past heartbeat_timeout_s (3 s)
   for (int i = 0; i < 45; ++i) {
     now_ms_ += 1000;
@@ -789,12 +733,8 @@ TEST_F(SlurmExecutorTest, ADrainedNodeFoundAfterARestartLeavesToo) {
 }
 
 TEST_F(SlurmExecutorTest, AJobThatWaitsInSlurmTooLongIsCancelled) {
-  slurm_.nodes = {{"sn1"}};
-  Start();
-  Step();
-  const std::string id = *state_->Submit(Spec(1), "alice", now_ms_);
-  ASSERT_TRUE(state_->RunRound(now_ms_).ok());
-  Step();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(SubmitOneToSlurm(Spec(1), id));
   const int64_t slurm_id = slurm_.JobOf(id, EpochOf(id));
   slurm_.jobs[slurm_id].state = "PENDING";
   now_ms_ += 301000;

@@ -4,9 +4,7 @@
 // synergy's job names), and on text that is not Slurm's.
 #include "slurm/slurm_json.h"
 
-#include <fstream>
-#include <sstream>
-
+#include "../slurm_samples.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -14,13 +12,6 @@
 
 namespace synergy::slurm {
 namespace {
-
-std::string Data(const std::string& name) {
-  std::ifstream in(std::string(SYNERGY_SOURCE_DIR) + "/tests/data/slurm/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // `text` (a recorded squeue of another site) with its jobs renamed as
 // leases j-000001-1, j-000002-1, ... in order: the parser reads only
@@ -51,7 +42,7 @@ struct ExpectedJob {
 
 void ExpectJobs(const std::string& file, const std::vector<ExpectedJob>& expected) {
   SCOPED_TRACE(file);
-  auto jobs = ParseSqueueJson(AsLeases(Data(file)));
+  auto jobs = ParseSqueueJson(AsLeases(SlurmSample(file)));
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   ASSERT_EQ(jobs->size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -118,7 +109,7 @@ TEST(SlurmJson, AListStatesFlagsTellThePhase) {
 // releases keeps "nodes", with the state as a list.
 TEST(SlurmJson, NodesOfEveryReleasesLayout) {
   auto one = [](const std::string& file) {
-    auto nodes = ParseSinfoJson(Data(file));
+    auto nodes = ParseSinfoJson(SlurmSample(file));
     EXPECT_TRUE(nodes.ok()) << file << ": " << nodes.status();
     return nodes.ok() ? *nodes : std::vector<SlurmNode>{};
   };
@@ -140,7 +131,7 @@ TEST(SlurmJson, NodesOfEveryReleasesLayout) {
     EXPECT_EQ(n[0].allocated, (SlurmResources{0, 1, 512}));
   }
   // Without -N a record is a group of nodes: refused, not misread.
-  auto grouped = ParseSinfoJson(Data("sinfo-23.02-grouped.json"));
+  auto grouped = ParseSinfoJson(SlurmSample("sinfo-23.02-grouped.json"));
   ASSERT_FALSE(grouped.ok());
   EXPECT_THAT(std::string(grouped.status().message()), ::testing::HasSubstr("sinfo must be run with -N"));
 
@@ -184,7 +175,7 @@ TEST(SlurmJson, WhatANodeHasAllocatedAndWhatAJobHolds) {
 }
 
 TEST(SlurmJson, NodesOfARealSinfo) {
-  auto nodes = ParseSinfoJson(Data("sinfo-busy.json"));
+  auto nodes = ParseSinfoJson(SlurmSample("sinfo-busy.json"));
   ASSERT_TRUE(nodes.ok()) << nodes.status();
   ASSERT_EQ(nodes->size(), 2u);
   const SlurmNode& sn1 = (*nodes)[0];
@@ -200,7 +191,7 @@ TEST(SlurmJson, NodesOfARealSinfo) {
 }
 
 TEST(SlurmJson, JobsOfARealSqueueWithTheirPhasesAndExits) {
-  auto jobs = ParseSqueueJson(Data("squeue.json"));
+  auto jobs = ParseSqueueJson(SlurmSample("squeue.json"));
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   ASSERT_EQ(jobs->size(), 4u);
   const SlurmJob& running = (*jobs)[0];
