@@ -3,6 +3,10 @@
 // a JobView from their own records, so that the same job looks the same to
 // the core in either: one place for what a model brings to a view, and one
 // for the speedup a job carries from one round into the next.
+#include <deque>
+#include <string>
+#include <vector>
+
 #include "synergy/cluster.h"
 #include "synergy/job.h"
 #include "synergy/model_zoo.h"
@@ -29,5 +33,42 @@ void CopyModelFields(JobView& to, const JobView& from);
 // what it held. A job that held nothing carries its ideal speedup (pass
 // held_ideal = true).
 double CarriedSpeedup(double ideal_speedup, double held_speedup, bool held_ideal);
+
+// A cluster of several GPU types as the builder below reads it: its servers
+// of each type, and which of them is the zoo's base type.
+struct GpuTypeParts {
+  std::vector<ServersOfType> parts;  // one per cluster.gpu_types()
+  int base = -1;                     // index of the base type; -1: no server of it
+};
+// A type stated as "" counts as `base_type` (WithBaseGpuType).
+GpuTypeParts PartsByGpuType(const Cluster& cluster, const std::string& base_type);
+
+// A job's model on each type (gpu_types() order; null: it has none there)
+// and, for a cluster with no server of the base type, on that type.
+struct ModelsOnTypes {
+  std::vector<const ModelSpec*> on_type;
+  const ModelSpec* on_base = nullptr;
+};
+
+struct TypedJobViews {
+  std::vector<const JobView*> on_type;  // one per type
+  const JobView* reference = nullptr;   // its view on the base type
+};
+
+// The one builder of a job's views on a cluster of several GPU types, for
+// both drivers. `view` is the job's view as its driver built it (identity,
+// service, iterations; its model fields are replaced here). Appends to
+// `store` its view on each type: SetModelFields on that type's servers, or
+// on the whole `cluster` for a type with too few GPUs for it (never chosen
+// for it), carrying the ideal speedup of a job that held nothing. Its view
+// on the base type is the reference: that type's view where `types` has
+// it, else one on `base_nodes` at `models.on_base`; `view` takes the
+// reference's model fields (CopyModelFields) so that policies compare every
+// job in the base type's units. Where a model is missing on some type (its
+// profile reads nothing at a type's share), it is scheduled at the share on
+// every type, so that its views stay in one unit. `view`'s carried speedup
+// is left to the driver (it depends on the lease it holds).
+TypedJobViews BuildTypedViews(JobView& view, const ModelsOnTypes& models, const Cluster& cluster,
+                              const GpuTypeParts& types, const Cluster& base_nodes, std::deque<JobView>& store);
 
 }  // namespace synergy

@@ -40,50 +40,20 @@ TypedViews ViewsByGpuType(const std::vector<const RoundJob*>& jobs, std::vector<
                           const Cluster& base_nodes, const ModelZoo& zoo) {
   TypedViews out;
   const std::vector<std::string>& types = cluster.gpu_types();
-  int base = -1;
-  for (size_t t = 0; t < types.size(); ++t) {
-    if (types[t].empty() || types[t] == zoo.base_gpu_type()) base = static_cast<int>(t);
-  }
-  std::vector<ServersOfType> parts;
-  for (size_t t = 0; t < types.size(); ++t) parts.push_back(ServersOfGpuType(cluster, static_cast<int>(t)));
+  const GpuTypeParts parts = PartsByGpuType(cluster, zoo.base_gpu_type());
   for (size_t i = 0; i < jobs.size(); ++i) {
     const RoundJob& job = *jobs[i];
     JobView& v = ordering[i];
     // As ViewOf: a zoo model only for an agent job that names one.
     const int model = job.uses_agent && !job.model.empty() ? zoo.Find(job.model) : -1;
-    // Its model on each type, and on the base type where the round has no
-    // node of it. Where one cannot be had (its profile reads 0 at a type's
-    // share: a node short of memory), it is scheduled at the share on
-    // every type, so that its views stay in one unit.
-    std::vector<const ModelSpec*> models(types.size());
+    ModelsOnTypes models;
     for (size_t t = 0; t < types.size(); ++t) {
-      models[t] = ModelOnType(job, model, types[t], parts[t].cluster, zoo, out.models);
+      models.on_type.push_back(ModelOnType(job, model, types[t], parts.parts[t].cluster, zoo, out.models));
     }
-    const ModelSpec* base_model =
-        base >= 0 ? models[base] : ModelOnType(job, model, zoo.base_gpu_type(), base_nodes, zoo, out.models);
-    if (std::find(models.begin(), models.end(), nullptr) != models.end() || base_model == nullptr) {
-      std::fill(models.begin(), models.end(), nullptr);
-      base_model = nullptr;
-    }
-    std::vector<const JobView*>& mine = out.on_type[v.id];
-    for (size_t t = 0; t < types.size(); ++t) {
-      const Cluster& part = parts[t].cluster;
-      const Cluster& where = v.gpus <= part.total().gpus ? part : cluster;
-      JobView& on = out.views.emplace_back(v);
-      SetModelFields(on, models[t], where);
-      on.last_round_speedup = CarriedSpeedup(on.ideal_speedup, 1.0, /*held_ideal=*/true);
-      mine.push_back(&on);
-    }
-    const JobView* reference = nullptr;
-    if (base >= 0) {
-      reference = mine[base];
-    } else {
-      JobView& on_base = out.views.emplace_back(v);
-      SetModelFields(on_base, base_model, base_nodes);
-      reference = &on_base;
-    }
-    out.reference[v.id] = reference;
-    CopyModelFields(v, *reference);
+    if (parts.base < 0) models.on_base = ModelOnType(job, model, zoo.base_gpu_type(), base_nodes, zoo, out.models);
+    TypedJobViews built = BuildTypedViews(v, models, cluster, parts, base_nodes, out.views);
+    out.reference[v.id] = built.reference;
+    const std::vector<const JobView*>& mine = out.on_type[v.id] = std::move(built.on_type);
     auto held = lease_type.find(job.lease_node);
     if (job.holds_lease && job.lease_speedup > 0 && held != lease_type.end()) {
       v.last_round_speedup = CarriedSpeedup(mine[held->second]->ideal_speedup, job.lease_speedup, job.lease_at_ideal) *

@@ -175,13 +175,10 @@ class Engine {
           "cluster: several GPU types, not with --reference-compatible (the reference assumes one)");
     }
     const std::vector<std::string>& types = cluster.gpu_types();
-    reference_type_ = -1;
-    for (size_t t = 0; t < types.size(); ++t) {
-      if (types[t].empty() || types[t] == zoo.base_gpu_type()) reference_type_ = static_cast<int>(t);
-    }
+    type_parts_ = PartsByGpuType(cluster, zoo.base_gpu_type());
     // Without servers of the base type, policies still see each job on it,
     // as on the whole cluster (its share there).
-    if (reference_type_ < 0) {
+    if (type_parts_.base < 0) {
       for (int m = 0; m < static_cast<int>(zoo.models().size()); ++m) {
         absl::StatusOr<ModelSpec> base = ModelOnGpuType(zoo.model(m), 1.0, cluster.share_per_gpu());
         if (!base.ok()) return absl::InvalidArgumentError(absl::StrCat("cluster: ", base.status().message()));
@@ -189,7 +186,6 @@ class Engine {
       }
     }
     for (size_t t = 0; t < types.size(); ++t) {
-      parts_.push_back(ServersOfGpuType(cluster, static_cast<int>(t)));
       std::vector<ModelSpec>& models = typed_models_.emplace_back();
       for (int m = 0; m < static_cast<int>(zoo.models().size()); ++m) {
         const std::optional<double> speed = zoo.GpuSpeed(m, types[t]);
@@ -198,7 +194,7 @@ class Engine {
               "cluster: GPU type '", types[t], "': model '", zoo.model(m).name,
               "' has no gpu_speed for it in the model zoo (base type '", zoo.base_gpu_type(), "')"));
         }
-        absl::StatusOr<ModelSpec> typed = ModelOnGpuType(zoo.model(m), *speed, parts_.back().cluster.share_per_gpu());
+        absl::StatusOr<ModelSpec> typed = ModelOnGpuType(zoo.model(m), *speed, type_parts_.parts[t].cluster.share_per_gpu());
         if (!typed.ok()) {
           return absl::InvalidArgumentError(absl::StrCat("cluster: GPU type '", types[t], "': ", typed.status().message()));
         }
@@ -206,6 +202,15 @@ class Engine {
       }
     }
     return absl::OkStatus();
+  }
+
+  // Model `model`'s spec on each type, and on the base type where the
+  // cluster has no server of it.
+  ModelsOnTypes ModelsOf(int model) const {
+    ModelsOnTypes out;
+    for (const std::vector<ModelSpec>& on_type : typed_models_) out.on_type.push_back(&on_type[model]);
+    if (type_parts_.base < 0) out.on_base = &base_models_[model];
+    return out;
   }
 
   // The GPU type of the servers an assignment is on (one type a job).
@@ -235,18 +240,10 @@ class Engine {
       v.total_iterations = spec.iterations;
       v.remaining_iterations = spec.iterations;
       if (typed_) {
-        for (size_t t = 0; t < parts_.size(); ++t) {
-          JobView& on = job.typed.emplace_back(v);
-          // A type with too few GPUs for the job is never chosen for it.
-          const Cluster& where = spec.gpus <= parts_[t].cluster.total().gpus ? parts_[t].cluster : *config_.cluster;
-          SetModelFields(on, &typed_models_[t][spec.model], where);
-          on.last_round_speedup = CarriedSpeedup(on.ideal_speedup, 1.0, /*held_ideal=*/true);
-        }
-        if (reference_type_ >= 0) {
-          CopyModelFields(v, job.typed[reference_type_]);
-        } else {
-          SetModelFields(v, &base_models_[spec.model], *config_.cluster);
-        }
+        std::deque<JobView> typed;
+        BuildTypedViews(v, ModelsOf(spec.model), *config_.cluster, type_parts_,
+                        *config_.cluster, typed);
+        job.typed.assign(typed.begin(), typed.begin() + static_cast<std::ptrdiff_t>(type_parts_.parts.size()));
         job.reference_iteration_s = v.iteration_time_s;
       }
       v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, 1.0, /*held_ideal=*/true);
@@ -360,7 +357,7 @@ class Engine {
       running_.push_back(job);
       sample.allocated += a.Total();
       if (typed_) {
-        sample.gpus_by_type.resize(parts_.size());
+        sample.gpus_by_type.resize(type_parts_.parts.size());
         sample.gpus_by_type[job->held_type] += a.Total().gpus;
       }
       sample.throughput += a.speedup;
@@ -533,17 +530,14 @@ class Engine {
     std::deque<JobView> views;
     std::deque<ModelSpec> base_models;
     TypedRoundInput typed;
-    const std::vector<std::string>& types = around.gpu_types();
-    std::vector<ServersOfType> parts;
+    GpuTypeParts parts;
     std::vector<int> type_in_whole;  // around's type index -> the whole cluster's
-    int base = -1;
     if (typed_) {
+      parts = PartsByGpuType(around, config_.zoo->base_gpu_type());
       const std::vector<std::string>& whole_types = config_.cluster->gpu_types();
-      for (size_t t = 0; t < types.size(); ++t) {
-        parts.push_back(ServersOfGpuType(around, static_cast<int>(t)));
+      for (const std::string& type : around.gpu_types()) {
         type_in_whole.push_back(
-            static_cast<int>(std::find(whole_types.begin(), whole_types.end(), types[t]) - whole_types.begin()));
-        if (types[t].empty() || types[t] == config_.zoo->base_gpu_type()) base = static_cast<int>(t);
+            static_cast<int>(std::find(whole_types.begin(), whole_types.end(), type) - whole_types.begin()));
       }
     }
     for (const JobView* v : input.queue) {
@@ -555,22 +549,14 @@ class Engine {
         SetModelFields(again_view, &config_.zoo->model(job.spec.model), around);
         continue;
       }
-      std::vector<const JobView*>& mine = typed.on_type[v->id];
-      for (size_t t = 0; t < types.size(); ++t) {
-        const int w = type_in_whole[t];
-        JobView& on = views.emplace_back(*v);
-        const Cluster& where = v->gpus <= parts[t].cluster.total().gpus ? parts[t].cluster : around;
-        SetModelFields(on, &typed_models_[w][job.spec.model], where);
-        on.last_round_speedup = CarriedSpeedup(on.ideal_speedup, 1.0, /*held_ideal=*/true);
-        mine.push_back(&on);
-      }
-      if (base >= 0) {
-        CopyModelFields(again_view, *mine[base]);
-      } else {
+      ModelsOnTypes models;
+      for (int w : type_in_whole) models.on_type.push_back(&typed_models_[w][job.spec.model]);
+      if (parts.base < 0) {
         absl::StatusOr<ModelSpec> on_base =
             ModelOnGpuType(config_.zoo->model(job.spec.model), 1.0, around.share_per_gpu());
-        SetModelFields(again_view, on_base.ok() ? &base_models.emplace_back(*std::move(on_base)) : nullptr, around);
+        if (on_base.ok()) models.on_base = &base_models.emplace_back(*std::move(on_base));
       }
+      typed.on_type[v->id] = BuildTypedViews(again_view, models, around, parts, around, views).on_type;
     }
     if (!typed_) return ScheduleRound(again, *config_.policy, *config_.mechanism).plan;
     typed.round = std::move(again);
@@ -676,12 +662,11 @@ class Engine {
   std::vector<SimJob*> running_before_;
   // Heterogeneous clusters (PrepareGpuTypes).
   bool typed_ = false;
-  // The type whose units policies compare jobs in: the zoo's base type's
-  // index, or -1 where no server is of it (then base_models_, each zoo
-  // model on the whole cluster).
-  int reference_type_ = -1;
+  // Each type's servers, and the type whose units policies compare jobs
+  // in (the zoo's base type; where no server is of it, base_models_, each
+  // zoo model on the whole cluster).
+  GpuTypeParts type_parts_;
   std::vector<ModelSpec> base_models_;
-  std::vector<ServersOfType> parts_;
   std::vector<std::vector<ModelSpec>> typed_models_;  // [type][model]
   int64_t finished_measured_ = 0;
   double last_measured_arrival_s_ = -1;
