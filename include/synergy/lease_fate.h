@@ -23,7 +23,7 @@
 //    or grows it by at least `restart_gain` in throughput, and keeps what
 //    it holds for a smaller gain.
 // A driver plans the other jobs around the leases kept as held (synergyd:
-// daemon/round_planner.h; synergy-sim with restart costs), so the plan and
+// daemon/round/round_planner.h; synergy-sim with restart costs), so the plan and
 // the leases never disagree. Pure.
 #include <string>
 #include <vector>

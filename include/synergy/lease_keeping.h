@@ -1,6 +1,6 @@
 #pragma once
 // The round engine's replan loop, one for both drivers (synergyd's
-// daemon/round_planner.h and synergy-sim's kept leases): the core plans
+// daemon/round/round_planner.h and synergy-sim's kept leases): the core plans
 // every round afresh, and a running job whose planned place or size differs
 // from what it holds may keep what it holds (lease_fate.h, kKeepAsHeld).
 // Such a job is pinned: the other jobs are planned again around what it

@@ -1,7 +1,7 @@
 #pragma once
 // Credentials on the wire: every call carries "authorization: Bearer
 // <credential>" metadata (service/channel.h attaches it); synergyd reads it
-// here and decides who called (daemon/authenticator.h).
+// here and decides who called (daemon/api/authenticator.h).
 #include <cstdint>
 #include <string>
 

@@ -426,7 +426,7 @@ class Engine {
   // As synergyd's Resizable: resizes in place, and one server (one agent).
   bool Resizable(const SimJob& job) const { return config_.resize_in_place && job.held.size() == 1; }
 
-  // synergyd's lease keeping (daemon/round_planner.h) on the simulator's
+  // synergyd's lease keeping (daemon/round/round_planner.h) on the simulator's
   // jobs: the jobs the plan would move or grow by too little keep what they
   // held, the others are planned again around them, until none is added.
   void KeepLeases(const RoundInput& input, Plan& plan) {
@@ -517,11 +517,11 @@ class Engine {
   }
 
   // The plan for the jobs not in `pinned` on `around` (the servers less
-  // what pinned jobs hold), as synergyd's replan (daemon/round_planner.cc):
+  // what pinned jobs hold), as synergyd's replan (daemon/round/round_planner.cc):
   // each job's demand is taken again on the servers left (an ideal capped
   // at what a server has left, and its speedup scaled with it); on a
   // cluster of several types, each job's views on the types left, and its
-  // ordering view on the base type (daemon/typed_views.h).
+  // ordering view on the base type (daemon/round/typed_views.h).
   Plan PlanAround(const RoundInput& input, const Cluster& around,
                   const std::unordered_map<JobId, Assignment>& pinned) const {
     RoundInput again = input;

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <thread>
 
-#include "daemon/server.h"
+#include "daemon/server/server.h"
 #include "spdlog/spdlog.h"
 #include "synergy/agent.h"
 #include "synergy/v1/synergy.grpc.pb.h"

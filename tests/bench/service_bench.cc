@@ -21,7 +21,7 @@
 #include <optional>
 #include <thread>
 
-#include "daemon/server.h"
+#include "daemon/server/server.h"
 #include "service/channel.h"
 #include "spdlog/spdlog.h"
 #include "synergy/v1/synergy.grpc.pb.h"

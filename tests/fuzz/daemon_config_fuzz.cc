@@ -1,13 +1,13 @@
 // synergyd's config (synergyd --config): bytes -> ParseDaemonConfig on the
 // built-in defaults, then ValidateSecurity as LoadDaemonConfig does. An
-// accepted config is within the bounds daemon/config.h states, and holds
+// accepted config is within the bounds daemon/server/config.h states, and holds
 // only credentials that passed security_config.h's checks.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "absl/strings/ascii.h"
-#include "daemon/config.h"
+#include "daemon/server/config.h"
 #include "fuzz_checks.h"
 #include "synergy/mechanism.h"
 #include "synergy/policy.h"

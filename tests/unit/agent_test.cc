@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "cpu_time_limit.h"
-#include "daemon/server.h"
+#include "daemon/server/server.h"
 #include "gtest/gtest.h"
 #include "spdlog/spdlog.h"
 #include "synergy/v1/synergy.grpc.pb.h"

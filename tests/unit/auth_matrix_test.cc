@@ -8,8 +8,8 @@
 #include <future>
 #include <thread>
 
-#include "daemon/access_rules.h"
-#include "daemon/server.h"
+#include "daemon/api/access_rules.h"
+#include "daemon/server/server.h"
 #include "google/protobuf/dynamic_message.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
@@ -180,7 +180,7 @@ TEST_F(AuthMatrix, EveryRpcRefusesMissingWrongAndOtherPrincipalsCredentials) {
       const google::protobuf::MethodDescriptor* method = service->method(m);
       const std::string full = "/" + service->full_name() + "/" + method->name();
       const std::optional<daemon::Access> rule = daemon::AccessRule(full);
-      ASSERT_TRUE(rule.has_value()) << full << " has no access rule in daemon/access_rules.cc";
+      ASSERT_TRUE(rule.has_value()) << full << " has no access rule in daemon/api/access_rules.cc";
       std::string right, other;
       switch (*rule) {
         case daemon::Access::kUserOrAdmin: right = kAlice; other = kNode1; break;

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <tuple>
 
-#include "daemon/daemon_state.h"
-#include "daemon/round_input.h"
-#include "daemon/round_planner.h"
+#include "daemon/state/daemon_state.h"
+#include "daemon/round/round_input.h"
+#include "daemon/round/round_planner.h"
 #include "daemon_state_fixture.h"
 #include "gtest/gtest.h"
 

@@ -1,5 +1,5 @@
 // synergyd's /metrics text from a DaemonState driven through a job's life.
-#include "daemon/metrics.h"
+#include "daemon/server/metrics.h"
 
 #include "daemon_state_fixture.h"
 #include "gmock/gmock.h"

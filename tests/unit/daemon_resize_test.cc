@@ -1,4 +1,4 @@
-// Resize in place through DaemonState (daemon/daemon_resize.cc): a job
+// Resize in place through DaemonState (daemon/round/resize_in_place.cc): a job
 // whose agent follows resizes keeps one lease while TUNE moves its CPUs and
 // memory; the node is ordered to change the cgroup first, the agent hears
 // of it only once the node has, and a lower memory limit waits for the

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon/daemon_state.h"
-#include "daemon/sqlite_store.h"
+#include "daemon/state/daemon_state.h"
+#include "daemon/state/sqlite_store.h"
 #include "gtest/gtest.h"
 #include "test_support.h"
 

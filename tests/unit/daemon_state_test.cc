@@ -1,11 +1,11 @@
 // DaemonState driven by hand (no threads, no sockets): durability, leases
 // and their epochs, exits and retries, lost nodes, and the same plan as the
 // simulator for the same state.
-#include "daemon/daemon_state.h"
+#include "daemon/state/daemon_state.h"
 
 #include <filesystem>
 
-#include "daemon/round_input.h"
+#include "daemon/round/round_input.h"
 #include "daemon_state_fixture.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"

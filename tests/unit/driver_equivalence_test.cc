@@ -8,8 +8,8 @@
 #include <map>
 #include <vector>
 
-#include "daemon/round_input.h"
-#include "daemon/round_planner.h"
+#include "daemon/round/round_input.h"
+#include "daemon/round/round_planner.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
 #include "synergy/typed_round.h"

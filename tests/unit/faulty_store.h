@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "absl/status/status.h"
-#include "daemon/store.h"
+#include "daemon/state/store.h"
 
 namespace synergy::daemon {
 

@@ -1,7 +1,7 @@
-// Group commit (daemon/group_commit.h): concurrent commits share
+// Group commit (daemon/state/group_commit.h): concurrent commits share
 // transactions, each caller returns only once its own batch is stored, and
 // a refused group refuses every batch in it.
-#include "daemon/group_commit.h"
+#include "daemon/state/group_commit.h"
 
 #include <filesystem>
 #include <thread>
@@ -10,7 +10,7 @@
 
 #include "absl/synchronization/notification.h"
 
-#include "daemon/sqlite_store.h"
+#include "daemon/state/sqlite_store.h"
 #include "faulty_store.h"
 #include "gtest/gtest.h"
 

@@ -1,8 +1,8 @@
 // Hold, release, requeue and priority changes on DaemonState, driven by
 // hand: what a round does with a held job, how a hold or requeue ends a
 // lease, who may undo what, and that each change is stored.
-#include "daemon/daemon_state.h"
-#include "daemon/round_input.h"
+#include "daemon/state/daemon_state.h"
+#include "daemon/round/round_input.h"
 #include "daemon_state_fixture.h"
 #include "gtest/gtest.h"
 

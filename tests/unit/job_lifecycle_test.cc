@@ -1,4 +1,4 @@
-#include "daemon/job_lifecycle.h"
+#include "daemon/state/job_lifecycle.h"
 
 #include "gtest/gtest.h"
 

@@ -9,7 +9,7 @@
 #include <atomic>
 #include <thread>
 
-#include "daemon/log_relay.h"
+#include "daemon/nodes/log_relay.h"
 #include "gtest/gtest.h"
 #include "node/job_output.h"
 

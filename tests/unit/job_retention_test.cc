@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon/daemon_state.h"
-#include "daemon/sqlite_store.h"
+#include "daemon/state/daemon_state.h"
+#include "daemon/state/sqlite_store.h"
 #include "daemon_state_fixture.h"
 #include "gtest/gtest.h"
 #include "service/request_limits.h"

@@ -176,7 +176,7 @@ TEST(ValidateJobSpec, ChecksLimitsAndModels) {
 #include <fstream>
 #include <sstream>
 
-#include "daemon/config.h"
+#include "daemon/server/config.h"
 #include "gmock/gmock.h"
 #include "node/node_config.h"
 #include "synergy/default_configs.h"

@@ -1,8 +1,8 @@
-// The job table (daemon/job_table.h): an undone change puts back every job
+// The job table (daemon/state/job_table.h): an undone change puts back every job
 // it touched, its dirty marks and the id counter; flushes forget only what
 // they stored; the queue keeps the round's order; in-flight submissions
 // count toward a user's active jobs.
-#include "daemon/job_table.h"
+#include "daemon/state/job_table.h"
 
 #include "gtest/gtest.h"
 

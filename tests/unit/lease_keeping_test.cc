@@ -1,6 +1,6 @@
 // When a running job's lease survives a round whose plan differs from it,
-// and what the rest of the plan may still take (daemon/lease_keeping.h).
-#include "daemon/lease_keeping.h"
+// and what the rest of the plan may still take (daemon/round/lease_keeping.h).
+#include "daemon/round/lease_keeping.h"
 
 #include "gtest/gtest.h"
 

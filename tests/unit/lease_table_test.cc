@@ -1,4 +1,4 @@
-#include "daemon/lease_table.h"
+#include "daemon/state/lease_table.h"
 
 #include "gtest/gtest.h"
 

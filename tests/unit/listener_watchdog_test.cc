@@ -1,7 +1,7 @@
 // The listener watchdog's two pure parts: reading a listening socket's
 // accept queue from /proc/net/tcp text, and deciding when a queue that
 // does not drain means a listener that stopped accepting.
-#include "daemon/listener_watchdog.h"
+#include "daemon/server/listener_watchdog.h"
 
 #include <netinet/in.h>
 #include <sys/socket.h>

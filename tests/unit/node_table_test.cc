@@ -1,9 +1,9 @@
-// The node table (daemon/node_table.h): a stored drain outlives
+// The node table (daemon/state/node_table.h): a stored drain outlives
 // registrations, an undone registration leaves no node behind, and only
 // nodes alive, undrained and staying take part.
-#include "daemon/node_table.h"
+#include "daemon/state/node_table.h"
 
-#include "daemon/round_input.h"
+#include "daemon/round/round_input.h"
 #include "gtest/gtest.h"
 
 namespace synergy::daemon {

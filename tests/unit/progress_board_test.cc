@@ -1,9 +1,9 @@
-// The progress board (daemon/progress_board.h): it takes reports only under
+// The progress board (daemon/agents/progress_board.h): it takes reports only under
 // the lease the daemon published, caps them at the job's own iterations,
 // keeps the highest count and the latest throughput, and a read sees them
 // before they are folded. And the daemon keeps it in step with its leases:
 // granted opens, ending closes (the agent must then hear where to stop).
-#include "daemon/progress_board.h"
+#include "daemon/agents/progress_board.h"
 
 #include "daemon_state_fixture.h"
 #include "gtest/gtest.h"

@@ -1,10 +1,10 @@
 // Keeping running jobs on their servers (synergy/sticky_servers.h), and
-// synergyd's rule for what a lease holds (daemon/sticky_servers.h): the
+// synergyd's rule for what a lease holds (daemon/round/sticky_servers.h): the
 // same GPUs, CPUs and memory, or the same GPUs for a lease that follows
 // resizes, which is then resized where it runs instead of moved.
-#include "daemon/sticky_servers.h"
+#include "daemon/round/sticky_servers.h"
 
-#include "daemon/round_input.h"
+#include "daemon/round/round_input.h"
 #include "gtest/gtest.h"
 #include "synergy/sticky_servers.h"
 

@@ -1,4 +1,4 @@
-#include "daemon/sqlite_store.h"
+#include "daemon/state/sqlite_store.h"
 
 #include <sys/stat.h>
 

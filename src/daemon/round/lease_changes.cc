@@ -1,0 +1,147 @@
+// DaemonState, leases: granting one from a plan's assignment (ids from
+// each node's free ids), ending one (the agent's checkpoint, then stop
+// orders after the grace), and dropping it once its processes are gone.
+#include "daemon/state/daemon_state.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "daemon/round/round_input.h"
+#include "service/names.h"
+#include "spdlog/spdlog.h"
+
+namespace synergy::daemon {
+
+v1::NodeResources DaemonState::FreeIds(const std::string& node) const {
+  const v1::Node& info = nodes_.at(node).info;
+  return WithoutForeign(IdsLeft(info.capacity(), leases_.GrantedGpus(node), leases_.GrantedCpus(node)), info.foreign(),
+                        {}, {});
+}
+
+void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std::string>& node_names,
+                        double service_weight, Batch& batch, int64_t now_ms) {
+  // Free ids per node: all, less those of current leases (LeaseTable:
+  // ending leases' ids are free for the plan; their launch waits for the
+  // exit).
+  v1::Lease lease;
+  lease.set_job_id(job.id());
+  lease.set_epoch(leases_.TakeEpoch());
+  lease.set_speedup(a.speedup);
+  lease.set_at_ideal(a.at_ideal);
+  lease.set_granted_unix_ms(now_ms);
+  if (service_weight > 0) lease.set_service_weight(service_weight);
+  int rank = 0;
+  for (const Slice& s : a.slices) {
+    const std::string& node = node_names[s.server];
+    const v1::NodeResources unheld = FreeIds(node);
+    const std::set<int> gpus(unheld.gpu_ids().begin(), unheld.gpu_ids().end());
+    const std::set<int> cpus(unheld.cpu_ids().begin(), unheld.cpu_ids().end());
+    v1::LeaseSlice* slice = lease.add_slices();
+    slice->set_node(node);
+    slice->set_rank(rank++);
+    const int want_cpus = WholeCpus(s.resources.cpus);
+    auto g = gpus.begin();
+    for (int i = 0; i < s.resources.gpus && g != gpus.end(); ++i, ++g) slice->add_gpu_ids(*g);
+    auto c = cpus.begin();
+    for (int i = 0; i < want_cpus && c != cpus.end(); ++i, ++c) slice->add_cpu_ids(*c);
+    if (slice->cpu_ids_size() < want_cpus) {
+      // The plan counts fractional cores; ids are whole. A share below one
+      // core per job leaves later jobs short: said, not hidden.
+      spdlog::warn("{}: node {} has {} free CPU ids, the plan gives {:.2f} cores; the job gets {}", job.id(),
+                   node, cpus.size(), s.resources.cpus, slice->cpu_ids_size());
+    }
+    slice->set_mem_gb(s.resources.mem_gb);
+    if (slice->gpu_ids_size() != s.resources.gpus) {
+      spdlog::error("{}: node {} has no {} free GPU ids; not granted", job.id(), node, s.resources.gpus);
+      return;
+    }
+  }
+  jobs_.EditRuntime(job.id()).finished = false;
+  *job.mutable_lease() = lease;
+  NoteLeaseNodes(job, lease);
+  leases_.IndexCurrent(lease);
+  ++counters_.leases_granted;
+  batch.counters[kNextEpochCounter] = leases_.next_epoch();
+  // The reason names this lease, not one that is ending.
+  jobs_.Move(job, JobMove::kGrant, absl::StrFormat("lease %d granted", lease.epoch()), now_ms);
+  Record(batch, job, absl::StrFormat("lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
+}
+
+const char* LeaseEndCauseName(LeaseEndCause cause) {
+  switch (cause) {
+    case LeaseEndCause::kRound: return "round";
+    case LeaseEndCause::kProfiled: return "profiled";
+    case LeaseEndCause::kCancelled: return "cancelled";
+    case LeaseEndCause::kFinished: return "finished";
+    case LeaseEndCause::kExited: return "exited";
+    case LeaseEndCause::kCrashed: return "crashed";
+    case LeaseEndCause::kNodeLeaving: return "node_leaving";
+    case LeaseEndCause::kNodeLost: return "node_lost";
+    case LeaseEndCause::kNotReadopted: return "not_readopted";
+    case LeaseEndCause::kHeld: return "held";
+    case LeaseEndCause::kRequeued: return "requeued";
+    case LeaseEndCause::kNotStarted: return "not_started";
+  }
+  return "unknown";
+}
+
+void DaemonState::EndLease(v1::Job& job, const std::string& why, LeaseEndCause cause, Batch& batch,
+                           int64_t now_ms) {
+  const v1::Lease lease = job.lease();
+  const LeaseTable::Launch& launch = leases_.LaunchOf(job.id());
+  if (!launch.launched()) {
+    // Never launched: nothing to stop.
+    DropLease(job, cause, now_ms);
+    if (!Terminal(job)) jobs_.Move(job, JobMove::kRequeue, absl::StrCat("lease ended before launch: ", why), now_ms);
+    Record(batch, job, absl::StrFormat("lease %d withdrawn before launch (%s)", lease.epoch(), why), now_ms);
+    return;
+  }
+  EndingLease ending;
+  ending.lease = lease;
+  ending.since_ms = now_ms;
+  ending.lease.set_ending(true);
+  // Not yet re-adopted after a restart: its processes may still run, so
+  // the job's next launch waits for them like for any ending lease.
+  ending.unadopted_until_ms = launch.adopt_deadline_ms;
+  // Plain processes are stopped now; agents first get lease_ending and the
+  // grace period to checkpoint (Tick sends the stop after it).
+  if (!job.spec().uses_agent() || Terminal(job)) {
+    for (const v1::LeaseSlice& s : lease.slices()) {
+      SendStop(s.node(), job.id(), lease.epoch(), config_.lease_grace_ms());
+    }
+    ending.stop_sent = true;
+  }
+  leases_.StartEnding(ending);
+  DropLease(job, cause, now_ms);
+  if (!Terminal(job)) job.set_reason(absl::StrFormat("lease %d ending: %s", lease.epoch(), why));
+  Record(batch, job,
+         absl::StrFormat("lease %d ending (%s): %s", lease.epoch(), why,
+                         ending.stop_sent ? "stop ordered" : "agent to checkpoint and exit"),
+         now_ms);
+}
+
+void DaemonState::DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms) {
+  // Every end counts: planned, crashed, finished, lost with a node.
+  if (job.has_lease()) ++counters_.leases_ended_by_cause[static_cast<size_t>(cause)];
+  const LeaseTable::Launch& launch = leases_.LaunchOf(job.id());
+  if (job.has_lease() && launch.launched()) job.set_last_lease_end_unix_ms(now_ms);
+  // The lease's time held joins the stored service (ServiceNowMs reads the
+  // job and runtime these refer to).
+  job.set_attained_service_ms(ServiceNowMs(job, launch, now_ms));
+  // Its launch state goes with it.
+  if (job.has_lease()) leases_.ForgetCurrent(job.lease());
+  job.clear_lease();
+}
+
+void DaemonState::SendStop(const std::string& node, const std::string& job, int64_t epoch,
+                           int64_t grace_ms) {
+  if (!nodes_.count(node)) return;
+  v1::StopOrder stop;
+  stop.set_job_id(job);
+  stop.set_epoch(epoch);
+  stop.set_grace_ms(grace_ms);
+  leases_.OrderStop(node, stop);
+}
+
+}  // namespace synergy::daemon

@@ -1,0 +1,233 @@
+#include "daemon/server/config.h"
+
+#include <cmath>
+
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon/server/security_config.h"
+#include "daemon/nodes/slurm_config.h"
+#include "service/channel.h"
+#include "service/request_limits.h"
+#include "synergy/default_configs.h"
+#include "synergy/mechanism.h"
+#include "synergy/typed_round.h"
+#include "synergy/policy.h"
+#include "synergy/quote.h"
+#include "synergy/yaml_reader.h"
+
+namespace synergy::daemon {
+namespace {
+
+constexpr char kEmbedded[] = "<embedded synergyd.yaml>";
+
+// A day: longer rounds, grace periods or silences are typing mistakes, and
+// keep every sum of them far from overflow.
+constexpr double kMaxSeconds = 86400;
+
+const std::vector<absl::string_view>& Settings() {
+  static const std::vector<absl::string_view> kSettings = {
+      "listen",         "metrics_listen",        "state_db",            "round_s",        "align_rounds",
+      "policy",         "mechanism",             "type_choice",         "models",         "lease_grace_s",
+      "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "max_active_jobs_per_user", "profile_wait_s",
+      "retain_ended_jobs", "restart_gain",   "executor",              "slurm",
+      "auth",           "tls",                   "log_level",
+      "log_format"};
+  return kSettings;
+}
+
+// `refusal` is why `root` is not a map of Settings(). When that is a
+// `tokens:` key (one shared token, from before auth: existed), says so
+// instead, without echoing the token.
+absl::Status ExplainRefusal(const YamlValue& root, absl::Status refusal) {
+  std::vector<absl::string_view> with_tokens = Settings();
+  with_tokens.push_back("tokens");
+  absl::StatusOr<YamlMap> m = root.Map(with_tokens);
+  if (!m.ok() || !m->Has("tokens")) return refusal;
+  return RefuseWithoutValue(m->Get("tokens"),
+                            "one shared token is no longer accepted; give each user, admin and node its "
+                            "own credential under auth: (docs/security.md)");
+}
+
+// "30d", "12h", "90m", "600s" -> seconds; "forever" -> -1; else nullopt.
+std::optional<int64_t> RetentionSeconds(const std::string& text) {
+  constexpr int64_t kMaxRetentionS = int64_t{10} * 365 * 86400;
+  if (text == "forever") return -1;
+  if (text.size() < 2) return std::nullopt;
+  const char unit = text.back();
+  const int64_t scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
+  int64_t n = 0;
+  if (scale == 0 || !absl::SimpleAtoi(text.substr(0, text.size() - 1), &n) || n < 1 || n > kMaxRetentionS / scale) {
+    return std::nullopt;
+  }
+  return n * scale;
+}
+
+absl::Status ReadRetention(const YamlMap& m, DaemonConfig& c) {
+  if (!m.Has("retain_ended_jobs")) return absl::OkStatus();
+  std::string text;
+  if (auto st = m.Read("retain_ended_jobs", text, 32); !st.ok()) return st;
+  const std::optional<int64_t> seconds = RetentionSeconds(text);
+  if (!seconds) {
+    return m.Get("retain_ended_jobs")
+        .Error("is not a duration from 1s to 10 years (e.g. 30d, 12h, 90m, 600s) or forever");
+  }
+  c.retain_ended_jobs_s = *seconds;
+  return absl::OkStatus();
+}
+
+absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
+  absl::Status st;
+  st.Update(m.Read("listen", c.listen, service::kMaxNodeAddressBytes));
+  st.Update(m.Read("metrics_listen", c.metrics_listen, service::kMaxNodeAddressBytes));
+  st.Update(m.Read("state_db", c.state_db, service::kMaxPathBytes));
+  // At least 50 ms: a shorter round would only spin (each one reads and
+  // stores the whole queue).
+  st.Update(m.Read("round_s", c.round_s, DoubleRange{0.05, kMaxSeconds}));
+  st.Update(m.Read("align_rounds", c.align_rounds));
+  st.Update(m.Read("policy", c.policy, 64));
+  st.Update(m.Read("mechanism", c.mechanism, 64));
+  st.Update(m.Read("type_choice", c.type_choice, 64));
+  st.Update(m.Read("models", c.models, service::kMaxPathBytes));
+  st.Update(m.Read("lease_grace_s", c.lease_grace_s, DoubleRange::NonNegative(kMaxSeconds)));
+  // 1 ms to a minute: what nodes are told; a node silent for
+  // heartbeat_timeout_s is lost whatever the interval.
+  st.Update(m.Read("heartbeat_interval_ms", c.heartbeat_interval_ms, IntRange{1, 60'000}));
+  st.Update(m.Read("heartbeat_timeout_s", c.heartbeat_timeout_s, DoubleRange::Positive(kMaxSeconds)));
+  st.Update(m.Read("max_retries", c.max_retries, IntRange{0, service::kMaxRetries}));
+  st.Update(m.Read("max_active_jobs_per_user", c.max_active_jobs_per_user, IntRange{1, 1000000}));
+  // Up to about four months: beyond that "never profile" is profile: false.
+  st.Update(m.Read("profile_wait_s", c.profile_wait_s, DoubleRange::NonNegative(1e7)));
+  st.Update(m.Read("restart_gain", c.restart_gain, DoubleRange::NonNegative(10)));
+  st.Update(ReadRetention(m, c));
+  st.Update(m.Read("executor", c.executor, 64));
+  if (m.Has("slurm")) st.Update(ParseSlurmSection(m.Get("slurm"), c.slurm));
+  if (m.Has("auth")) st.Update(ParseAuthSection(m.Get("auth"), c.auth));
+  if (m.Has("tls")) st.Update(ParseTlsSection(m.Get("tls"), c.tls));
+  st.Update(m.Read("log_level", c.log_level, 64));
+  st.Update(m.Read("log_format", c.log_format, 64));
+  return st;
+}
+
+// What a read cannot say: names from a registry, values that must not be
+// empty.
+absl::Status CheckSettings(const YamlMap& m, const DaemonConfig& c) {
+  if (m.Has("listen") && c.listen.empty()) return m.Get("listen").Error("is empty");
+  if (m.Has("state_db") && c.state_db.empty()) return m.Get("state_db").Error("is empty");
+  if (m.Has("policy") && !MakePolicy(c.policy).ok()) {
+    return m.Get("policy").Error(absl::StrCat("is not one of ", absl::StrJoin(PolicyNames(), ", ")));
+  }
+  if (m.Has("mechanism") && !MakeMechanism(c.mechanism).ok()) {
+    return m.Get("mechanism").Error(absl::StrCat("is not one of ", absl::StrJoin(MechanismNames(), ", ")));
+  }
+  if (m.Has("type_choice") && !TypeChoiceNamed(c.type_choice)) {
+    return m.Get("type_choice").Error(absl::StrCat("is not one of ", absl::StrJoin(TypeChoiceNames(), ", ")));
+  }
+  if (m.Has("executor") && c.executor != "node" && c.executor != "slurm") {
+    return m.Get("executor").Error("is not node or slurm");
+  }
+  if (c.executor == "slurm" && c.slurm.partition.empty() && (m.Has("slurm") || m.Has("executor"))) {
+    return (m.Has("slurm") ? m.Get("slurm") : m.Get("executor")).Error("needs slurm.partition (the partition synergyd owns)");
+  }
+  static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
+  if (m.Has("log_level") && !kLevels.count(c.log_level)) {
+    return m.Get("log_level").Error("is not one of trace, debug, info, warn, error");
+  }
+  if (m.Has("log_format") && c.log_format != "text" && c.log_format != "json") {
+    return m.Get("log_format").Error("is not text or json");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::string& source,
+                                               DaemonConfig base) {
+  absl::StatusOr<YamlValue> root = ParseYaml(text, source);
+  if (!root.ok()) return root.status();
+  if (root->IsNull()) return base;  // an empty file changes nothing
+  // (No YamlValue or YamlMap is copied or moved here: the copy of the
+  // YAML::Node inside is defined inline in yaml-cpp's impl.h, which only
+  // yaml_reader.cc includes, and a clang build leaves it undefined.)
+  absl::StatusOr<YamlMap> m = root->Map(Settings());
+  if (!m.ok()) return ExplainRefusal(*root, m.status());
+  if (absl::Status st = ReadSettings(*m, base); !st.ok()) return st;
+  if (absl::Status st = CheckSettings(*m, base); !st.ok()) return st;
+  return base;
+}
+
+absl::Status ValidateSecurity(const DaemonConfig& c, const std::string& source) {
+  const bool loopback = service::IsLoopbackTarget(c.listen);
+  if (c.tls.plaintext && !loopback) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": tls.plaintext: true is allowed only on a loopback listen address, not ", QuoteValue(c.listen),
+        ": credentials would cross the network in clear text"));
+  }
+  if (!c.tls.plaintext && (c.tls.cert.empty() || c.tls.key.empty())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": tls.cert and tls.key: required (or tls.plaintext: true on a loopback address); "
+                "see docs/security.md"));
+  }
+  if (c.tls.require_node_certificates && (c.tls.plaintext || c.tls.client_ca.empty())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": tls.require_node_certificates: needs tls.client_ca and TLS"));
+  }
+  if (!c.auth.required && !loopback) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": auth.mode: none is allowed only on a loopback "
+                                                           "listen address, not ", QuoteValue(c.listen)));
+  }
+  // One credential, one principal: otherwise who called would depend on
+  // the order of the lists.
+  std::set<std::string> digests;
+  std::set<std::string> names;
+  for (const auto* list : {&c.auth.users, &c.auth.admins, &c.auth.nodes, &c.auth.node_join}) {
+    for (const CredentialEntry& e : *list) {
+      if (!digests.insert(e.sha256).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(source, ": auth: the same credential is given twice (", e.name.empty() ? "node_join" : e.name,
+                         "); each principal needs its own"));
+      }
+    }
+  }
+  for (const auto* list : {&c.auth.users, &c.auth.admins}) {
+    for (const CredentialEntry& e : *list) {
+      if (!names.insert(e.name).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(source, ": auth: '", e.name, "' is listed twice among users and admins"));
+      }
+    }
+  }
+  std::set<std::string> node_names;
+  for (const CredentialEntry& e : c.auth.nodes) {
+    if (!node_names.insert(e.name).second) {
+      return absl::InvalidArgumentError(absl::StrCat(source, ": auth.nodes: '", e.name, "' is listed twice"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DaemonConfig> LoadDaemonConfig(const std::string& file) {
+  absl::StatusOr<DaemonConfig> config = ParseDaemonConfig(kDefaultDaemonYaml, kEmbedded, DaemonConfig{});
+  if (!config.ok()) return config;
+  if (!file.empty()) {
+    absl::StatusOr<std::string> text = ReadTextFile(file);
+    if (!text.ok()) return text.status();
+    config = ParseDaemonConfig(*text, file, *std::move(config));
+    if (!config.ok()) return config;
+  }
+  if (absl::Status st = ValidateSecurity(*config, file.empty() ? kEmbedded : file); !st.ok()) return st;
+  return config;
+}
+
+int64_t MillisecondsOf(double seconds) { return std::llround(seconds * 1000); }
+int64_t DaemonConfig::round_ms() const { return MillisecondsOf(round_s); }
+int64_t DaemonConfig::lease_grace_ms() const { return MillisecondsOf(lease_grace_s); }
+int64_t DaemonConfig::heartbeat_timeout_ms() const { return MillisecondsOf(heartbeat_timeout_s); }
+int64_t DaemonConfig::profile_wait_ms() const { return MillisecondsOf(profile_wait_s); }
+
+}  // namespace synergy::daemon

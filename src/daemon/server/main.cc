@@ -1,0 +1,94 @@
+// synergyd: the Synergy scheduler daemon.
+//   synergyd [--config FILE] [--log-format text|json] [--version]
+// Without --config the embedded configs/synergyd.yaml is used. Exit status
+// 2 on a bad config or flag, or when its port or state database is taken
+// (one daemon per state and port); 1 when it cannot start otherwise.
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+#include "daemon/server/server.h"
+#include "service/logging.h"
+#include "spdlog/spdlog.h"
+#include "synergy/version.h"
+
+namespace {
+
+int Usage(const std::string& why) {
+  std::cerr << "synergyd: " << why << "\nusage: synergyd [--config FILE] [--log-format text|json] [--version]\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config_file, log_format;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--config" && i + 1 < argc) {
+      config_file = argv[++i];
+    } else if (a == "--log-format" && i + 1 < argc) {
+      log_format = argv[++i];
+    } else if (a == "--version") {
+      std::cout << synergy::VersionLine("synergyd") << "\n";
+      return 0;
+    } else if (a == "--help" || a == "-h") {
+      std::cout << "usage: synergyd [--config FILE] [--log-format text|json] [--version]   (default: the embedded configs/synergyd.yaml)\n";
+      return 0;
+    } else {
+      return Usage("unknown flag '" + a + "'");
+    }
+  }
+  // Everything synergyd writes (the state database and its WAL, which hold
+  // the credential key and jobs' environments) is its own account's only.
+  umask(077);
+  // Every client costs a descriptor; gRPC 1.51 stops accepting for good once
+  // accept() fails with EMFILE, so take all the descriptors allowed.
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+  auto config = synergy::daemon::LoadDaemonConfig(config_file);
+  if (!config.ok()) {
+    std::cerr << "synergyd: " << config.status().message() << "\n";
+    return 2;
+  }
+  if (!log_format.empty()) config->log_format = log_format;
+  if (absl::Status st = synergy::service::ConfigureLogging("synergyd", config->log_format, config->log_level); !st.ok()) {
+    return Usage(std::string(st.message()));
+  }
+  // Signals are taken by a thread of their own, so shutdown runs outside a
+  // signal handler.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  // SIGHUP (a closed terminal, a reload by habit) must not end the
+  // scheduler: it is logged and ignored, since nothing is re-read.
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  // A file-size limit reached while writing the state is a failed commit
+  // (EFBIG), like a full disk, not the end of the scheduler.
+  std::signal(SIGXFSZ, SIG_IGN);
+  auto daemon = synergy::daemon::Daemon::Start(*config);
+  if (!daemon.ok()) {
+    std::cerr << "synergyd: " << daemon.status().message() << "\n";
+    return daemon.status().code() == absl::StatusCode::kAlreadyExists ? 2 : 1;
+  }
+  std::thread signals([&] {
+    int sig = 0;
+    while (sigwait(&set, &sig) == 0 && sig == SIGHUP) {
+      spdlog::warn("synergyd: SIGHUP received and ignored: the config is read only at start; restart to change it");
+    }
+    spdlog::info("synergyd: {} received, shutting down", strsignal(sig));
+    (*daemon)->Shutdown();
+  });
+  signals.detach();
+  (*daemon)->Wait();
+  return 0;
+}

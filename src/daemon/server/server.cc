@@ -1,0 +1,331 @@
+#include "daemon/server/server.h"
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <chrono>
+
+#include "daemon/server/listener_watchdog.h"
+#include "daemon/state/sqlite_store.h"
+#include "daemon/server/transport.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "service/auth.h"
+#include "spdlog/spdlog.h"
+#include "synergy/config_loader.h"
+#include "synergy/default_configs.h"
+
+namespace synergy::daemon {
+
+absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config) {
+  std::unique_ptr<Daemon> d(new Daemon());
+  d->config_ = config;
+  auto zoo = config.models.empty() ? DefaultModelZoo() : LoadModelZooFile(config.models);
+  if (!zoo.ok()) return zoo.status();
+  auto store = SqliteStore::Open(config.state_db);
+  if (!store.ok()) return store.status();
+  auto state = DaemonState::Open(config, std::move(*store), std::move(*zoo), service::NowUnixMs());
+  if (!state.ok()) return state.status();
+  d->state_ = std::move(*state);
+  d->guarded_.state = d->state_.get();
+  d->guarded_.authenticator = &d->state_->authenticator();
+  d->guarded_.board = &d->state_->progress_board();
+  d->guarded_.logs = &d->log_relay_;
+  d->scheduler_ = std::make_unique<SchedulerServiceImpl>(d->guarded_);
+  d->node_ = std::make_unique<NodeServiceImpl>(d->guarded_);
+  d->agent_ = std::make_unique<AgentServiceImpl>(d->guarded_);
+  if (auto st = d->StartServer(config.listen); !st.ok()) return st;
+  // Before the metrics endpoint, whose /readyz and /metrics read it.
+  if (config.executor == "slurm") {
+    auto slurm = SlurmExecutorLoop::Start(config, d->guarded_,
+                                          [raw = d.get()] { return raw->next_round_unix_ms_.load(); });
+    if (!slurm.ok()) return slurm.status();
+    d->slurm_ = std::move(*slurm);
+  }
+  if (!config.metrics_listen.empty()) {
+    Daemon* raw = d.get();
+    raw->last_tick_ms_ = service::NowUnixMs();  // the loop starts below
+    d->metrics_.Handle("/metrics", [raw] {
+      absl::ReaderMutexLock lock(&raw->guarded_.mu);
+      return service::HttpReply{200,
+                                absl::StrCat(RenderMetrics(*raw->state_, service::NowUnixMs()),
+                                             "# HELP synergy_listener_rebuilds_total gRPC listeners rebuilt after "
+                                             "they stopped accepting (listener_watchdog.h)\n"
+                                             "# TYPE synergy_listener_rebuilds_total counter\n"
+                                             "synergy_listener_rebuilds_total ",
+                                             raw->listener_rebuilds_.load(), "\n", raw->SlurmMetrics()),
+                                service::kPrometheusTextType};
+    });
+    // Live while the round loop ticks (every 100 ms; a loop stuck for 30 s
+    // is worth a restart); ready while it ticks and the daemon is not
+    // stopping. Neither takes the daemon's lock.
+    auto ticked_within = [raw](int64_t ms) {
+      return service::NowUnixMs() - raw->last_tick_ms_.load() <= ms;
+    };
+    d->metrics_.Handle("/healthz", [ticked_within] {
+      return ticked_within(30000) ? service::HttpReply{200, "ok\n"}
+                                  : service::HttpReply{503, "the round loop has not ticked for 30 s\n"};
+    });
+    d->metrics_.Handle("/readyz", [raw, ticked_within] {
+      if (raw->stop_) return service::HttpReply{503, "stopping\n"};
+      // Nothing is acted on before it is stored: a daemon whose store
+      // refuses writes takes no submission and changes no lease.
+      if (const int64_t refused = raw->state_->store_refusing(); refused > 0) {
+        return service::HttpReply{503, absl::StrCat("the state store refuses writes (", refused,
+                                                    " change(s) refused in a row)\n")};
+      }
+      if (const int64_t since = raw->slurm_ ? raw->slurm_->unreadable_since_ms() : 0; since > 0) {
+        return service::HttpReply{503, absl::StrCat("Slurm cannot be read for ", (service::NowUnixMs() - since) / 1000,
+                                                    " s (slurmctld?): nodes and leases are kept as last seen\n")};
+      }
+      return ticked_within(5000) ? service::HttpReply{200, "ready\n"}
+                                 : service::HttpReply{503, "the round loop has not ticked for 5 s\n"};
+    });
+    auto port = d->metrics_.Start(config.metrics_listen, "metrics_listen");
+    if (!port.ok()) return port.status();
+    d->metrics_port_ = *port;
+  }
+  spdlog::info("synergyd: serving on {} (port {}, {}), metrics on {}, state {}, {} / {}, round {} s",
+               config.listen, d->port_,
+               config.tls.plaintext ? "plain text" : config.tls.client_ca.empty() ? "TLS" : "TLS, client certificates", config.metrics_listen.empty() ? "off" : config.metrics_listen,
+               config.state_db, config.policy, config.mechanism, config.round_s);
+  d->loop_ = std::thread([raw = d.get()] { raw->RoundLoop(); });
+  d->listener_watch_ = std::thread([raw = d.get()] { raw->WatchListener(); });
+  return d;
+}
+
+absl::Status Daemon::StartServer(const std::string& listen) {
+  auto credentials = ServerCredentialsFor(config_.tls);
+  if (!credentials.ok()) return credentials.status();
+  grpc::ServerBuilder builder;
+  // One daemon per address: gRPC sets SO_REUSEPORT by default, and a second
+  // synergyd would silently take half of the calls.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
+  // Anyone on the network can open connections: one that does not finish
+  // its TLS handshake is dropped, a connection carries a bounded number of
+  // calls at once, one idle for kMaxConnectionIdleMs is closed (its
+  // client reconnects when it needs to), and all of them together hold a
+  // bounded amount of memory.
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, kHandshakeTimeoutMs);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, kMaxStreamsPerConnection);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, kMaxConnectionIdleMs);
+  grpc::ResourceQuota quota("synergyd");
+  quota.Resize(kMemoryQuotaBytes);
+  builder.SetResourceQuota(quota);
+  builder.SetMaxSendMessageSize(kMaxSendMessageBytes);
+  // Calls that wait for the store (submissions, in groups) hold their
+  // threads; with gRPC's default of 2 idle pollers kept, every burst
+  // created and ended threads (pthread_create and clone3 in the profile),
+  // and 16 concurrent submitters got 15-25% fewer through than with 8.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, kMaxIdlePollers);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(MalformedRequestInterceptorFactory());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  int port = 0;
+  builder.AddListeningPort(listen, *credentials, &port);
+  builder.RegisterService(scheduler_.get());
+  builder.RegisterService(node_.get());
+  builder.RegisterService(agent_.get());
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    return absl::AlreadyExistsError(absl::StrCat("listen: cannot serve on '", listen,
+                                                 "': the port is taken (another synergyd?) or the address is not this "
+                                                 "machine's"));
+  }
+  std::lock_guard lock(server_mu_);
+  server_ = std::move(server);
+  port_ = port;
+  return absl::OkStatus();
+}
+
+namespace {
+// Per command (sinfo, squeue, sbatch, scancel): how often synergyd ran it,
+// how often it failed, how long it took and how much it wrote.
+std::string SlurmCommandMetrics(const slurm::SlurmCli& cli) {
+  struct Family {
+    const char* name;
+    const char* help;
+    const char* type;
+  };
+  static const Family kFamilies[] = {
+      {"synergy_slurm_commands_total", "Slurm commands synergyd ran", "counter"},
+      {"synergy_slurm_command_failures_total", "Slurm commands that failed or exited non-zero", "counter"},
+      {"synergy_slurm_command_seconds_total", "Seconds spent waiting on Slurm commands", "counter"},
+      {"synergy_slurm_command_output_bytes_total", "Bytes Slurm commands wrote (their JSON)", "counter"},
+  };
+  std::string out;
+  for (size_t f = 0; f < std::size(kFamilies); ++f) {
+    absl::StrAppend(&out, "# HELP ", kFamilies[f].name, " ", kFamilies[f].help, "\n# TYPE ", kFamilies[f].name, " ",
+                    kFamilies[f].type, "\n");
+    for (size_t i = 0; i < std::size(slurm::kSlurmCommands); ++i) {
+      const slurm::CommandTally& t = cli.tally(i);
+      const std::string value = f == 0   ? absl::StrCat(t.calls.load())
+                                : f == 1 ? absl::StrCat(t.failures.load())
+                                : f == 2 ? absl::StrFormat("%.3f", t.micros.load() / 1e6)
+                                         : absl::StrCat(t.bytes.load());
+      absl::StrAppend(&out, kFamilies[f].name, "{command=\"", slurm::kSlurmCommands[i], "\"} ", value, "\n");
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::string Daemon::SlurmMetrics() const {
+  if (!slurm_) return "";
+  const int64_t since = slurm_->unreadable_since_ms();
+  return absl::StrCat(
+      "# HELP synergy_slurm_unreadable_seconds How long Slurm has not been readable (0: it answers)\n"
+      "# TYPE synergy_slurm_unreadable_seconds gauge\n"
+      "synergy_slurm_unreadable_seconds ", since > 0 ? (service::NowUnixMs() - since) / 1000 : 0, "\n",
+      "# HELP synergy_slurm_outages_total Times Slurm stopped answering (sinfo or squeue failed or reported errors)\n"
+      "# TYPE synergy_slurm_outages_total counter\n"
+      "synergy_slurm_outages_total ", slurm_->outages(), "\n", SlurmCommandMetrics(slurm_->cli()));
+}
+
+void Daemon::WatchListener() {
+  StuckListener stuck;
+  bool down = false;  // a rebuild could not bind again: tried every second
+  int seconds = 0;
+  // The same port: nodes, agents and clients know it.
+  const std::string again = absl::StrCat(config_.listen.substr(0, config_.listen.rfind(':')), ":", port_);
+  while (!stop_) {
+    {
+      std::unique_lock lock(wait_mu_);
+      wait_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_.load(); });
+    }
+    if (stop_) return;
+    // glibc keeps what connections freed in its arenas (about 84 KB an
+    // idle TLS connection: 1,000 closed left 108 MB resident, 34 MB after
+    // a trim); given back once a minute, a burst of connections does not
+    // hold the host's memory for good.
+    if (++seconds % 60 == 0) ::malloc_trim(0);
+    if (!down) {
+      const std::optional<int> queued = ReadListenQueueLength(port_);
+      if (!stuck.Sample(queued, service::NowUnixMs())) continue;
+      spdlog::error("listener: stuck: {} connection(s) have waited {} s in port {}'s accept queue without being "
+                    "accepted (gRPC stops accepting after accept4 fails, e.g. when every file descriptor was in "
+                    "use); rebuilding it",
+                    queued.value_or(0), StuckListener::kStuckSamples, port_);
+      std::lock_guard lock(server_mu_);
+      if (stop_ || !server_) return;
+      server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+      server_->Wait();
+      server_.reset();
+      ++listener_rebuilds_;
+    }
+    if (auto st = StartServer(again); !st.ok()) {
+      if (!down) spdlog::error("listener: cannot serve on {} again ({}); trying every second", again, std::string(st.message()));
+      down = true;
+      continue;
+    }
+    down = false;
+    spdlog::info("listener: serving on {} again", again);
+  }
+}
+
+void Daemon::RoundLoop() {
+  using clock = std::chrono::steady_clock;
+  // At least a millisecond: a round of nothing would never move the grid.
+  const auto round = std::chrono::duration_cast<clock::duration>(
+      std::chrono::milliseconds(std::max<int64_t>(1, config_.round_ms())));
+  // Rounds keep a fixed cadence: each is due a round after the last one
+  // was due, not after it ran, so time spent planning (and the tick's
+  // granularity) does not stretch every round. With align_rounds the
+  // cadence starts at a multiple of round_s on the wall clock (then steady
+  // time, which never jumps).
+  auto grid = clock::now();
+  if (config_.align_rounds) {
+    const int64_t round_ms = std::max<int64_t>(1, config_.round_ms());
+    grid += std::chrono::milliseconds(round_ms - service::NowUnixMs() % round_ms);
+  }
+  auto next_round = grid;
+  // Planning reads only what DaemonState::Open set, so it runs without
+  // the lock (DaemonState::PlanRound).
+  const DaemonState* planner = nullptr;
+  // StoreProgress only waits on the store's queue (thread-safe).
+  DaemonState* planner_store = nullptr;
+  {
+    absl::MutexLock lock(&guarded_.mu);
+    planner = state_.get();
+    planner_store = state_.get();
+  }
+  while (!stop_) {
+    const auto now = clock::now();
+    std::optional<RoundWorld> world;
+    std::optional<DaemonState::ProgressFlush> flush;
+    {
+      absl::MutexLock lock(&guarded_.mu);
+      // A tick or round the store refuses changed nothing (DaemonState
+      // logged it): the next tick and round try again.
+      state_->Tick(service::NowUnixMs(), /*flush_progress=*/false).IgnoreError();
+      last_tick_ms_ = service::NowUnixMs();
+      if (now >= next_round) {
+        auto prepared = state_->PrepareRound(service::NowUnixMs());
+        if (prepared.ok()) world = std::move(*prepared);
+        if (!prepared.ok()) next_round = now + std::chrono::seconds(1);
+      }
+      // Last in the lock: a change this thread committed after taking the
+      // flush's place would wait for the flush, which waits for this thread.
+      if (state_->ProgressFlushDue(service::NowUnixMs())) flush = state_->StartProgressFlush(service::NowUnixMs());
+    }
+    if (flush) {
+      // The store is waited for without the lock; its place in the queue
+      // was taken under it.
+      const absl::Status stored = planner_store->StoreProgress(*flush);
+      absl::MutexLock lock(&guarded_.mu);
+      state_->FinishProgressFlush(*flush, stored).IgnoreError();
+    }
+    if (world) {
+      const RoundDecisions decisions = planner->PlanRound(*world);
+      absl::MutexLock lock(&guarded_.mu);
+      const bool planned = state_->ApplyRound(*world, decisions, service::NowUnixMs()).ok();
+      // Rounds missed while this one ran (planning included) are skipped,
+      // not run back to back.
+      const auto after = clock::now();
+      while (grid <= after) grid += round;
+      next_round = planned ? grid : std::min(grid, now + std::chrono::seconds(1));
+    }
+    next_round_unix_ms_ = service::NowUnixMs() +
+                          std::chrono::duration_cast<std::chrono::milliseconds>(next_round - clock::now()).count();
+    const auto wait = std::clamp<clock::duration>(next_round - clock::now(), std::chrono::milliseconds(1),
+                                                  std::chrono::milliseconds(100));
+    std::unique_lock lock(wait_mu_);
+    wait_cv_.wait_for(lock, wait, [this] { return stop_.load(); });
+  }
+}
+
+void Daemon::Wait() {
+  std::unique_lock lock(wait_mu_);
+  wait_cv_.wait(lock, [this] { return done_; });
+}
+
+void Daemon::Shutdown() {
+  if (stop_.exchange(true)) return;
+  wait_cv_.notify_all();
+  if (loop_.joinable()) loop_.join();
+  if (listener_watch_.joinable()) listener_watch_.join();
+  metrics_.Stop();  // first: its handlers read slurm_
+  slurm_.reset();  // Slurm's jobs run on; a restarted synergyd finds them by name
+  {
+    std::lock_guard lock(server_mu_);
+    if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  }
+  if (state_) {
+    // What agents reported since the last tick that stored it.
+    absl::MutexLock lock(&guarded_.mu);
+    state_->FlushProgress(service::NowUnixMs()).IgnoreError();
+  }
+  spdlog::info("synergyd: stopped");
+  std::lock_guard lock(wait_mu_);
+  done_ = true;
+  wait_cv_.notify_all();
+}
+
+Daemon::~Daemon() { Shutdown(); }
+
+}  // namespace synergy::daemon

@@ -1,0 +1,480 @@
+#pragma once
+// synergyd's brain, without threads, sockets or clocks: every method takes
+// the time it runs at, so tests drive it deterministically and the gRPC
+// layer (services.cc) only translates and locks.
+//
+// Jobs live as v1::Job records. Every change (an RPC, a round, a tick) is
+// one Change: it edits the state through journaled maps and collects what
+// must be stored in a Batch; only when the store has committed the batch
+// does the change stay and is anything sent (a reply, a launch or stop
+// order in a heartbeat reply). A failed commit undoes the change, is
+// logged once while the store keeps failing, and answers UNAVAILABLE: the
+// caller retries (nodes keep their unacknowledged exits, the round loop
+// plans again), and the epoch counter never goes back past what a node or
+// agent was told. A round (RunRound) asks the core for a plan and diffs it
+// against the leases: a lease whose allocation the plan keeps is kept; one
+// the plan drops or changes ends (the agent checkpoints and exits; plain
+// processes get SIGTERM, then SIGKILL after the grace period); a job the
+// plan places without a lease is granted one with a new epoch. GPU and CPU
+// ids come from each node's free ids, and a launch waits until the node
+// reports that no process still holds them, so a job never runs twice at
+// once and two jobs never share a GPU. Nodes learn their orders in
+// heartbeat replies.
+//
+// Facts and their owners: jobs (records, runtimes, queue order, ids,
+// unstored progress) in jobs_ (job_table.h); nodes (records, drains, joins)
+// in nodes_ (node_table.h); epochs, ending leases,
+// the leases and ids on each node, and stop orders in leases_
+// (lease_table.h). The implementation is split by concern, one folder a
+// concern (docs/architecture.md): state/daemon_state.cc (open, a change and
+// its commit, flushes), api/ (client_requests.cc, job_listing.cc,
+// job_controls.cc), nodes/ (registration.cc, heartbeats.cc,
+// launch_orders.cc, process_exits.cc, node_loss.cc), agents/
+// (agent_reports.cc, profiling_leases.cc) and round/ (apply_round.cc with
+// round_planner.h, lease_changes.cc, resize_in_place.cc).
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "daemon/api/authenticator.h"
+#include "daemon/server/config.h"
+#include "daemon/state/group_commit.h"
+#include "daemon/state/job_lifecycle.h"
+#include "daemon/state/job_table.h"
+#include "daemon/state/journaled_map.h"
+#include "daemon/state/lease_table.h"
+#include "daemon/state/node_table.h"
+#include "daemon/agents/progress_board.h"
+#include "daemon/round/round_planner.h"
+#include "daemon/state/store.h"
+#include "service/metrics_text.h"
+#include "synergy/mechanism.h"
+#include "synergy/model_zoo.h"
+#include "synergy/policy.h"
+#include "synergy/round.h"
+#include "synergy/v1/synergy.pb.h"
+
+namespace synergy::daemon {
+
+// Why a lease ended (/metrics counts them by cause).
+enum class LeaseEndCause {
+  kRound,        // a round's plan moved or shrank it, or it was marked ending
+  kProfiled,     // its profile is measured
+  kCancelled,
+  kFinished,     // withdrawn unlaunched: the job finished under an older lease
+  kExited,       // every rank exited (done, stopped, or after the lease ended)
+  kCrashed,      // a rank exited with an error
+  kNodeLeaving,
+  kNodeLost,
+  kNotReadopted,  // its node did not report it after a daemon restart
+  kHeld,          // HoldJob
+  kRequeued,      // RequeueJob
+  kNotStarted,    // its node's reports never showed the process its orders asked for
+};
+inline constexpr int kLeaseEndCauses = 12;
+const char* LeaseEndCauseName(LeaseEndCause cause);
+
+// Counters and distributions behind /metrics, since this daemon started.
+// Guarded by the daemon's lock like the rest of its state.
+struct DaemonCounters {
+  int64_t rounds = 0;
+  double last_round_ms = 0;
+  int64_t leases_granted = 0;
+  std::array<int64_t, kLeaseEndCauses> leases_ended_by_cause{};
+  int64_t LeasesEnded() const {
+    int64_t sum = 0;
+    for (int64_t n : leases_ended_by_cause) sum += n;
+    return sum;
+  }
+  int64_t leases_kept = 0;
+  int64_t leases_resized = 0;  // amended in place (CPUs or memory), no restart
+  double last_plan_ms = 0;  // of which planning, without the lock
+  int64_t jobs_submitted = 0;
+  int64_t jobs_requeued = 0;
+  int64_t store_failures = 0;  // commits the store refused (each undone)
+  // Submission to first launch (profiling included), submission to
+  // success, and a round's decide-and-apply time, in seconds.
+  service::Histogram queue_wait_s{service::ExponentialBounds(1, 4, 11)};
+  service::Histogram completion_s{service::ExponentialBounds(1, 4, 11)};
+  service::Histogram round_decision_s{service::ExponentialBounds(0.0005, 4, 9)};
+};
+
+class DaemonState {
+ public:
+  // Loads every job from `store` (after a restart: leases that were running
+  // wait heartbeat_timeout_s for their node to report them, then requeue).
+  static absl::StatusOr<std::unique_ptr<DaemonState>> Open(const DaemonConfig& config,
+                                                           std::unique_ptr<Store> store,
+                                                           ModelZoo zoo, int64_t now_ms);
+
+  // ---- client API (errors: INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION,
+  // UNAVAILABLE when the store fails; nothing changes on error)
+  // `owner`: the user the caller's credential names (Job.owner).
+  absl::StatusOr<std::string> Submit(const v1::JobSpec& spec, const std::string& owner, int64_t now_ms);
+  // Submit in three steps, so that submissions share fsyncs (group_commit.h):
+  // PrepareSubmit validates and takes an id (under the daemon's lock),
+  // StoreSubmission waits for the store (without it; thread-safe), and
+  // FinishSubmit (under the lock again) makes the job known once stored.
+  // A refused submission leaves its id unused.
+  struct PreparedSubmit {
+    v1::Job job;
+    Batch batch;
+  };
+  absl::StatusOr<PreparedSubmit> PrepareSubmit(const v1::JobSpec& spec, const std::string& owner, int64_t now_ms);
+  absl::Status StoreSubmission(const PreparedSubmit& prepared);
+  absl::StatusOr<std::string> FinishSubmit(PreparedSubmit prepared, const absl::Status& stored);
+  // Jobs of `owner` that have not ended.
+  int ActiveJobsOf(const std::string& owner) const;
+  absl::StatusOr<v1::Job> Cancel(const std::string& job_id, int64_t now_ms);
+  // With events; a job retired into the history table without them.
+  absl::StatusOr<v1::Job> GetJob(const std::string& job_id) const;
+  // Where the output of `job_id`'s lease `epoch` (0: its latest), rank
+  // `rank`, is: NOT_FOUND for an unknown job or a lease it never had (or
+  // one older than the kMaxLeaseNodes it remembers), UNAVAILABLE when that
+  // node is not connected (the output stays in its log_dir).
+  struct LogSource {
+    std::string node;
+    int64_t epoch = 0;
+    int64_t latest_epoch = 0;
+    int64_t next_epoch = 0;  // the lease after `epoch`, 0 if none
+    bool job_ended = false;
+  };
+  absl::StatusOr<LogSource> LogSourceOf(const std::string& job_id, int64_t epoch, int rank) const;
+  // Who submitted it (no store read); NOT_FOUND when there is no such job.
+  absl::StatusOr<std::string> OwnerOf(const std::string& job_id) const;
+  // A page of job summaries as ListJobsRequest says (api/job_listing.cc):
+  // the jobs in the table and, with include_retired, those in the store's
+  // history, merged in id order.
+  struct JobPage {
+    std::vector<v1::Job> jobs;
+    std::string next_page_token;  // "" = the last page
+  };
+  absl::StatusOr<JobPage> ListJobs(const v1::ListJobsRequest& request) const;
+  std::vector<v1::Node> ListNodes(int64_t now_ms) const;
+  v1::ClusterState Cluster() const;
+  // Drains (no new leases; its jobs' leases end at the next round) or
+  // undrains a node; a drain keeps `reason` and the time, shown with the
+  // node. Draining a drained node replaces the reason, keeping the time.
+  absl::StatusOr<v1::Node> SetDrained(const std::string& node, bool drained, int64_t now_ms,
+                                      const std::string& reason = "");
+  // Held jobs get no lease until released; a lease the job holds ends
+  // (agents checkpoint). `by`: who holds it; an admin's hold is released
+  // only by an admin (PERMISSION_DENIED otherwise). FAILED_PRECONDITION
+  // when the job has ended or is already held (Hold) or not held (Release).
+  absl::StatusOr<v1::Job> Hold(const std::string& job_id, const std::string& by, bool by_admin, int64_t now_ms);
+  absl::StatusOr<v1::Job> Release(const std::string& job_id, const std::string& by, bool by_admin, int64_t now_ms);
+  // A running or profiling job's lease ends (agents checkpoint) and it
+  // waits for a round again; FAILED_PRECONDITION when it holds no lease.
+  absl::StatusOr<v1::Job> Requeue(const std::string& job_id, const std::string& by, int64_t now_ms);
+  // Its priority class (spec.priority) from now on; `may_raise` false (its
+  // owner): PERMISSION_DENIED above the current one. FAILED_PRECONDITION
+  // when the job has ended.
+  absl::StatusOr<v1::Job> SetPriority(const std::string& job_id, int priority, const std::string& by, bool may_raise,
+                                      int64_t now_ms);
+
+  // Launch orders a lease gets without a report of its process before it
+  // ends (LaunchesFor): a lost reply costs one heartbeat, not the lease.
+  static constexpr int kLaunchOrdersBeforeRequeue = 10;
+
+  // ---- node API
+  // A node that registered with a join credential (durable): it holds a
+  // credential of its own from then on, and the name cannot join again.
+  bool NodeJoined(const std::string& name) const { return nodes_.Joined(name); }
+  // The heartbeat interval the node is to keep. `joins`: it registers with
+  // a join credential; the join is stored in the same commit as the
+  // registration, so a node is never left joined without its credential.
+  absl::StatusOr<int64_t> RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms,
+                                       bool joins = false);
+  absl::StatusOr<v1::HeartbeatResponse> Heartbeat(const v1::HeartbeatRequest& request, int64_t now_ms);
+
+  // ---- agent API (a stale epoch is FAILED_PRECONDITION)
+  absl::StatusOr<v1::AgentWelcome> RegisterAgent(const v1::AgentHello& hello, int64_t now_ms);
+  absl::StatusOr<v1::ProgressReply> ReportProgress(const v1::ProgressReport& report, int64_t now_ms);
+  absl::Status ConfirmCheckpoint(const v1::CheckpointDone& done, int64_t now_ms);
+  // Stores the matrix the agent measured (durable before it returns).
+  // Scheduling with it is the profiler's issue; until then the job keeps
+  // its zoo model's profile.
+  absl::Status SubmitProfile(const v1::MeasuredProfile& profile, int64_t now_ms);
+
+  // ---- time
+  // A scheduling round now (UNAVAILABLE: its commit failed and it changed
+  // nothing; the next round plans again).
+  absl::Status RunRound(int64_t now_ms);
+  // Housekeeping between rounds: lost nodes, unadopted leases, overdue
+  // lease ends, and (with `flush_progress`, when due) FlushProgress.
+  absl::Status Tick(int64_t now_ms, bool flush_progress = true);
+  // Stores the progress agents reported since the last flush (every
+  // kProgressFlushMs; a clean shutdown calls it).
+  absl::Status FlushProgress(int64_t now_ms);
+  // The same in three steps, so that the store is waited for without the
+  // lock (10,000 jobs' records take a tenth of a second to store):
+  // StartProgressFlush (under the lock) counts service to now, copies each
+  // job whose progress changed and takes the batch's place in the store's
+  // queue, so no later change is stored before it; StoreProgress (without
+  // it) waits for the store; FinishProgressFlush (under it) forgets what
+  // was stored, unless the job's progress changed again meanwhile. A
+  // refused flush keeps everything for the next one.
+  struct ProgressFlush {
+    int64_t now_ms = 0;
+    std::unique_ptr<Batch> batch;           // stays put: the queue points at it
+    std::map<std::string, uint64_t> marks;  // each job's dirty mark when copied
+    GroupCommit::Ticket ticket;
+  };
+  bool ProgressFlushDue(int64_t now_ms) const { return now_ms - last_progress_flush_ms_ >= kProgressFlushMs; }
+  ProgressFlush StartProgressFlush(int64_t now_ms);
+  absl::Status StoreProgress(ProgressFlush& flush);
+  absl::Status FinishProgressFlush(const ProgressFlush& flush, const absl::Status& stored);
+
+  const DaemonCounters& counters() const { return counters_; }
+  // Changes the store has refused since it last took one (0: it takes
+  // writes). Safe without the daemon's lock (/readyz).
+  int64_t store_refusing() const { return failing_commits_.load(); }
+  const DaemonConfig& config() const { return config_; }
+  // Credentials, with the key kept in the state database (made on first
+  // start: a lease's credential stays valid across restarts).
+  const Authenticator& authenticator() const { return *authenticator_; }
+  // Where agents report progress under open leases without the daemon's
+  // lock (progress_board.h; thread-safe). The daemon publishes each job's
+  // lease there after every stored change that touched it, and folds the
+  // reports into the jobs' records before it reads them (ticks, rounds,
+  // flushes, heartbeats, checkpoints, and reports it answers itself).
+  ProgressBoard& progress_board() { return board_; }
+  // A round in three steps, so that the core plans without the daemon's
+  // lock (round_planner.h): PrepareRound (under the lock) lends nodes for
+  // profiling and copies what the round reads; PlanRound (without it: it
+  // reads only what Open set) plans; ApplyRound (under it) grants, keeps
+  // and ends leases as planned, skipping jobs and nodes that changed since
+  // PrepareRound (the next round sees them). RunRound is the three in a row.
+  // Errors: UNAVAILABLE when a commit failed (nothing of it changed).
+  absl::StatusOr<RoundWorld> PrepareRound(int64_t now_ms);
+  RoundDecisions PlanRound(const RoundWorld& world) const;
+  // `now_ms`: when it applies (events, lease ends and service are counted
+  // to it; the decisions were made at world.now_ms).
+  absl::Status ApplyRound(const RoundWorld& world, const RoundDecisions& decisions, int64_t now_ms);
+
+  // The round input the next round would see (tests: the daemon and the
+  // simulator must plan it identically). `pinned`: jobs whose leases the
+  // round keeps as they are; it plans the others on what those leave.
+  RoundSnapshot SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned = {}) const;
+
+ private:
+  using NodeRecord = NodeTable::NodeRecord;
+  using JobRuntime = JobTable::Runtime;
+
+  // The store's counters that survive a restart.
+  static constexpr const char* kNextJobCounter = "next_job";
+  static constexpr const char* kNextEpochCounter = "next_epoch";
+  static constexpr const char* kCredentialKeySecret = "credential_key";
+  static constexpr int kOptSafetyNetMs = 2000;
+  static constexpr int64_t kProgressFlushMs = 10000;
+
+  // One change to the state (see the top of this file). A change that is
+  // not committed is undone when it goes out of scope, so an early return
+  // on error leaves nothing behind.
+  class Change {
+   public:
+    explicit Change(DaemonState& state);
+    ~Change();
+    Change(const Change&) = delete;
+    Change& operator=(const Change&) = delete;
+    // Stores `batch`; OK keeps the change, an error undoes it.
+    absl::Status Commit(Batch batch);
+
+   private:
+    void Undo();
+    DaemonState& state_;
+    int64_t round_;
+    bool awaiting_adoption_;
+    DaemonCounters counters_;
+    bool closed_ = false;
+  };
+
+  DaemonState(const DaemonConfig& config, std::unique_ptr<Store> store, ModelZoo zoo);
+
+  // The store's commit, with failures counted and logged once per episode.
+  absl::Status CommitToStore(const Batch& batch);
+  // What a commit's outcome means for the daemon: failures counted and
+  // logged once per episode (UNAVAILABLE), stored events logged.
+  absl::Status NoteCommit(const absl::Status& committed, const Batch& batch);
+  void Record(Batch& batch, v1::Job& job, const std::string& text, int64_t now_ms);
+  // Ended jobs past retain_ended_jobs leave the table into `batch`'s
+  // history (at most kMaxRetiredPerTick a tick; api/job_listing.cc).
+  void RetireEndedJobs(Batch& batch, int64_t now_ms);
+  static constexpr int kMaxRetiredPerTick = 1000;
+  bool Terminal(const v1::Job& job) const;
+
+  // A job to lend a whole node to before it is scheduled: it asks for a
+  // profile, has none, holds no lease, and fits on one registered node.
+  bool WantsProfiling(const v1::Job& job) const;
+  // profile_wait_s has passed since it was submitted: if it still wants a
+  // profile, the round schedules it unprofiled meanwhile.
+  bool ProfileWaitOver(const v1::Job& job, int64_t now_ms) const;
+  // Lends free nodes to the jobs that want a profile, higher priority
+  // classes first, then in queue order.
+  void GrantProfilingLeases(Batch& batch, int64_t now_ms);
+  // An event (once per daemon run) for each job whose wait just ran out.
+  void NoteProfileWaitsOver(Batch& batch, int64_t now_ms);
+  // The node's GPU and CPU ids no lease is granted (in its capacity's order),
+  // less what other work holds there (Node.foreign).
+  v1::NodeResources FreeIds(const std::string& node) const;
+  // `service_weight` > 0: the lease's (typed clusters); 0: none (1).
+  void Grant(v1::Job& job, const Assignment& assignment, const std::vector<std::string>& node_names,
+             double service_weight, Batch& batch, int64_t now_ms);
+  void EndLease(v1::Job& job, const std::string& why, LeaseEndCause cause, Batch& batch, int64_t now_ms);
+  // Forgets the current lease (its processes are gone or never started);
+  // a launched one counts as the job's last run.
+  void DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms);
+  void SendStop(const std::string& node, const std::string& job, int64_t epoch, int64_t grace_ms);
+  // A node's report (heartbeat): its exits applied, its processes
+  // recorded, the launches it shows confirmed, processes of no lease here
+  // ordered to stop, and leases whose processes it no longer shows (nor
+  // their exits) taken as gone.
+  void ApplyReport(NodeRecord& node, const v1::HeartbeatRequest& request, Batch& batch, int64_t now_ms);
+  // The job when `epoch` is its current lease's, else null.
+  const v1::Job* CurrentLeaseOf(const std::string& job_id, int64_t epoch) const;
+  // The node has (or had) a rank of this lease: only then may it report on it.
+  bool NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const;
+  void HandleExit(const std::string& node, const v1::ProcessExit& exit, Batch& batch, int64_t now_ms);
+  // ApplyReport's parts: the exits a node reports (only of leases it holds
+  // a rank of); the processes it reports running or queued (launches
+  // confirmed; true where one is of no lease it holds, which is stopped);
+  // ids of processes gone released, and leases whose process vanished
+  // without an exit ended as stopped by the node.
+  void ApplyReportedExits(NodeRecord& n, const v1::HeartbeatRequest& request, Batch& batch, int64_t now_ms);
+  bool ApplyReportedProcesses(NodeRecord& n, const v1::HeartbeatRequest& request, Batch& batch, int64_t now_ms);
+  void EndVanished(NodeRecord& n, const std::string& node, Batch& batch, int64_t now_ms);
+  // RegisterNode's parts: the processes a registering node reports are
+  // adopted where their lease is current (and their ids held), else
+  // stopped (the count returned); the registration said in the log, with
+  // GPU types the zoo has no speed for.
+  int AdoptReported(const v1::RegisterNodeRequest& request, NodeRecord& n, Batch& batch, int64_t now_ms);
+  void SayRegistered(const v1::RegisterNodeRequest& request, bool known) const;
+  // Tick's parts: after a restart, leases whose nodes did not report them
+  // by their deadline end and their jobs are requeued; ending leases get
+  // their stop once the grace has passed, lowered memory limits, and the
+  // exits of ranks on nodes that never came back after a restart.
+  void RequeueUnadopted(Batch& batch, int64_t now_ms);
+  void PressEndingLeases(Batch& batch, int64_t now_ms);
+  // HandleExit's cases: a rank of a lease that is ending exited (`how`: the
+  // exit in words); a rank of the current lease crashed; a rank of the
+  // current lease exited 0 or was stopped by its node.
+  void ExitOfEndingLease(EndingLease& end, v1::Job& job, const std::string& node, const v1::ProcessExit& e,
+                         const std::string& how, Batch& batch, int64_t now_ms);
+  void CrashOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, const std::string& node, const v1::ProcessExit& e,
+                           const std::string& how, Batch& batch, int64_t now_ms);
+  void EndOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, const std::string& node, const v1::ProcessExit& e,
+                         const std::string& how, Batch& batch, int64_t now_ms);
+  void LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms);
+  // The node is shutting down: its leases end (once), and it is let go
+  // when it has no process left.
+  void Leave(NodeRecord& node, Batch& batch, int64_t now_ms);
+  // The job's lease as the board is to show it (open when current, not
+  // ending, and the job live).
+  void PublishLease(const std::string& id);
+  // The reports the board took, into the jobs' records (in memory; stored
+  // with the next flush).
+  void FoldProgress();
+  // Adds the time held since service_from_ms to each running job's
+  // attained service (stored with the next flush).
+  void AccountService(int64_t now_ms);
+  // The attained service of `id` now, stored or not: time held, each
+  // lease's weighted by its service_weight (typed clusters).
+  int64_t ServiceNowMs(const std::string& id, int64_t now_ms) const;
+  static int64_t ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms);
+  // What the round at `now_ms` reads, copied (round_planner.h).
+  RoundWorld WorldForRound(int64_t now_ms) const;
+  // The jobs a round may place, in the last round's order, as it reads them.
+  std::vector<RoundJob> QueueForRound(int64_t now_ms) const;
+  // Every node of a planned assignment still takes part (alive, not
+  // drained, not leaving).
+  bool NodesTakePart(const Assignment& planned, const std::vector<std::string>& node_names) const;
+  // A planned grant still applies: the job waits for a lease, its nodes
+  // take part and have the GPUs it plans free to grant (a lease the round
+  // counted as ending, say of a job that finished meanwhile, may still
+  // hold them; CPU ids short of the plan are Grant's warning, as always).
+  bool StillGrantable(const std::string& id, const Assignment& planned, const std::vector<std::string>& node_names) const;
+  // ApplyRound's parts. `planned`: the plan's assignments by job, less
+  // those a lease's fate has settled (kept, resized, left to the next
+  // round), so that what remains is granted.
+  using PlannedByJob = std::map<std::string, const Assignment*>;
+  void BumpStarved(const std::vector<std::string>& bumped, Batch& batch, int64_t now_ms);
+  // Keeps, ends or queues for resize (`resizes`: shrinking, then growing)
+  // each current lease the round read as it is now.
+  void SettleLeases(const RoundWorld& world, const RoundDecisions& d, PlannedByJob& planned,
+                    std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms);
+  void SettleLease(const std::string& id, const v1::Job& job, const LeaseDecision& ld, const RoundDecisions& d,
+                   PlannedByJob& planned, std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms);
+  // Jobs the round left waiting: queued, with why.
+  void QueueTheWaiting(Batch& batch, int64_t now_ms);
+  // ---- launches (nodes/launch_orders.cc)
+  // The launch orders for the reply to `node`'s heartbeat: its current
+  // leases whose process its report does not show, ordered for the first
+  // time once their ids are free there, else again; a lease ordered
+  // kLaunchOrdersBeforeRequeue times without a report of its process ends
+  // (LeaseEndCause::kNotStarted) and its job waits for the next round.
+  std::vector<v1::LaunchOrder> LaunchesFor(NodeRecord& node, Batch& batch, int64_t now_ms);
+  v1::LaunchOrder LaunchOrderFor(const v1::Job& job, const v1::LeaseSlice& slice) const;
+  // `node` reported the process of `job`'s current lease (running, or its
+  // exit): the lease is launched there; the first node's report starts
+  // its time held (and the job's first launch). Attempts count orders.
+  void ConfirmLaunch(v1::Job& job, const std::string& node, Batch& batch, int64_t now_ms);
+
+  // ---- resize in place (round/resize_in_place.cc)
+  // Amends the job's current lease to `planned`'s CPUs and memory on the
+  // same node and GPUs (a new revision, stored with `batch`): CPU ids it
+  // holds are kept first, then free ones; a lower memory limit waits for
+  // the job to shed (mem_limit_gb). False when nothing changes (no free
+  // CPU ids to grow into).
+  bool ResizeLease(v1::Job& job, const Assignment& planned, const std::vector<std::string>& node_names,
+                   Batch& batch, int64_t now_ms);
+  // Resize orders for the processes `request` reports whose node has not
+  // applied their lease's latest revision and memory limit; a growth waits
+  // while another process on the node still holds the CPU ids. Notes the
+  // revisions nodes have applied (the agent is told from then on).
+  std::vector<v1::ResizeOrder> ResizesFor(const v1::HeartbeatRequest& request, int64_t now_ms);
+  // The agent's news in a progress report: it follows resizes, or it has
+  // applied a revision (then a lowered memory limit is lowered). Stored.
+  absl::Status NoteResizeReport(const v1::ProgressReport& report, int64_t now_ms);
+  // Memory limits whose shedding ran past lease_grace_s (counted from the
+  // node applying the revision) are lowered.
+  void LowerOverdueMemoryLimits(Batch& batch, int64_t now_ms);
+  // What a progress reply tells the job's agent of its allocation: the
+  // lease's latest revision once its node has applied it.
+  void TellAllocation(const v1::Job& job, int rank, v1::ProgressReply& reply) const;
+  int MaxRetries(const v1::Job& job) const;
+
+  DaemonConfig config_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<GroupCommit> group_;  // every commit goes through it
+  ModelZoo zoo_;
+  std::unique_ptr<Policy> policy_;
+  std::unique_ptr<Mechanism> mechanism_;
+  TypeChoice type_choice_ = TypeChoice::kBestAllocation;
+  // Changed only through Edit/Insert, so that a Change can undo them.
+  JobTable jobs_;
+  NodeTable nodes_;
+  std::unique_ptr<Authenticator> authenticator_;
+  ProgressBoard board_;
+  // Changes the store refused in a row (0: it takes writes): one log line
+  // per episode; read without the lock by /readyz.
+  std::atomic<int64_t> failing_commits_{0};
+  int64_t last_progress_flush_ms_ = 0;
+  int64_t next_retirement_ms_ = 0;  // when a tick next looks for jobs to retire
+  // Epochs, ending leases, and the leases on each node.
+  LeaseTable leases_;
+  // After a restart, until every loaded lease is re-adopted or requeued:
+  // ticks look for overdue adoptions.
+  bool awaiting_adoption_ = false;
+  int64_t round_ = 0;
+  DaemonCounters counters_;
+};
+
+}  // namespace synergy::daemon
