@@ -133,6 +133,15 @@ grpc::Status CheckOwnerOrAdmin(const DaemonState& state, const Principal& who, c
   return grpc::Status::OK;
 }
 
+// A submission's store wait, without the daemon's lock by contract
+// (Guarded): DaemonState::StoreSubmission only waits on the group commit's
+// queue, thread-safe, so that submissions arriving meanwhile share a
+// commit.
+absl::Status StoreWithoutLock(DaemonState& state, const DaemonState::PreparedSubmit& prepared)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  return state.StoreSubmission(prepared);
+}
+
 grpc::Status SchedulerServiceImpl::SubmitJob(grpc::ServerContext* ctx, const v1::SubmitJobRequest* req,
                                              v1::SubmitJobResponse* resp) {
   absl::MutexLock lock(&g_.mu);
@@ -157,7 +166,7 @@ grpc::Status SchedulerServiceImpl::SubmitJob(grpc::ServerContext* ctx, const v1:
   // The store is waited for without the lock, so that submissions arriving
   // meanwhile share the same commit (group_commit.h).
   g_.mu.Unlock();
-  const absl::Status stored = g_.state->StoreSubmission(*prepared);
+  const absl::Status stored = StoreWithoutLock(*g_.state, *prepared);
   g_.mu.Lock();
   auto id = g_.state->FinishSubmit(std::move(*prepared), stored);
   if (!id.ok()) return ToGrpc(id.status());
@@ -271,6 +280,7 @@ grpc::Status SchedulerServiceImpl::HoldJob(grpc::ServerContext* ctx, const v1::J
   absl::MutexLock lock(&g_.mu);
   return ActOnOwnJob(g_, *ctx, "SchedulerService/HoldJob", service::ValidateJobActionRequest(*req), req->job_id(), resp,
                      [&](const Principal& who) {
+                       g_.mu.AssertHeld();  // ActOnOwnJob calls it at once
                        return g_.state->Hold(req->job_id(), who.name, SeesEverything(who), NowUnixMs());
                      });
 }
@@ -280,6 +290,7 @@ grpc::Status SchedulerServiceImpl::ReleaseJob(grpc::ServerContext* ctx, const v1
   absl::MutexLock lock(&g_.mu);
   return ActOnOwnJob(g_, *ctx, "SchedulerService/ReleaseJob", service::ValidateJobActionRequest(*req), req->job_id(), resp,
                      [&](const Principal& who) {
+                       g_.mu.AssertHeld();  // ActOnOwnJob calls it at once
                        return g_.state->Release(req->job_id(), who.name, SeesEverything(who), NowUnixMs());
                      });
 }
@@ -289,6 +300,7 @@ grpc::Status SchedulerServiceImpl::RequeueJob(grpc::ServerContext* ctx, const v1
   absl::MutexLock lock(&g_.mu);
   return ActOnOwnJob(g_, *ctx, "SchedulerService/RequeueJob", service::ValidateJobActionRequest(*req), req->job_id(), resp,
                      [&](const Principal& who) {
+                       g_.mu.AssertHeld();  // ActOnOwnJob calls it at once
                        return g_.state->Requeue(req->job_id(), who.name, NowUnixMs());
                      });
 }
@@ -298,6 +310,7 @@ grpc::Status SchedulerServiceImpl::UpdateJob(grpc::ServerContext* ctx, const v1:
   absl::MutexLock lock(&g_.mu);
   return ActOnOwnJob(g_, *ctx, "SchedulerService/UpdateJob", service::ValidateUpdateJobRequest(*req), req->job_id(), resp,
                      [&](const Principal& who) {
+                       g_.mu.AssertHeld();  // ActOnOwnJob calls it at once
                        return g_.state->SetPriority(req->job_id(), req->priority(), who.name, SeesEverything(who), NowUnixMs());
                      });
 }

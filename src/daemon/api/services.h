@@ -21,9 +21,19 @@ namespace synergy::daemon {
 // The daemon's state behind its lock: every RPC, the round loop and
 // /metrics take `mu` before they touch `state`; reads (GetJob, ListJobs,
 // ListNodes, GetClusterState, /metrics) share it, changes hold it alone.
-// The round plans without it (DaemonState::PlanRound), and agents'
+// Three calls run without it by contract, each said where it is made:
+// the round's planning (DaemonState::PlanRound reads only what Open set),
+// and the store waits of a submission and of a progress flush (they wait
+// on the group commit's queue, whose place was taken under `mu`). Agents'
 // credentials are checked before it (the authenticator does not change
 // after the state opens).
+//
+// Lock order: `mu` (the state), then ProgressBoard's (the state publishes
+// leases and folds reports under `mu`; agents' reports take the board's
+// alone), then GroupCommit's (commits are queued under either). Each of
+// the two inner locks is held only inside its own class's methods, which
+// never call out (ABSL_LOCKS_EXCLUDED on each), so no cycle can form;
+// LogRelay's and the server's locks are taken alone.
 struct Guarded {
   absl::Mutex mu;
   DaemonState* state ABSL_PT_GUARDED_BY(mu) = nullptr;

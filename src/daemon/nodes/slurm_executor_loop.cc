@@ -156,7 +156,7 @@ absl::StatusOr<std::unique_ptr<SlurmExecutorLoop>> SlurmExecutorLoop::Start(cons
 
 void SlurmExecutorLoop::Run() {
   bool failing = false;
-  while (!stop_) {
+  do {
     const int64_t now_ms = service::NowUnixMs();
     // "Once per round": the last step before a round reads Slurm, so that
     // the round sees the jobs that ended since the last read.
@@ -179,14 +179,11 @@ void SlurmExecutorLoop::Run() {
       unreadable_since_ms_ = 0;
     }
     failing = !st.ok();
-    std::unique_lock lock(mu_);
-    cv_.wait_for(lock, std::chrono::milliseconds(interval_ms_), [this] { return stop_.load(); });
-  }
+  } while (!stop_.WaitForNotificationWithTimeout(absl::Milliseconds(interval_ms_)));
 }
 
 SlurmExecutorLoop::~SlurmExecutorLoop() {
-  stop_ = true;
-  cv_.notify_all();
+  stop_.Notify();
   if (thread_.joinable()) thread_.join();
 }
 

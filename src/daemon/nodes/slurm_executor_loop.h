@@ -6,13 +6,12 @@
 // (service/request_validation.h) and applied under the daemon's lock; Slurm
 // is read and commanded outside it.
 #include <atomic>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
 #include "daemon/server/config.h"
 #include "daemon/api/services.h"
 #include "slurm/slurm_cli.h"
@@ -47,11 +46,9 @@ class SlurmExecutorLoop {
   std::unique_ptr<slurm::SlurmCli> cli_;
   std::unique_ptr<slurm::NodeEndpoint> endpoint_;
   std::unique_ptr<slurm::SlurmExecutor> executor_;
-  std::atomic<bool> stop_{false};
+  absl::Notification stop_;  // the destructor's: the thread ends
   std::atomic<int64_t> unreadable_since_ms_{0};
   std::atomic<int64_t> outages_{0};
-  std::mutex mu_;
-  std::condition_variable cv_;
   std::thread thread_;
 };
 

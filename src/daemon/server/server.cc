@@ -30,10 +30,14 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   if (!store.ok()) return store.status();
   auto state = DaemonState::Open(config, std::move(*store), std::move(*zoo), service::NowUnixMs());
   if (!state.ok()) return state.status();
+  // What is read without the lock, taken before the state is behind it:
+  // the authenticator and board (thread-safe, fixed from here on) and the
+  // store's refusals (/readyz; an atomic).
+  DaemonState* const opened = state->get();
+  d->guarded_.authenticator = &opened->authenticator();
+  d->guarded_.board = &opened->progress_board();
   d->state_ = std::move(*state);
-  d->guarded_.state = d->state_.get();
-  d->guarded_.authenticator = &d->state_->authenticator();
-  d->guarded_.board = &d->state_->progress_board();
+  d->guarded_.state = opened;
   d->guarded_.logs = &d->log_relay_;
   d->scheduler_ = std::make_unique<SchedulerServiceImpl>(d->guarded_);
   d->node_ = std::make_unique<NodeServiceImpl>(d->guarded_);
@@ -70,11 +74,11 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
       return ticked_within(30000) ? service::HttpReply{200, "ok\n"}
                                   : service::HttpReply{503, "the round loop has not ticked for 30 s\n"};
     });
-    d->metrics_.Handle("/readyz", [raw, ticked_within] {
-      if (raw->stop_) return service::HttpReply{503, "stopping\n"};
+    d->metrics_.Handle("/readyz", [raw, opened, ticked_within] {
+      if (raw->stop_.HasBeenNotified()) return service::HttpReply{503, "stopping\n"};
       // Nothing is acted on before it is stored: a daemon whose store
       // refuses writes takes no submission and changes no lease.
-      if (const int64_t refused = raw->state_->store_refusing(); refused > 0) {
+      if (const int64_t refused = opened->store_refusing(); refused > 0) {
         return service::HttpReply{503, absl::StrCat("the state store refuses writes (", refused,
                                                     " change(s) refused in a row)\n")};
       }
@@ -137,7 +141,7 @@ absl::Status Daemon::StartServer(const std::string& listen) {
                                                  "': the port is taken (another synergyd?) or the address is not this "
                                                  "machine's"));
   }
-  std::lock_guard lock(server_mu_);
+  absl::MutexLock lock(&server_mu_);
   server_ = std::move(server);
   port_ = port;
   return absl::OkStatus();
@@ -193,12 +197,7 @@ void Daemon::WatchListener() {
   int seconds = 0;
   // The same port: nodes, agents and clients know it.
   const std::string again = absl::StrCat(config_.listen.substr(0, config_.listen.rfind(':')), ":", port_);
-  while (!stop_) {
-    {
-      std::unique_lock lock(wait_mu_);
-      wait_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_.load(); });
-    }
-    if (stop_) return;
+  while (!stop_.WaitForNotificationWithTimeout(absl::Seconds(1))) {
     // glibc keeps what connections freed in its arenas (about 84 KB an
     // idle TLS connection: 1,000 closed left 108 MB resident, 34 MB after
     // a trim); given back once a minute, a burst of connections does not
@@ -211,8 +210,8 @@ void Daemon::WatchListener() {
                     "accepted (gRPC stops accepting after accept4 fails, e.g. when every file descriptor was in "
                     "use); rebuilding it",
                     queued.value_or(0), StuckListener::kStuckSamples, port_);
-      std::lock_guard lock(server_mu_);
-      if (stop_ || !server_) return;
+      absl::MutexLock lock(&server_mu_);
+      if (stop_.HasBeenNotified() || !server_) return;
       server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
       server_->Wait();
       server_.reset();
@@ -254,7 +253,7 @@ void Daemon::RoundLoop() {
     planner = state_.get();
     planner_store = state_.get();
   }
-  while (!stop_) {
+  while (!stop_.HasBeenNotified()) {
     const auto now = clock::now();
     std::optional<RoundWorld> world;
     std::optional<DaemonState::ProgressFlush> flush;
@@ -294,25 +293,23 @@ void Daemon::RoundLoop() {
                           std::chrono::duration_cast<std::chrono::milliseconds>(next_round - clock::now()).count();
     const auto wait = std::clamp<clock::duration>(next_round - clock::now(), std::chrono::milliseconds(1),
                                                   std::chrono::milliseconds(100));
-    std::unique_lock lock(wait_mu_);
-    wait_cv_.wait_for(lock, wait, [this] { return stop_.load(); });
+    stop_.WaitForNotificationWithTimeout(absl::FromChrono(wait));
   }
 }
 
 void Daemon::Wait() {
-  std::unique_lock lock(wait_mu_);
-  wait_cv_.wait(lock, [this] { return done_; });
+  stopped_.WaitForNotification();
 }
 
 void Daemon::Shutdown() {
-  if (stop_.exchange(true)) return;
-  wait_cv_.notify_all();
+  if (shutting_down_.exchange(true)) return;
+  stop_.Notify();
   if (loop_.joinable()) loop_.join();
   if (listener_watch_.joinable()) listener_watch_.join();
   metrics_.Stop();  // first: its handlers read slurm_
   slurm_.reset();  // Slurm's jobs run on; a restarted synergyd finds them by name
   {
-    std::lock_guard lock(server_mu_);
+    absl::MutexLock lock(&server_mu_);
     if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   }
   if (state_) {
@@ -321,9 +318,7 @@ void Daemon::Shutdown() {
     state_->FlushProgress(service::NowUnixMs()).IgnoreError();
   }
   spdlog::info("synergyd: stopped");
-  std::lock_guard lock(wait_mu_);
-  done_ = true;
-  wait_cv_.notify_all();
+  stopped_.Notify();
 }
 
 Daemon::~Daemon() { Shutdown(); }

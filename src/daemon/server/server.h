@@ -5,11 +5,13 @@
 // round_s of wall clock). Used by main.cc and by the integration tests,
 // which start it in-process on an ephemeral port.
 #include <atomic>
-#include <condition_variable>
 #include <memory>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "daemon/server/config.h"
 #include "daemon/server/metrics.h"
 #include "daemon/api/services.h"
@@ -27,7 +29,7 @@ class Daemon {
   int metrics_port() const { return metrics_port_; }
   // Credentials as this daemon mints them (fixed after Start; tests hand a
   // lease's credential to an agent as a node would).
-  const Authenticator& authenticator() const { return state_->authenticator(); }
+  const Authenticator& authenticator() const { return *guarded_.authenticator; }
   void Wait();      // until Shutdown (from another thread or a signal handler thread)
   void Shutdown();
 
@@ -43,14 +45,18 @@ class Daemon {
   std::string SlurmMetrics() const;
 
   DaemonConfig config_;
-  std::unique_ptr<DaemonState> state_;
+  std::unique_ptr<DaemonState> state_ ABSL_PT_GUARDED_BY(guarded_.mu);
   LogRelay log_relay_;
   Guarded guarded_;
   std::unique_ptr<SchedulerServiceImpl> scheduler_;
   std::unique_ptr<NodeServiceImpl> node_;
   std::unique_ptr<AgentServiceImpl> agent_;
-  std::mutex server_mu_;  // server_ is replaced by WatchListener, ended by Shutdown
-  std::unique_ptr<grpc::Server> server_;
+  // Locks, each taken alone (none is held while another is taken):
+  // guarded_.mu (the state; api/services.h, which names the locks taken
+  // under it) and server_mu_ (server_ is replaced by WatchListener and
+  // ended by Shutdown).
+  absl::Mutex server_mu_;
+  std::unique_ptr<grpc::Server> server_ ABSL_GUARDED_BY(server_mu_);
   std::unique_ptr<SlurmExecutorLoop> slurm_;  // executor: slurm
   service::HttpEndpoint metrics_;
   // When the round loop last ticked (unix ms): /healthz and /readyz read it.
@@ -61,10 +67,9 @@ class Daemon {
   std::atomic<int64_t> next_round_unix_ms_{0};
   int port_ = 0;
   int metrics_port_ = 0;
-  std::atomic<bool> stop_{false};
-  bool done_ = false;  // Shutdown finished (guarded by wait_mu_)
-  std::mutex wait_mu_;
-  std::condition_variable wait_cv_;
+  std::atomic<bool> shutting_down_{false};  // Shutdown runs once
+  absl::Notification stop_;     // the loops end (Shutdown began)
+  absl::Notification stopped_;  // Shutdown finished (Wait returns)
   std::thread loop_;
   std::thread listener_watch_;
   std::atomic<int64_t> listener_rebuilds_{0};  // /metrics: synergy_listener_rebuilds_total

@@ -32,7 +32,7 @@ class GroupCommit {
  public:
   explicit GroupCommit(Store& store) : store_(store) {}
   // Enqueue and Wait.
-  absl::Status Commit(const Batch& batch);
+  absl::Status Commit(const Batch& batch) ABSL_LOCKS_EXCLUDED(mu_);
   // A place in the queue: batches are stored in the order they are
   // enqueued, so a caller may take its place under the daemon's lock (no
   // later change can be stored before it) and wait without it.
@@ -44,9 +44,9 @@ class GroupCommit {
   // `batch` must outlive Wait, and every ticket must be waited for: the
   // batches queued behind it wait for it to lead. A caller that holds a
   // ticket must not commit anything else before waiting on it.
-  Ticket Enqueue(const Batch& batch);
-  absl::Status Wait(Ticket& ticket);
-  int64_t groups() const;  // transactions run (tests, metrics)
+  Ticket Enqueue(const Batch& batch) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Wait(Ticket& ticket) ABSL_LOCKS_EXCLUDED(mu_);
+  int64_t groups() const ABSL_LOCKS_EXCLUDED(mu_);  // transactions run (tests, metrics)
 
  private:
   Store& store_;
