@@ -52,7 +52,7 @@ absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::Progress
     if (absl::Status st = NoteResizeReport(report, now_ms); !st.ok()) return st;
     TellAllocation(jobs_.at(report.job_id()), report.rank(), reply);
   }
-  reply.set_lease_ending(!current || job.lease().ending());
+  reply.set_lease_ending(!current);
   if (!current) {
     EndingLease& ending = *leases_.EditEnding(report.job_id(), report.epoch());
     if (report.rank() == 0 && report.stop_at_iteration() > 0) ending.stop_at = report.stop_at_iteration();

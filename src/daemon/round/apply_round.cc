@@ -33,7 +33,7 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
       ended_ids[s.node()].second.insert(s.cpu_ids().begin(), s.cpu_ids().end());
       ended_mem[s.node()].emplace_back(id, s.mem_gb());
     }
-    if (!Terminal(job) && !job.lease().profiling() && !job.lease().ending()) {
+    if (!Terminal(job) && !job.lease().profiling()) {
       // jobs_ is in id order: each lease goes at the end.
       world.held.emplace_hint(world.held.end(), id, HeldLease{job.lease(), job.spec().uses_agent()});
     }
@@ -214,10 +214,6 @@ void DaemonState::SettleLeases(const RoundWorld& world, const RoundDecisions& d,
   // round. (Editing a job does not move it in jobs_: the walk stays valid.)
   for (const auto& [id, job] : jobs_.all()) {
     if (!job.has_lease() || Terminal(job) || job.lease().profiling()) continue;
-    if (job.lease().ending()) {
-      EndLease(jobs_.Edit(id), "its lease is ending", LeaseEndCause::kRound, batch, now_ms);
-      continue;
-    }
     auto read = world.held.find(id);
     auto decision = d.leases.find(id);
     if (read == world.held.end() || read->second.lease.epoch() != job.lease().epoch() ||

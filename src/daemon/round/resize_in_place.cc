@@ -94,7 +94,7 @@ std::vector<v1::ResizeOrder> DaemonState::ResizesFor(const v1::HeartbeatRequest&
     auto it = jobs_.find(p.job_id());
     if (it == jobs_.end() || Terminal(it->second) || !it->second.has_lease()) continue;
     const v1::Lease& lease = it->second.lease();
-    if (lease.epoch() != p.epoch() || lease.ending() || lease.revision() == 0) continue;
+    if (lease.epoch() != p.epoch() || lease.revision() == 0) continue;
     const v1::LeaseSlice* slice = SliceOn(lease, node);
     if (slice == nullptr || !leases_.Holds(node, {p.job_id(), p.epoch()})) continue;
     const double limit = MemLimitGb(*slice);
@@ -148,7 +148,7 @@ absl::Status DaemonState::NoteResizeReport(const v1::ProgressReport& report, int
   auto it = jobs_.find(report.job_id());
   if (it == jobs_.end() || Terminal(it->second) || !it->second.has_lease()) return absl::OkStatus();
   const v1::Lease& lease = it->second.lease();
-  if (lease.epoch() != report.epoch() || lease.ending()) return absl::OkStatus();
+  if (lease.epoch() != report.epoch()) return absl::OkStatus();
   // Slurm cannot change a running job's CPUs: under it no lease is resizable.
   const bool learns_resizable = report.can_resize() && !lease.resizable() && config_.executor != "slurm";
   // A revision counts as applied only once the agent can have heard of it.

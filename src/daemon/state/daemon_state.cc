@@ -192,7 +192,7 @@ absl::Status DaemonState::NoteCommit(const absl::Status& committed, const Batch&
 
 void DaemonState::PublishLease(const std::string& id) {
   auto it = jobs_.find(id);
-  if (it == jobs_.end() || !it->second.has_lease() || it->second.lease().ending() || Terminal(it->second)) {
+  if (it == jobs_.end() || !it->second.has_lease() || Terminal(it->second)) {
     board_.Publish(id, std::nullopt);
     return;
   }
