@@ -349,7 +349,9 @@ class Engine {
         job->held = a.slices;
         job->held_speedup = a.speedup;
         job->held_at_ideal = a.at_ideal;
+        job->view.runs_without_checkpoint = !job->spec.checkpoints;
         running_before_.push_back(job);
+        previous.erase(a.job);
       }
       Book(*job, a, t);
       Touched(*job);
@@ -361,6 +363,10 @@ class Engine {
         sample.gpus_by_type[job->held_type] += a.Total().gpus;
       }
       sample.throughput += a.speedup;
+    }
+    // What ran last round and is not placed now: its lease ended.
+    for (const auto& [id, held] : previous) {
+      if (SimJob& job = *by_id_.at(id); !job.spec.checkpoints) StartOver(job);
     }
     const SolverStats& solver = round.plan.solver;
     sample.solver = solver;
@@ -393,6 +399,7 @@ class Engine {
         on.attained_service_s = job->view.attained_service_s;
         on.priority = job->view.priority;
         on.last_execution_end_s = job->view.last_execution_end_s;
+        on.runs_without_checkpoint = job->view.runs_without_checkpoint;
         views.push_back(&on);
       }
     }
@@ -423,8 +430,11 @@ class Engine {
     });
   }
 
-  // As synergyd's Resizable: resizes in place, and one server (one agent).
-  bool Resizable(const SimJob& job) const { return config_.resize_in_place && job.held.size() == 1; }
+  // As synergyd's Resizable: resizes in place, one server (one agent), and
+  // an agent to follow them (a plain process has none).
+  bool Resizable(const SimJob& job) const {
+    return config_.resize_in_place && job.held.size() == 1 && job.spec.checkpoints;
+  }
 
   // synergyd's lease keeping (daemon/round/round_planner.h) on the simulator's
   // jobs: the jobs the plan would move or grow by too little keep what they
@@ -438,7 +448,7 @@ class Engine {
       HeldAllocation h;
       h.slices = job.held;
       h.speedup = job.held_speedup;
-      h.checkpoints = true;
+      h.checkpoints = job.spec.checkpoints;
       h.resizable = Resizable(job);
       if (typed_) h.weight = TypeWeight(job, job.held_type);
       return h;
@@ -582,6 +592,14 @@ class Engine {
     // A restart cut short by a preemption is lost work; this one costs its
     // own time, not the rest of the last one on top.
     job.restart_debt_s = config_.restart_cost_s;
+    if (!job.spec.checkpoints) StartOver(job);
+  }
+
+  // A plain process whose lease ended lost everything it had done.
+  static void StartOver(SimJob& job) {
+    job.executed = 0;
+    job.view.remaining_iterations = job.view.total_iterations;
+    job.view.runs_without_checkpoint = false;
   }
 
 
@@ -677,6 +695,20 @@ class Engine {
 
 absl::StatusOr<SimResult> RunTrace(const SimConfig& config, const std::vector<JobSpec>& jobs) {
   if (jobs.empty()) return absl::InvalidArgumentError("trace: no jobs");
+  // Plain processes (checkpoints 0) run only where leases are kept, as
+  // synergyd keeps them; the reference has none.
+  const bool plain = std::any_of(jobs.begin(), jobs.end(), [](const JobSpec& j) { return !j.checkpoints; });
+  if (plain && config.reference_compatible) {
+    const JobSpec& first = *std::find_if(jobs.begin(), jobs.end(), [](const JobSpec& j) { return !j.checkpoints; });
+    return absl::InvalidArgumentError(absl::StrCat(
+        "trace: job ", first.id, " cannot checkpoint (checkpoints 0): not with --reference-compatible, "
+        "where every job checkpoints"));
+  }
+  SimConfig run = config;
+  if (plain) {
+    run.keep_leases = true;
+    run.standing_queue = false;  // it orders checkpointing jobs only
+  }
   JobId lo = jobs.front().id;
   JobId hi = jobs.front().id;
   for (const JobSpec& j : jobs) {
@@ -686,7 +718,7 @@ absl::StatusOr<SimResult> RunTrace(const SimConfig& config, const std::vector<Jo
   // Ids are unique; every job of the trace is measured.
   size_t next = 0;
   Engine engine(
-      config,
+      run,
       [&]() -> std::optional<JobSpec> {
         if (next >= jobs.size()) return std::nullopt;
         return jobs[next++];

@@ -18,8 +18,8 @@
 namespace synergy::sim {
 namespace {
 
-constexpr const char* kFields[] = {"job_id", "model", "arrival_s", "iterations", "gpus"};
-constexpr const char* kFieldList = "job_id,model,arrival_s,iterations,gpus";
+constexpr const char* kFields[] = {"job_id", "model", "arrival_s", "iterations", "gpus", "checkpoints"};
+constexpr const char* kFieldList = "job_id,model,arrival_s,iterations,gpus[,checkpoints]";
 
 // "file:line: field: 'value': why", the value quoted, escaped and cut short.
 absl::Status LineError(const std::string& source, int64_t line, absl::string_view field,
@@ -86,6 +86,12 @@ absl::StatusOr<JobSpec> ParseJob(const std::vector<absl::string_view>& fields,
                      absl::StrCat("is more than any one GPU type's ", LargestGpuType(cluster), " GPUs"));
   }
   job.gpus = static_cast<int>(gpus);
+  if (fields.size() > 5) {
+    if (fields[5] != "0" && fields[5] != "1") {
+      return LineError(source, line_no, "checkpoints", fields[5], "is not 0 (a plain process) or 1 (it checkpoints)");
+    }
+    job.checkpoints = fields[5] == "1";
+  }
   return job;
 }
 
@@ -101,15 +107,15 @@ absl::StatusOr<std::vector<JobSpec>> ParseTrace(absl::string_view text,
     ++line_no;
     absl::string_view line = absl::StripAsciiWhitespace(raw);
     if (line.empty()) continue;
-    std::vector<absl::string_view> fields = absl::StrSplit(line, absl::MaxSplits(',', 5));
+    std::vector<absl::string_view> fields = absl::StrSplit(line, absl::MaxSplits(',', 6));
     if (fields.size() < 5) {
       return absl::InvalidArgumentError(absl::StrCat(
           source, ":", line_no, ": ", kFields[fields.size()], ": missing: expected 5 fields (",
           kFieldList, "), found ", fields.size(), " in ", QuoteValue(line)));
     }
-    if (fields.size() > 5) {
+    if (fields.size() > 6) {
       return LineError(source, line_no, "line", line,
-                       absl::StrCat("expected 5 fields (", kFieldList, "), found more"));
+                       absl::StrCat("expected 5 or 6 fields (", kFieldList, "), found more"));
     }
     for (auto& f : fields) f = absl::StripAsciiWhitespace(f);
     absl::StatusOr<JobSpec> job = ParseJob(fields, source, line_no, zoo, cluster);
@@ -140,7 +146,7 @@ absl::StatusOr<std::vector<JobSpec>> LoadTrace(const std::string& path, const Mo
 
 std::string FormatTraceLine(const JobSpec& job, const ModelZoo& zoo) {
   return absl::StrCat(job.id, ",", zoo.model(job.model).name, ",", FormatNumber(job.arrival_s),
-                      ",", FormatNumber(job.iterations), ",", job.gpus, "\n");
+                      ",", FormatNumber(job.iterations), ",", job.gpus, job.checkpoints ? "" : ",0", "\n");
 }
 
 }  // namespace synergy::sim

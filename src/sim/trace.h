@@ -1,8 +1,10 @@
 #pragma once
 // The reference's replay format: one job per line,
-//   job_id,model,arrival_s,iterations,gpus
+//   job_id,model,arrival_s,iterations,gpus[,checkpoints]
 // with no header. Iterations are taken as they are (already divided by the
-// model's iteration time when the trace was recorded).
+// model's iteration time when the trace was recorded). The sixth field is
+// synergy-sim's own: 1 (the default) for a job that checkpoints, 0 for a
+// plain process that cannot (JobSpec::checkpoints).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,10 +25,10 @@ inline constexpr double kMaxTraceIterations = 1e12;
 
 // Parses and validates a whole trace; on any error returns
 // "FILE:LINE: FIELD: 'VALUE': why" (the value quoted, escaped and cut at 64
-// characters, synergy/quote.h) and nothing else. Checks: five fields,
+// characters, synergy/quote.h) and nothing else. Checks: five or six fields,
 // unique non-negative integer ids, a model the zoo knows, finite arrival in
 // [0, kMaxTraceArrivalS], iterations in (0, kMaxTraceIterations], 1 <= gpus
-// <= the cluster's GPUs. Jobs come back in arrival order (file order among
+// <= the cluster's GPUs, checkpoints 0 or 1. Jobs come back in arrival order (file order among
 // equal arrivals).
 absl::StatusOr<std::vector<JobSpec>> ParseTrace(absl::string_view text,
                                                 const std::string& source,
@@ -35,7 +37,8 @@ absl::StatusOr<std::vector<JobSpec>> LoadTrace(const std::string& path, const Mo
                                                const Cluster& cluster);
 
 // One line in the replay format, newline included; whole numbers are
-// written without a fraction, as the reference writes them.
+// written without a fraction, as the reference writes them, and the sixth
+// field only for a job that cannot checkpoint.
 std::string FormatTraceLine(const JobSpec& job, const ModelZoo& zoo);
 
 }  // namespace synergy::sim

@@ -19,6 +19,11 @@ struct JobSpec {
   double arrival_s = 0;
   double iterations = 0;
   int gpus = 1;
+  // False: a plain process that cannot checkpoint (trace field
+  // `checkpoints` 0). Ending its lease loses all its progress, so it is
+  // never time-sliced (JobView::runs_without_checkpoint) nor re-placed
+  // (lease_fate.h); only default-mode replays have such jobs.
+  bool checkpoints = true;
 };
 
 struct GeneratorConfig {

@@ -105,6 +105,54 @@ TEST_F(SimulatorTest, AResumedJobLosesItsRestartCost) {
   EXPECT_EQ(reference.restarts, 0);
 }
 
+// LAS time-slices 17 8-GPU jobs on 16 slots. Plain processes (checkpoints
+// 0) would lose all their progress at each slice, so they are never
+// preempted (JobView::runs_without_checkpoint): each runs from its start
+// to its end at once, while the same jobs that checkpoint take turns.
+TEST_F(SimulatorTest, PlainProcessesAreNeverTimeSliced) {
+  std::string checkpointing, plain, mixed;
+  for (int i = 0; i < 17; ++i) {
+    const std::string line = std::to_string(i) + ",gnmt,0,3000,8";
+    checkpointing += line + "\n";
+    plain += line + ",0\n";
+    mixed += line + (i % 2 == 0 ? ",0\n" : "\n");
+  }
+  const SimResult sliced = Replay(checkpointing, "las", "proportional", false);
+  EXPECT_GT(sliced.restarts, 0) << "LAS takes turns among jobs that checkpoint";
+  const SimResult whole = Replay(plain, "las", "proportional", false);
+  EXPECT_EQ(whole.restarts, 0);
+  ASSERT_EQ(whole.jobs.size(), 17u);
+  int waited = 0;
+  for (const JobRecord& j : whole.jobs) {
+    EXPECT_EQ(j.restarts, 0) << "job " << j.spec.id;
+    waited += j.start_s > 0;
+  }
+  EXPECT_EQ(waited, 1) << "the 17th waits for a slot, then runs to its end";
+  const SimResult both = Replay(mixed, "las", "proportional", false);
+  for (const JobRecord& j : both.jobs) {
+    if (!j.spec.checkpoints) {
+      EXPECT_EQ(j.restarts, 0) << "plain job " << j.spec.id;
+    }
+  }
+}
+
+TEST_F(SimulatorTest, PlainProcessesAreNotReplayedInReferenceMode) {
+  auto jobs = ParseTrace("0,gnmt,0,3000,8,0\n", "t.csv", zoo_, cluster_);
+  ASSERT_TRUE(jobs.ok());
+  auto p = *MakePolicy("las");
+  auto m = *MakeMechanism("proportional");
+  SimConfig c;
+  c.cluster = &cluster_;
+  c.zoo = &zoo_;
+  c.policy = p.get();
+  c.mechanism = m.get();
+  c.reference_compatible = true;
+  auto r = RunTrace(c, *jobs);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("job 0 cannot checkpoint"), std::string::npos) << r.status();
+}
+
 // 64 CPU-sensitive jobs get more than their share on half-empty servers;
 // 64 more arrive and TUNE shrinks the first ones to their share to fit
 // them: in place those are free resizes, otherwise each is a restart.

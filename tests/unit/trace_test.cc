@@ -37,6 +37,19 @@ TEST_F(TraceTest, TruncatedLineNamesLineAndMissingField) {
   EXPECT_THAT(e, HasSubstr("expected 5 fields"));
 }
 
+TEST_F(TraceTest, ASixthFieldSaysWhetherAJobCheckpoints) {
+  auto t = ParseTrace("0,alexnet,1,10,1,0\n1,alexnet,2,10,1,1\n2,alexnet,3,10,1\n", "t.csv", zoo_, cluster_);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_FALSE((*t)[0].checkpoints);
+  EXPECT_TRUE((*t)[1].checkpoints);
+  EXPECT_TRUE((*t)[2].checkpoints) << "five fields: it checkpoints, as every job of the reference";
+  EXPECT_EQ(FormatTraceLine((*t)[0], zoo_), "0,alexnet,1,10,1,0\n");
+  EXPECT_EQ(FormatTraceLine((*t)[1], zoo_), "1,alexnet,2,10,1\n");
+  EXPECT_THAT(ErrorOf("0,alexnet,1,10,1,yes\n"),
+              HasSubstr("t.csv:1: checkpoints: 'yes': is not 0 (a plain process) or 1 (it checkpoints)"));
+  EXPECT_THAT(ErrorOf("0,alexnet,1,10,1,1,1\n"), HasSubstr("expected 5 or 6 fields"));
+}
+
 TEST_F(TraceTest, UnknownModel) {
   EXPECT_THAT(ErrorOf("0,vgg,1,1,1\n"), HasSubstr("t.csv:1: model: 'vgg': unknown model (the zoo has alexnet"));
 }
@@ -74,7 +87,7 @@ TEST_F(TraceTest, HostileNumbersNameFieldAndValue) {
 TEST_F(TraceTest, LongAndControlCharacterLinesAreQuotedShort) {
   const std::string e = ErrorOf("0,alexnet,1,1,1," + std::string(1 << 20, ',') + "\n");
   EXPECT_THAT(e, HasSubstr("t.csv:1: line: '0,alexnet,1,1,1,,,,"));
-  EXPECT_THAT(e, HasSubstr(",,,'... (1048592 bytes): expected 5 fields"));
+  EXPECT_THAT(e, HasSubstr(",,,'... (1048592 bytes): expected 5 or 6 fields"));
   EXPECT_LT(e.size(), 300u);
   EXPECT_THAT(ErrorOf("0,\x1b[2Jvgg,1,1,1\n"), HasSubstr("model: '\\x1b[2Jvgg': unknown model"));
 }
