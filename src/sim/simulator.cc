@@ -483,6 +483,12 @@ class Engine {
           return PlanAroundPinned(input, pinned);
         });
     plan = std::move(kept.plan);
+    if (config_.on_leases_kept) {
+      std::vector<JobId> pinned;
+      for (const auto& [id, decision] : kept.pinned) pinned.push_back(id);
+      std::sort(pinned.begin(), pinned.end());
+      config_.on_leases_kept(plan, pinned);
+    }
     for (const auto& [id, decision] : kept.pinned) plan.assignments.push_back(as_held(*by_id_.at(id)));
     // In job order.
     std::sort(plan.assignments.begin(), plan.assignments.end(),

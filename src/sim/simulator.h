@@ -71,6 +71,11 @@ struct SimConfig {
   // Called with every round's input and result when set (tests compare the
   // simulator's plans with the daemon's).
   std::function<void(const RoundInput&, const RoundResult&)> on_round;
+  // With kept leases, every round's outcome of the core's replan loop
+  // (synergy/lease_keeping.h): the final plan of the jobs not kept as they
+  // hold, and the jobs kept so, in id order (tests compare them with
+  // synergyd's RoundDecisions).
+  std::function<void(const Plan& replanned, const std::vector<JobId>& kept_as_held)> on_leases_kept;
   // Each assignment a round books (after kept leases), with the round's time.
   std::function<void(double time_s, const Assignment&)> on_booked;
   // A cluster of several GPU types, or of one that is not the zoo's base

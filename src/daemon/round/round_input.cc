@@ -111,7 +111,7 @@ RoundJob RoundJobOf(const v1::Job& job, int64_t attained_service_ms, bool runnin
   r.model = job.spec().model();
   r.submitted_unix_ms = job.submitted_unix_ms();
   r.iterations = job.spec().iterations();
-  r.iterations_done = job.iterations_done();
+  r.iterations_done = static_cast<double>(job.iterations_done());
   r.throughput = job.throughput();
   r.attained_service_ms = attained_service_ms;
   r.last_lease_end_unix_ms = job.last_lease_end_unix_ms();
@@ -147,7 +147,7 @@ JobView ViewOf(const RoundJob& job, const ModelZoo& zoo, const Cluster& cluster,
   v.priority_class = job.priority_class;
   v.runs_without_checkpoint = job.holds_lease && job.running && !job.uses_agent;
   v.total_iterations = static_cast<double>(job.iterations);
-  v.remaining_iterations = std::max(0.0, static_cast<double>(job.iterations - job.iterations_done));
+  v.remaining_iterations = std::max(0.0, static_cast<double>(job.iterations) - job.iterations_done);
   const ModelSpec* known = nullptr;
   if (auto m = ModelFromMeasured(job.measured, job.gpus, cluster)) {
     measured.push_back(std::move(*m));

@@ -71,7 +71,9 @@ struct RoundJob {
   std::string model;  // the zoo model it names ("" none)
   int64_t submitted_unix_ms = 0;
   int64_t iterations = 0;
-  int64_t iterations_done = 0;
+  // Whole iterations as agents report them; a double so that the
+  // equivalence tests can state the simulator's fractional progress as is.
+  double iterations_done = 0;
   double throughput = 0;  // iterations per second, last report
   int64_t attained_service_ms = 0;  // to the round's now
   int64_t last_lease_end_unix_ms = 0;

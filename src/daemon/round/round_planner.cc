@@ -9,7 +9,8 @@
 
 namespace synergy::daemon {
 
-RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std::set<std::string>& pinned) {
+RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std::set<std::string>& pinned,
+                         const RoundSnapshot* first) {
   RoundSnapshot snap;
   // What pinned leases hold is not the round's to give.
   std::map<std::string, std::pair<std::set<int>, std::set<int>>> pinned_ids;
@@ -88,6 +89,13 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
     const Cluster base_cluster = ClusterOf(base_pointers).cluster;
     snap.by_type = ViewsByGpuType(jobs, snap.views, snap.cluster, lease_type,
                                   base_cluster.num_servers() > 0 ? base_cluster : snap.cluster, zoo);
+  }
+  if (first != nullptr) {
+    std::map<JobId, double> carried;
+    for (const JobView& v : first->views) carried[v.id] = v.last_round_speedup;
+    for (JobView& v : snap.views) {
+      if (auto it = carried.find(v.id); it != carried.end()) v.last_round_speedup = it->second;
+    }
   }
   return snap;
 }
@@ -204,7 +212,7 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
       [&](const std::set<JobId>& pinned) {
         std::set<std::string> pins;
         for (JobId job : pinned) pins.insert(JobIdString(job));
-        RoundSnapshot around = SnapshotOf(world, zoo, pins);
+        RoundSnapshot around = SnapshotOf(world, zoo, pins, &snap);
         Plan next = around.cluster.num_servers() > 0
                         ? PlanSnapshot(around, world.now_ms, world.held, policy, mechanism, choice).plan
                         : Plan{};

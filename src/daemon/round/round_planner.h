@@ -64,7 +64,13 @@ struct RoundWorld {
 };
 
 // The core's input for `world` with `pinned` jobs kept as they hold: their
-// views are left out and their leases' ids taken from the nodes.
+// views are left out and their leases' ids taken from the nodes. `first`:
+// the round's first snapshot (no job pinned), whose views' carried
+// speedups the replan keeps: what a job carries into the round is a fact
+// of the round, not of the servers a replan has left (else a job that
+// held nothing would carry its ideal on those servers, and FTF and SRTF
+// would reorder the queue between two plans of one round; the simulator
+// keeps them too).
 struct RoundSnapshot {
   std::vector<std::string> node_names;  // index = server index
   Cluster cluster;                      // servers of no declared type are the zoo's base type
@@ -75,7 +81,8 @@ struct RoundSnapshot {
   bool typed = false;
   TypedViews by_type;
 };
-RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std::set<std::string>& pinned = {});
+RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std::set<std::string>& pinned = {},
+                         const RoundSnapshot* first = nullptr);
 
 struct RoundDecisions {
   bool planned = false;              // the world had servers to plan on
