@@ -280,6 +280,22 @@ bool Pin(const std::vector<int>& cpus) {
   return sched_setaffinity(0, sizeof(set), &set) == 0;
 }
 
+// The CPU x memory matrix (Matrix) over the measured CPU points and
+// `mem_points_gb`, as the profile message synergyd stores (an unbounded
+// throughput is sent as 0: unmeasured).
+void AddMatrixPoints(const CpuProfile& cpu, const MemoryModel& memory, const std::vector<double>& mem_points_gb,
+                     v1::MeasuredProfile& profile) {
+  std::vector<double> cpu_points;
+  for (const CpuPoint& p : cpu.measured) cpu_points.push_back(p.cpus);
+  std::sort(cpu_points.begin(), cpu_points.end());
+  for (const MatrixPoint& m : Matrix(cpu, memory, cpu_points, mem_points_gb)) {
+    v1::ProfilePoint* p = profile.add_points();
+    p->set_cpus(m.cpus);
+    p->set_mem_gb(m.mem_gb);
+    p->set_throughput(std::isinf(m.throughput) ? 0 : m.throughput);
+  }
+}
+
 }  // namespace
 
 CpuProfile Agent::Profile(const std::function<double(int, int)>& measure, const MemoryModel& memory,
@@ -325,19 +341,11 @@ CpuProfile Agent::Profile(const std::function<double(int, int)>& measure, const 
   if (mem_points_gb.empty()) {
     for (double f : {0.25, 0.5, 0.75, 1.0}) mem_points_gb.push_back(f * lease_.mem_gb);
   }
-  std::vector<double> cpu_points;
-  for (const CpuPoint& p : cpu.measured) cpu_points.push_back(p.cpus);
-  std::sort(cpu_points.begin(), cpu_points.end());
   v1::MeasuredProfile profile;
   profile.set_job_id(lease_.job_id);
   profile.set_epoch(lease_.epoch);
   profile.set_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  for (const MatrixPoint& m : Matrix(cpu, memory, cpu_points, mem_points_gb)) {
-    v1::ProfilePoint* p = profile.add_points();
-    p->set_cpus(m.cpus);
-    p->set_mem_gb(m.mem_gb);
-    p->set_throughput(std::isinf(m.throughput) ? 0 : m.throughput);
-  }
+  AddMatrixPoints(cpu, memory, mem_points_gb, profile);
   const grpc::Status st = client_->SubmitProfile(profile);
   Log(lease_, st.ok() ? "profile sent: " + std::to_string(cpu.measured.size()) + " CPU points, knee " +
                             std::to_string(cpu.knee)

@@ -11,6 +11,19 @@ void Header(std::ostream& notes, const v1::JobLogs& logs) {
         << service::EscapeForDisplay(logs.node()) << " ---\n";
 }
 
+// The next piece of the output `options` names: lease `epoch` (0: the
+// latest), from byte `offset`.
+v1::JobLogsRequest RequestAt(const LogsOptions& options, int64_t epoch, int64_t offset) {
+  v1::JobLogsRequest request;
+  request.set_job_id(options.job_id);
+  request.set_epoch(epoch);
+  request.set_rank(options.rank);
+  request.set_stderr(options.stderr_stream);
+  request.set_offset(offset);
+  request.set_max_bytes(service::kMaxLogChunkBytes);
+  return request;
+}
+
 }  // namespace
 
 grpc::Status ShowLogs(const LogsOptions& options, const FetchLogs& fetch, std::ostream& out, std::ostream& notes,
@@ -25,15 +38,8 @@ grpc::Status ShowLogs(const LogsOptions& options, const FetchLogs& fetch, std::o
   int misses = 0;
   constexpr int kMaxMisses = 60;
   for (;;) {
-    v1::JobLogsRequest request;
-    request.set_job_id(options.job_id);
-    request.set_epoch(epoch);
-    request.set_rank(options.rank);
-    request.set_stderr(options.stderr_stream);
-    request.set_offset(offset);
-    request.set_max_bytes(service::kMaxLogChunkBytes);
     v1::JobLogs logs;
-    const grpc::Status st = fetch(request, &logs);
+    const grpc::Status st = fetch(RequestAt(options, epoch, offset), &logs);
     if (!st.ok()) {
       // Following a job seen running: a node slow to answer, or a new
       // lease whose process has not written yet, is waited for a while.

@@ -182,6 +182,44 @@ std::string DescribeNode(const v1::Node& n, int64_t now_ms) {
   return out;
 }
 
+// How the job's profile is known: measured, given in its spec, its zoo
+// model's, or none.
+std::string ProfileLine(const v1::Job& j) {
+  if (j.has_measured_profile()) {
+    const std::string& type = j.measured_profile().gpu_type();
+    return absl::StrFormat("measured: %d points in %.1f s (lease %d%s)", j.measured_profile().points_size(),
+                           j.measured_profile().seconds(), j.measured_profile().epoch(), type.empty() ? "" : ", on " + type);
+  }
+  if (j.spec().profile_points_size() > 0) {
+    const std::string& type = j.spec().profile_gpu_type();
+    return absl::StrFormat("given in its spec: %d points%s", j.spec().profile_points_size(),
+                           type.empty() ? "" : ", measured on " + type);
+  }
+  return j.spec().model().empty() ? "none (proportional share)" : "zoo model " + j.spec().model();
+}
+
+// The lease's line and one per rank (or "-" without a lease).
+void AppendLease(std::string& out, const v1::Job& j) {
+  if (!j.has_lease()) {
+    AppendField(out, "Lease", "-");
+    return;
+  }
+  std::string resized;
+  if (j.lease().revision() > 0) {
+    resized = absl::StrFormat(", revision %d (resized %s; the job applied %d)", j.lease().revision(),
+                              Time(j.lease().resized_unix_ms()), j.lease().applied_revision());
+  } else if (j.lease().resizable()) {
+    resized = ", resizable in place";
+  }
+  AppendField(out, "Lease", absl::StrFormat("epoch %d, granted %s, speedup %.2f%s", j.lease().epoch(),
+                                            Time(j.lease().granted_unix_ms()), j.lease().speedup(), resized));
+  for (const v1::LeaseSlice& s : j.lease().slices()) {
+    AppendField(out, "  rank " + std::to_string(s.rank()),
+                absl::StrFormat("%s gpus %s cpus %s mem %.1f GB", s.node(), Ids(s.gpu_ids()), Ids(s.cpu_ids()),
+                                s.mem_gb()));
+  }
+}
+
 std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   std::string out;
   auto line = [&](const std::string& k, const std::string& v) { AppendField(out, k, v); };
@@ -209,35 +247,9 @@ std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   line("Checkpoint", j.checkpoint_path().empty() ? "-" : absl::StrFormat("iteration %d at %s", j.checkpoint_iteration(), j.checkpoint_path()));
   line("Attempts", j.resizes() > 0 ? absl::StrFormat("%d (resized in place %d times)", j.attempts(), j.resizes())
                                    : std::to_string(j.attempts()));
-  if (j.has_measured_profile()) {
-    const std::string& type = j.measured_profile().gpu_type();
-    line("Profile", absl::StrFormat("measured: %d points in %.1f s (lease %d%s)", j.measured_profile().points_size(),
-                                    j.measured_profile().seconds(), j.measured_profile().epoch(),
-                                    type.empty() ? "" : ", on " + type));
-  } else if (j.spec().profile_points_size() > 0) {
-    const std::string& type = j.spec().profile_gpu_type();
-    line("Profile", absl::StrFormat("given in its spec: %d points%s", j.spec().profile_points_size(),
-                                    type.empty() ? "" : ", measured on " + type));
-  } else {
-    line("Profile", j.spec().model().empty() ? "none (proportional share)" : "zoo model " + j.spec().model());
-  }
+  line("Profile", ProfileLine(j));
   line("Service", Duration(j.attained_service_ms()) + " holding its GPUs");
-  if (j.has_lease()) {
-    std::string resized;
-    if (j.lease().revision() > 0) {
-      resized = absl::StrFormat(", revision %d (resized %s; the job applied %d)", j.lease().revision(),
-                                Time(j.lease().resized_unix_ms()), j.lease().applied_revision());
-    } else if (j.lease().resizable()) {
-      resized = ", resizable in place";
-    }
-    line("Lease", absl::StrFormat("epoch %d, granted %s, speedup %.2f%s", j.lease().epoch(),
-                                  Time(j.lease().granted_unix_ms()), j.lease().speedup(), resized));
-    for (const v1::LeaseSlice& s : j.lease().slices()) {
-      line("  rank " + std::to_string(s.rank()), absl::StrFormat("%s gpus %s cpus %s mem %.1f GB", s.node(), Ids(s.gpu_ids()), Ids(s.cpu_ids()), s.mem_gb()));
-    }
-  } else {
-    line("Lease", "-");
-  }
+  AppendLease(out, j);
   absl::StrAppend(&out, "Events:\n");
   for (const v1::JobEvent& e : j.events()) {
     absl::StrAppend(&out, "  ", Time(e.unix_ms()), "  ", service::EscapeForDisplay(e.text()), "\n");

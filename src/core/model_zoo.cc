@@ -70,6 +70,26 @@ std::optional<Resources> SensitivityProfile::BestPointWithin(const Resources& li
   return best;
 }
 
+namespace {
+
+// One dimension of the reference's capping: a demand above the largest
+// server's is cut to it (the speedup is then read off a line: `scale`),
+// or, for a job larger than a server, set to the job's share (`share`) at
+// speedup 1.
+void CapToServer(double& demand, double server, double share, bool larger_than_a_server, double& speedup,
+                 bool& scale) {
+  if (!(demand > server)) return;
+  demand = server;
+  scale = true;
+  if (larger_than_a_server) {
+    demand = share;
+    speedup = 1;
+    scale = false;
+  }
+}
+
+}  // namespace
+
 JobDemand IdealDemandFor(const ModelSpec& model, int gpus, const Cluster& cluster) {
   // The operations mirror the reference's add_synergy_profile one by one, so
   // that reference-compatible runs see the same doubles.
@@ -86,33 +106,10 @@ JobDemand IdealDemandFor(const ModelSpec& model, int gpus, const Cluster& cluste
   d.ideal.storage_mbps = gpus * share.storage_mbps;
   bool scale_speedup = false;
   const bool larger_than_a_server = gpus > server.gpus;
-  if (d.ideal.cpus > server.cpus) {
-    d.ideal.cpus = server.cpus;
-    scale_speedup = true;
-    if (larger_than_a_server) {
-      d.ideal.cpus = gpus * share.cpus;
-      d.speedup = 1;
-      scale_speedup = false;
-    }
-  }
-  if (d.ideal.mem_gb > server.mem_gb) {
-    d.ideal.mem_gb = server.mem_gb;
-    scale_speedup = true;
-    if (larger_than_a_server) {
-      d.ideal.mem_gb = gpus * share.mem_gb;
-      d.speedup = 1;
-      scale_speedup = false;
-    }
-  }
-  if (d.ideal.storage_mbps > server.storage_mbps) {
-    d.ideal.storage_mbps = server.storage_mbps;
-    scale_speedup = true;
-    if (larger_than_a_server) {
-      d.ideal.storage_mbps = gpus * share.storage_mbps;
-      d.speedup = 1;
-      scale_speedup = false;
-    }
-  }
+  CapToServer(d.ideal.cpus, server.cpus, gpus * share.cpus, larger_than_a_server, d.speedup, scale_speedup);
+  CapToServer(d.ideal.mem_gb, server.mem_gb, gpus * share.mem_gb, larger_than_a_server, d.speedup, scale_speedup);
+  CapToServer(d.ideal.storage_mbps, server.storage_mbps, gpus * share.storage_mbps, larger_than_a_server, d.speedup,
+              scale_speedup);
   if (scale_speedup) {
     // A straight line between the proportional point (speedup 1) and the
     // uncapped ideal, read at the capped CPU count.

@@ -290,24 +290,21 @@ bool NodeAgent::NoteStarted(const std::pair<std::string, int64_t>& lease) {
   return true;
 }
 
-void NodeAgent::Launch(const v1::LaunchOrder& l) {
-  // A repeated order (its reply to an earlier heartbeat was received after
-  // all, or synergyd had not seen the report yet): started once only.
-  if (!NoteStarted({l.job_id(), l.epoch()})) {
-    spdlog::debug("node {}: {} lease {}: launch order repeated; started already", offer_.name, l.job_id(), l.epoch());
-    return;
-  }
-  if (stats_.leaving) {
-    // Sent before synergyd heard the node is leaving: not started.
-    v1::ProcessExit x;
-    x.set_job_id(l.job_id());
-    x.set_epoch(l.epoch());
-    x.set_exit_code(-1);
-    x.set_stopped_by_node(true);
-    x.set_reason("not launched: the node is shutting down");
-    unsent_exits_.push_back(std::move(x));
-    return;
-  }
+namespace {
+
+// The exit a launch order gets when its process is not started.
+v1::ProcessExit NotLaunched(const v1::LaunchOrder& l, int exit_code, const std::string& reason) {
+  v1::ProcessExit x;
+  x.set_job_id(l.job_id());
+  x.set_epoch(l.epoch());
+  x.set_exit_code(exit_code);
+  x.set_reason(reason);
+  return x;
+}
+
+}  // namespace
+
+LaunchSpec NodeAgent::SpecFor(const v1::LaunchOrder& l) const {
   LaunchSpec spec;
   spec.job_id = l.job_id();
   spec.epoch = l.epoch();
@@ -319,8 +316,6 @@ void NodeAgent::Launch(const v1::LaunchOrder& l) {
   if (!config_.tls_ca.empty()) spec.env["SYNERGY_TLS_CA"] = config_.tls_ca;
   if (!config_.tls_server_name.empty()) spec.env["SYNERGY_TLS_SERVER_NAME"] = config_.tls_server_name;
   spec.env_passthrough = config_.job_env_passthrough;
-  auto account = AccountForJob(l.user(), {config_.accounts, config_.allow_root_jobs, config_.run_jobs_as_node_user});
-  if (account.ok()) spec.account = *account;
   spec.gpu_ids.assign(l.gpu_ids().begin(), l.gpu_ids().end());
   const CpuConfinement cpus = CpusFor(offer_, l.cpu_ids());
   spec.cpu_ids = cpus.cpu_ids;
@@ -334,14 +329,30 @@ void NodeAgent::Launch(const v1::LaunchOrder& l) {
   spec.mem_bytes = Bytes(l.mem_gb());
   spec.log_dir = config_.log_dir;
   spec.work_dir = config_.work_dir;
+  return spec;
+}
+
+void NodeAgent::Launch(const v1::LaunchOrder& l) {
+  // A repeated order (its reply to an earlier heartbeat was received after
+  // all, or synergyd had not seen the report yet): started once only.
+  if (!NoteStarted({l.job_id(), l.epoch()})) {
+    spdlog::debug("node {}: {} lease {}: launch order repeated; started already", offer_.name, l.job_id(), l.epoch());
+    return;
+  }
+  if (stats_.leaving) {
+    // Sent before synergyd heard the node is leaving: not started.
+    v1::ProcessExit x = NotLaunched(l, -1, "not launched: the node is shutting down");
+    x.set_stopped_by_node(true);
+    unsent_exits_.push_back(std::move(x));
+    return;
+  }
+  LaunchSpec spec = SpecFor(l);
+  auto account = AccountForJob(l.user(), {config_.accounts, config_.allow_root_jobs, config_.run_jobs_as_node_user});
+  if (account.ok()) spec.account = *account;
   absl::StatusOr<pid_t> pid = account.ok() ? launcher_->Launch(spec) : absl::StatusOr<pid_t>(account.status());
   if (!pid.ok()) {
     spdlog::error("node {}: {} lease {}: {}", offer_.name, l.job_id(), l.epoch(), std::string(pid.status().message()));
-    v1::ProcessExit x;
-    x.set_job_id(l.job_id());
-    x.set_epoch(l.epoch());
-    x.set_exit_code(127);
-    x.set_reason(ReasonForDaemon(pid.status().message()));
+    v1::ProcessExit x = NotLaunched(l, 127, ReasonForDaemon(pid.status().message()));
     x.set_launch_refused(!account.ok());
     unsent_exits_.push_back(std::move(x));
     ++stats_.launch_failures;

@@ -71,6 +71,9 @@ class NodeAgent {
   // Starts one launch order's process, unless this process started that
   // lease before; a refusal is queued as its exit.
   void Launch(const v1::LaunchOrder& order);
+  // What `order` starts (command, environment, ids, limits, folders),
+  // less the account it runs as.
+  LaunchSpec SpecFor(const v1::LaunchOrder& order) const;
   // Records a lease as started here; false when it was already.
   bool NoteStarted(const std::pair<std::string, int64_t>& lease);
   // A resize in place: the job's cgroup follows the order (never an older

@@ -35,15 +35,7 @@ class Opt final : public Mechanism {
   bool uses_speedup() const override { return true; }
 
   void PlaceFrom(Candidates& candidates, PlacementState& state) const override {
-    // The runnable set: the candidates whose GPU counts fit, in order.
-    std::vector<const JobView*> jobs;
-    int free = state.free_gpus();
-    while (free > 0) {
-      const JobView* job = candidates.NextFitting(free);
-      if (job == nullptr) break;
-      jobs.push_back(job);
-      free -= job->gpus;
-    }
+    const std::vector<const JobView*> jobs = RunnableSet(candidates, state.free_gpus());
     if (jobs.empty()) return;
     SolverStats stats;
     stats.solved = true;
@@ -98,6 +90,19 @@ class Opt final : public Mechanism {
   }
 
  private:
+  // The runnable set: the candidates whose GPU counts fit in `free` GPUs,
+  // in order.
+  static std::vector<const JobView*> RunnableSet(Candidates& candidates, int free) {
+    std::vector<const JobView*> jobs;
+    while (free > 0) {
+      const JobView* job = candidates.NextFitting(free);
+      if (job == nullptr) break;
+      jobs.push_back(job);
+      free -= job->gpus;
+    }
+    return jobs;
+  }
+
   struct Mapped {
     bool ok = false;
     PlacementState state;

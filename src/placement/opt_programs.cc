@@ -143,6 +143,24 @@ bool SameOptions(const std::vector<Option>& a, const std::vector<Option>& b) {
 // spends its time.
 constexpr double kPackingGap = 0.10;
 
+// Each group's option counts handed out to its jobs (`group_of`, in queue
+// order), best option first: each job's option, -1 where its group's
+// counts ran out.
+std::vector<int> HandOut(std::vector<std::vector<int>> counts, const std::vector<int>& group_of) {
+  std::vector<int> choice(group_of.size(), -1);
+  for (size_t j = 0; j < group_of.size(); ++j) {
+    std::vector<int>& left = counts[group_of[j]];
+    for (size_t k = 0; k < left.size(); ++k) {
+      if (left[k] > 0) {
+        --left[k];
+        choice[j] = static_cast<int>(k);
+        break;
+      }
+    }
+  }
+  return choice;
+}
+
 }  // namespace
 
 PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& capacity,
@@ -185,27 +203,14 @@ PooledSolution SolvePooled(const std::vector<PooledJob>& jobs, const Resources& 
   prog.Load();
   if (!prog.Solve(budget, out.hit_budget, &out.lp_bound)) return out;
   out.optimum = glp_mip_obj_val(p);
-  // Hand each group's counts out to its jobs in queue order, best option
-  // first.
   std::vector<std::vector<int>> counts(groups);
   for (int g = 0; g < groups; ++g) counts[g].assign(jobs[group_rep[g]].options.size(), 0);
   for (int c = 0; c < total_cols; ++c) {
     counts[col_of[c].first][col_of[c].second] =
         static_cast<int>(std::lround(glp_mip_col_val(p, first_col + c)));
   }
-  out.choice.assign(jobs.size(), -1);
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    std::vector<int>& left = counts[group_of[j]];
-    for (size_t k = 0; k < left.size(); ++k) {
-      if (left[k] > 0) {
-        --left[k];
-        out.choice[j] = static_cast<int>(k);
-        break;
-      }
-    }
-    if (out.choice[j] < 0) return out;
-  }
-  out.ok = true;
+  out.choice = HandOut(std::move(counts), group_of);
+  out.ok = std::find(out.choice.begin(), out.choice.end(), -1) == out.choice.end();
   return out;
 }
 

@@ -55,6 +55,22 @@ absl::Status WriteRecord(const std::string& path, const std::vector<JobSpec>& jo
   return absl::OkStatus();
 }
 
+// What summary.json records of a run's settings.
+std::map<std::string, Setting> RunSettings(const RunOptions& options, const Inputs& inputs) {
+  std::map<std::string, Setting> settings = CommonSettings(options.common, inputs);
+  settings["mechanism"] = options.mechanism;
+  if (options.workload.trace_path.empty()) {
+    const WorkloadOptions& w = options.workload;
+    settings["load_jobs_per_hour"] = w.load_jobs_per_hour;
+    settings["seed"] = static_cast<double>(w.seed);
+    settings["split"] = absl::StrCat(w.split_percent[0], ",", w.split_percent[1], ",", w.split_percent[2]);
+    settings["measure"] = absl::StrCat(w.measure_from, ",", w.measure_to);
+  } else {
+    settings["trace"] = options.workload.trace_path;
+  }
+  return settings;
+}
+
 int Run(const std::vector<std::string>& args) {
   if (WantsHelp(args)) {
     std::fputs(RunUsage().c_str(), stdout);
@@ -88,18 +104,7 @@ int Run(const std::vector<std::string>& args) {
   }
   if (!run.ok()) return Fail("run", run.status(), kBadInput);
 
-  std::map<std::string, Setting> settings = CommonSettings(options->common, *inputs);
-  settings["mechanism"] = options->mechanism;
-  if (options->workload.trace_path.empty()) {
-    const WorkloadOptions& w = options->workload;
-    settings["load_jobs_per_hour"] = w.load_jobs_per_hour;
-    settings["seed"] = static_cast<double>(w.seed);
-    settings["split"] = absl::StrCat(w.split_percent[0], ",", w.split_percent[1], ",",
-                                     w.split_percent[2]);
-    settings["measure"] = absl::StrCat(w.measure_from, ",", w.measure_to);
-  } else {
-    settings["trace"] = options->workload.trace_path;
-  }
+  const std::map<std::string, Setting> settings = RunSettings(*options, *inputs);
   if (!options->record_path.empty()) {
     if (auto st = WriteRecord(options->record_path, run->generated, inputs->zoo); !st.ok()) {
       return Fail("run", st, 1);

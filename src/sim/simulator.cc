@@ -320,6 +320,33 @@ class Engine {
     return round;
   }
 
+  // Default mode: what the job held last round (`previous`, which it
+  // leaves) decides what `a` costs it (nothing, a resize or a restart),
+  // and it holds `a` from now on.
+  void HoldFromNow(SimJob& job, const Assignment& a, std::unordered_map<JobId, Slices>& previous) {
+    auto p = previous.find(a.job);
+    const Slices before = p == previous.end() ? Slices() : std::move(p->second);
+    if (p != previous.end()) previous.erase(p);
+    // One server: one agent to confirm, as synergyd resizes only those.
+    ChargeChange(job, ChangeOf(job, before, a.slices), before.size() == 1);
+    job.held = a.slices;
+    job.held_speedup = a.speedup;
+    job.held_at_ideal = a.at_ideal;
+    job.view.runs_without_checkpoint = !job.spec.checkpoints;
+    running_before_.push_back(&job);
+  }
+
+  // OPT's solver counters, summed over the rounds it solved.
+  void CountSolver(const SolverStats& solver) {
+    if (!solver.solved) return;
+    ++result_.solver_rounds;
+    result_.solver_fallbacks += solver.fell_back;
+    result_.solver_budget_rounds += solver.hit_budget;
+    result_.solver_stepped_down_rounds += solver.stepped_down > 0;
+    result_.solver_lp_bound_sum += solver.lp_bound;
+    result_.solver_realised_sum += solver.realised;
+  }
+
   void ScheduleAt(double t) {
     RoundResult round = standing_ ? ScheduleStanding(t) : ScheduleSorted(t);
     for (const JobView* view : round.bumped) {
@@ -341,18 +368,7 @@ class Engine {
     sample.time_s = t;
     for (const Assignment& a : round.plan.assignments) {
       SimJob* job = by_id_.at(a.job);
-      if (!config_.reference_compatible) {
-        auto p = previous.find(a.job);
-        const Slices& before = p == previous.end() ? Slices() : p->second;
-        // One server: one agent to confirm, as synergyd resizes only those.
-        ChargeChange(*job, ChangeOf(*job, before, a.slices), before.size() == 1);
-        job->held = a.slices;
-        job->held_speedup = a.speedup;
-        job->held_at_ideal = a.at_ideal;
-        job->view.runs_without_checkpoint = !job->spec.checkpoints;
-        running_before_.push_back(job);
-        previous.erase(a.job);
-      }
+      if (!config_.reference_compatible) HoldFromNow(*job, a, previous);
       Book(*job, a, t);
       Touched(*job);
       if (config_.on_booked) config_.on_booked(t, a);
@@ -368,16 +384,8 @@ class Engine {
     for (const auto& [id, held] : previous) {
       if (SimJob& job = *by_id_.at(id); !job.spec.checkpoints) StartOver(job);
     }
-    const SolverStats& solver = round.plan.solver;
-    sample.solver = solver;
-    if (solver.solved) {
-      ++result_.solver_rounds;
-      result_.solver_fallbacks += solver.fell_back;
-      result_.solver_budget_rounds += solver.hit_budget;
-      result_.solver_stepped_down_rounds += solver.stepped_down > 0;
-      result_.solver_lp_bound_sum += solver.lp_bound;
-      result_.solver_realised_sum += solver.realised;
-    }
+    sample.solver = round.plan.solver;
+    CountSolver(round.plan.solver);
     sample.running = static_cast<int>(running_.size());
     sample.queued = static_cast<int>(QueueSize()) - sample.running;
     result_.rounds.push_back(sample);

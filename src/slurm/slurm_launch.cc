@@ -49,22 +49,56 @@ std::string ShellQuote(const std::string& text) {
   return out + "'";
 }
 
-absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::string& node, const JobIdentity& who,
-                                     const SbatchOptions& options) {
-  const int64_t uid = who.uid;
-  const std::string lease = absl::StrCat("launch of ", order.job_id(), " lease ", order.epoch());
+namespace {
+
+// A command sh can exec: not empty, not an option, no carriage return in
+// any argument (the script is read line by line). `lease` names the launch.
+absl::Status CheckCommand(const v1::LaunchOrder& order, const std::string& lease) {
   if (order.command_size() == 0) return absl::InvalidArgumentError(lease + ": command: empty");
   if (order.command(0).empty() || order.command(0)[0] == '-') {
     return absl::InvalidArgumentError(absl::StrCat(lease, ": command[0]: ", service::QuoteForMessage(order.command(0)),
                                                    ": is not a program sh execs"));
   }
-  if (uid < 0 || (uid == 0 && !options.allow_root_jobs)) {
-    return absl::InvalidArgumentError(absl::StrCat(lease, ": uid ", uid, ": not a job's account (root is not allowed)"));
-  }
   for (int i = 0; i < order.command_size(); ++i) {
     if (order.command(i).find('\r') != std::string::npos) {
       return absl::InvalidArgumentError(absl::StrCat(lease, ": command[", i, "]: has a carriage return"));
     }
+  }
+  return absl::OkStatus();
+}
+
+// The batch script: a PATH to find the command by (the spec's env may set
+// its own), the lease's variables in name order, then the command, each
+// word quoted for sh.
+absl::StatusOr<std::string> BatchScript(const v1::LaunchOrder& order, const std::string& lease) {
+  std::string script = "#!/bin/sh\nexport PATH='/usr/local/bin:/usr/bin:/bin'\n";
+  std::vector<std::pair<std::string, std::string>> env(order.env().begin(), order.env().end());
+  std::sort(env.begin(), env.end());
+  for (const auto& [name, value] : env) {
+    if (!IsEnvName(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(lease, ": env: ", service::QuoteForMessage(name), ": is not a variable name sh passes on"));
+    }
+    if (value.find('\r') != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(lease, ": env[", name, "]: has a carriage return"));
+    }
+    script += "export " + name + "=" + ShellQuote(value) + "\n";
+  }
+  script += "exec";
+  for (const std::string& arg : order.command()) script += " " + ShellQuote(arg);
+  script += "\n";
+  return script;
+}
+
+}  // namespace
+
+absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::string& node, const JobIdentity& who,
+                                     const SbatchOptions& options) {
+  const int64_t uid = who.uid;
+  const std::string lease = absl::StrCat("launch of ", order.job_id(), " lease ", order.epoch());
+  if (absl::Status st = CheckCommand(order, lease); !st.ok()) return st;
+  if (uid < 0 || (uid == 0 && !options.allow_root_jobs)) {
+    return absl::InvalidArgumentError(absl::StrCat(lease, ": uid ", uid, ": not a job's account (root is not allowed)"));
   }
   SbatchCall call;
   std::vector<std::string>& a = call.argv;
@@ -101,24 +135,9 @@ absl::StatusOr<SbatchCall> SbatchFor(const v1::LaunchOrder& order, const std::st
   a.push_back(absl::StrCat("--output=", stem, ".out"));
   a.push_back(absl::StrCat("--error=", stem, ".err"));
   for (const auto& [name, value] : options.slurm_env) call.env.push_back(name + "=" + value);
-  // The script: a PATH to find the command by (the spec's env may set its
-  // own), the lease's variables in name order, then the command.
-  call.script = "#!/bin/sh\nexport PATH='/usr/local/bin:/usr/bin:/bin'\n";
-  std::vector<std::pair<std::string, std::string>> env(order.env().begin(), order.env().end());
-  std::sort(env.begin(), env.end());
-  for (const auto& [name, value] : env) {
-    if (!IsEnvName(name)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(lease, ": env: ", service::QuoteForMessage(name), ": is not a variable name sh passes on"));
-    }
-    if (value.find('\r') != std::string::npos) {
-      return absl::InvalidArgumentError(absl::StrCat(lease, ": env[", name, "]: has a carriage return"));
-    }
-    call.script += "export " + name + "=" + ShellQuote(value) + "\n";
-  }
-  call.script += "exec";
-  for (const std::string& arg : order.command()) call.script += " " + ShellQuote(arg);
-  call.script += "\n";
+  absl::StatusOr<std::string> script = BatchScript(order, lease);
+  if (!script.ok()) return script.status();
+  call.script = *std::move(script);
   return call;
 }
 

@@ -2,7 +2,7 @@
 # Functions of a screen (issue 40): scripts/function-lengths passes on the
 # tree, and fails on a scratch tree whose function is one line too long,
 # naming it, and on a listed function that grew; braces in strings, raw
-# strings and comments do not fool it.
+# strings and comments, and digit separators (60'000), do not fool it.
 # usage: function_lengths.sh SOURCE_DIR
 set -u
 src=$1
@@ -14,12 +14,12 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/src" "$tmp/scripts"
 : >"$tmp/scripts/function-lengths.allow"
 # A function of `n` lines (signature to closing brace), with braces in a
-# string, a raw string and a comment.
+# string, a raw string and a comment, and a digit separator.
 function_of() {
   local name=$1 n=$2
   echo "int $name(int x) {"
   echo '  const char* a = "{{{";  // } } }'
-  echo '  const char* b = R"x({ "}" )x";'
+  echo '  const char* b = R"x({ "}" )x";'"  int c = 60'000;"
   for ((i = 4; i < n; i++)); do echo "  x += $i;"; done
   echo "}"
 }

@@ -14,6 +14,34 @@ LeaseTable::HeldIds IdsOf(const v1::LeaseSlice& s) {
           std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())};
 }
 
+// The ids on a node that processes (of current and ending leases) hold or
+// were ordered to: a first launch waits until its slice's ids are free.
+struct BusyIds {
+  std::set<int> gpus, cpus;
+  bool Free(const v1::LeaseSlice& s) const {
+    for (int g : s.gpu_ids()) {
+      if (gpus.count(g)) return false;
+    }
+    for (int c : s.cpu_ids()) {
+      if (cpus.count(c)) return false;
+    }
+    return true;
+  }
+  void Take(const v1::LeaseSlice& s) {
+    gpus.insert(s.gpu_ids().begin(), s.gpu_ids().end());
+    cpus.insert(s.cpu_ids().begin(), s.cpu_ids().end());
+  }
+};
+
+BusyIds BusyOn(const LeaseTable& leases, const std::string& node) {
+  BusyIds busy;
+  for (const auto& [lease, ids] : leases.HeldOn(node)) {
+    busy.gpus.insert(ids.gpus.begin(), ids.gpus.end());
+    busy.cpus.insert(ids.cpus.begin(), ids.cpus.end());
+  }
+  return busy;
+}
+
 }  // namespace
 
 std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batch, int64_t now_ms) {
@@ -21,11 +49,7 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
   if (n.unknown_processes) return out;  // their ids are unknown: wait for them to stop
   if (n.info.leaving() || !n.info.alive()) return out;
   const std::string& node = n.info.name();
-  std::set<int> busy_gpus, busy_cpus;
-  for (const auto& [lease, ids] : leases_.HeldOn(node)) {
-    busy_gpus.insert(ids.gpus.begin(), ids.gpus.end());
-    busy_cpus.insert(ids.cpus.begin(), ids.cpus.end());
-  }
+  BusyIds busy = BusyOn(leases_, node);
   std::vector<std::string> never_started;
   // The node's current leases (a copy: ending one edits the index).
   const std::set<std::string> here = leases_.CurrentOn(node);
@@ -60,10 +84,7 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
       out.push_back(LaunchOrderFor(job, *slice));
       continue;
     }
-    bool free = true;
-    for (int g : slice->gpu_ids()) free = free && !busy_gpus.count(g);
-    for (int c : slice->cpu_ids()) free = free && !busy_cpus.count(c);
-    if (!free) continue;  // an ending lease still holds them
+    if (!busy.Free(*slice)) continue;  // an ending lease still holds them
     LeaseTable::Launch& first = leases_.EditLaunch(id);
     // An attempt is counted when it is first ordered: a lease that ends
     // before a report shows its process may still have run.
@@ -73,12 +94,17 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
     }
     first.ordered_on[node] = 1;
     leases_.Hold(node, {id, epoch}, IdsOf(*slice));
-    busy_gpus.insert(slice->gpu_ids().begin(), slice->gpu_ids().end());
-    busy_cpus.insert(slice->cpu_ids().begin(), slice->cpu_ids().end());
+    busy.Take(*slice);
     spdlog::debug("{} lease {}: launch ordered on {}", id, epoch, node);
     out.push_back(LaunchOrderFor(job, *slice));
   }
-  for (const std::string& id : never_started) {
+  WithdrawNeverStarted(node, never_started, batch, now_ms);
+  return out;
+}
+
+void DaemonState::WithdrawNeverStarted(const std::string& node, const std::vector<std::string>& jobs, Batch& batch,
+                                       int64_t now_ms) {
+  for (const std::string& id : jobs) {
     // This report, sent after the node carried out the last reply it got,
     // does not show the process, and this reply orders nothing more: there
     // is nothing to stop. The lease is withdrawn; the job is requeued.
@@ -88,7 +114,6 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
                              kLaunchOrdersBeforeRequeue),
              LeaseEndCause::kNotStarted, batch, now_ms);
   }
-  return out;
 }
 
 v1::LaunchOrder DaemonState::LaunchOrderFor(const v1::Job& job, const v1::LeaseSlice& s) const {

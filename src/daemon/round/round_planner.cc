@@ -9,9 +9,11 @@
 
 namespace synergy::daemon {
 
-RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std::set<std::string>& pinned,
-                         const RoundSnapshot* first) {
-  RoundSnapshot snap;
+namespace {
+
+// The nodes that take part, each less what `pinned` leases and ended
+// leases hold there (ids and memory); nodes with nothing left sit out.
+std::vector<v1::Node> NodesLeft(const RoundWorld& world, const std::set<std::string>& pinned) {
   // What pinned leases hold is not the round's to give.
   std::map<std::string, std::pair<std::set<int>, std::set<int>>> pinned_ids;
   std::map<std::string, std::vector<std::pair<std::string, double>>> pinned_mem;  // `pinned` is in id order
@@ -46,6 +48,42 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
     for (const auto& [job, mem] : held) cap->set_mem_gb(std::max(0.0, cap->mem_gb() - mem));
     if (cap->gpu_ids_size() > 0 && cap->cpu_ids_size() > 0 && cap->mem_gb() > 0) usable.push_back(std::move(node));
   }
+  return usable;
+}
+
+// On a cluster of several GPU types: every job's views on each type
+// (typed_views.h), with the nodes' types as leases may be on nodes that sit
+// this round out, and the base type's share taken on every registered node
+// of it, whole, whether it takes part or not.
+TypedViews TypedViewsOf(const RoundWorld& world, const ModelZoo& zoo, const std::vector<const RoundJob*>& jobs,
+                        RoundSnapshot& snap) {
+  const std::vector<std::string>& types = snap.cluster.gpu_types();
+  std::map<std::string, int> lease_type;
+  std::vector<v1::Node> base_nodes;
+  for (const RoundNode& n : world.nodes) {
+    const std::string type = n.whole.gpu_type().empty() ? zoo.base_gpu_type() : n.whole.gpu_type();
+    auto it = std::find(types.begin(), types.end(), type);
+    if (it != types.end()) lease_type[n.name] = static_cast<int>(it - types.begin());
+    if (type == zoo.base_gpu_type() && n.whole.gpu_ids_size() > 0 && n.whole.cpu_ids_size() > 0 &&
+        n.whole.mem_gb() > 0) {
+      v1::Node& base = base_nodes.emplace_back();
+      base.set_name(n.name);
+      *base.mutable_capacity() = n.whole;
+    }
+  }
+  std::vector<const v1::Node*> base_pointers;
+  for (const v1::Node& n : base_nodes) base_pointers.push_back(&n);
+  const Cluster base_cluster = ClusterOf(base_pointers).cluster;
+  return ViewsByGpuType(jobs, snap.views, snap.cluster, lease_type,
+                        base_cluster.num_servers() > 0 ? base_cluster : snap.cluster, zoo);
+}
+
+}  // namespace
+
+RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std::set<std::string>& pinned,
+                         const RoundSnapshot* first) {
+  RoundSnapshot snap;
+  const std::vector<v1::Node> usable = NodesLeft(world, pinned);
   std::vector<const v1::Node*> pointers;
   for (const v1::Node& n : usable) pointers.push_back(&n);
   std::map<std::string, const v1::NodeResources*> whole;
@@ -65,31 +103,7 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
     if (job.holds_lease && job.running) snap.views.back().last_execution_end_s = world.now_ms / 1000.0;
   }
   snap.typed = HasOtherGpuTypes(snap.cluster, zoo.base_gpu_type());
-  if (snap.typed) {
-    // Every node's type, where the round has servers of it: leases may be
-    // on nodes that sit this round out.
-    const std::vector<std::string>& types = snap.cluster.gpu_types();
-    std::map<std::string, int> lease_type;
-    // Every registered node of the base type, whole, whether it takes part
-    // or not: the share the base type's units are taken at where none does.
-    std::vector<v1::Node> base_nodes;
-    for (const RoundNode& n : world.nodes) {
-      const std::string type = n.whole.gpu_type().empty() ? zoo.base_gpu_type() : n.whole.gpu_type();
-      auto it = std::find(types.begin(), types.end(), type);
-      if (it != types.end()) lease_type[n.name] = static_cast<int>(it - types.begin());
-      if (type == zoo.base_gpu_type() && n.whole.gpu_ids_size() > 0 && n.whole.cpu_ids_size() > 0 &&
-          n.whole.mem_gb() > 0) {
-        v1::Node& base = base_nodes.emplace_back();
-        base.set_name(n.name);
-        *base.mutable_capacity() = n.whole;
-      }
-    }
-    std::vector<const v1::Node*> base_pointers;
-    for (const v1::Node& n : base_nodes) base_pointers.push_back(&n);
-    const Cluster base_cluster = ClusterOf(base_pointers).cluster;
-    snap.by_type = ViewsByGpuType(jobs, snap.views, snap.cluster, lease_type,
-                                  base_cluster.num_servers() > 0 ? base_cluster : snap.cluster, zoo);
-  }
+  if (snap.typed) snap.by_type = TypedViewsOf(world, zoo, jobs, snap);
   if (first != nullptr) {
     std::map<JobId, double> carried;
     for (const JobView& v : first->views) carried[v.id] = v.last_round_speedup;
@@ -149,28 +163,68 @@ std::map<std::string, const Assignment*> ByJob(const Plan& plan) {
 
 }  // namespace
 
+namespace {
+
+// Each node's GPU type, the zoo's base type where it declared none.
+std::map<std::string, std::string> NodeTypes(const RoundWorld& world, const ModelZoo& zoo) {
+  std::map<std::string, std::string> node_type;
+  for (const RoundNode& n : world.nodes) {
+    node_type[n.name] = n.whole.gpu_type().empty() ? zoo.base_gpu_type() : n.whole.gpu_type();
+  }
+  return node_type;
+}
+
+// What becomes of a held lease given its job's assignment in the plan
+// being judged, whose node names and planned types it reads (each replan
+// replaces them).
+struct LeaseJudge {
+  const RoundWorld& world;
+  std::map<std::string, std::string> node_type;
+  std::vector<std::string> names;
+  PlannedTypes types;
+
+  LeaseDecision operator()(const std::string& id, const Assignment* planned) const {
+    const HeldLease& held = world.held.at(id);
+    // Planned on another type than its lease's: its weight there.
+    double other_type_weight = 0;
+    auto t = types.type.find(id);
+    if (t != types.type.end() && held.lease.slices_size() > 0) {
+      auto held_type = node_type.find(held.lease.slices(0).node());
+      if (held_type != node_type.end() && held_type->second != t->second) other_type_weight = types.weight.at(id);
+    }
+    return DecideLease(held.lease, planned, held.checkpoints, names, world.restart_gain, other_type_weight);
+  }
+};
+
+// A round in which no node takes part: leases on nodes drained or leaving
+// still end, as they would if one node were left; the rest (nodes not
+// registered again since a restart, or silent) are left to re-adoption and
+// to the heartbeat timeout.
+std::map<std::string, LeaseDecision> EndedWithoutNodes(const RoundWorld& world) {
+  std::set<std::string> withdrawn;
+  for (const RoundNode& n : world.nodes) {
+    if (n.withdrawn) withdrawn.insert(n.name);
+  }
+  std::map<std::string, LeaseDecision> ended;
+  for (const auto& [id, held] : world.held) {
+    for (const v1::LeaseSlice& s : held.lease.slices()) {
+      if (!withdrawn.count(s.node())) continue;
+      ended.emplace(id, LeaseDecision{LeaseFate::kEnd, absl::StrCat("no node takes part in the round (", s.node(),
+                                                                    " drained or leaving)")});
+      break;
+    }
+  }
+  return ended;
+}
+
+}  // namespace
+
 RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, const Policy& policy,
                               const Mechanism& mechanism, TypeChoice choice) {
   RoundDecisions out;
   RoundSnapshot snap = SnapshotOf(world, zoo);
   if (snap.cluster.num_servers() == 0) {
-    // No node takes part. Leases on nodes drained or leaving still end, as
-    // they would if one node were left; the rest (nodes not registered
-    // again since a restart, or silent) are left to re-adoption and to the
-    // heartbeat timeout.
-    std::set<std::string> withdrawn;
-    for (const RoundNode& n : world.nodes) {
-      if (n.withdrawn) withdrawn.insert(n.name);
-    }
-    for (const auto& [id, held] : world.held) {
-      for (const v1::LeaseSlice& s : held.lease.slices()) {
-        if (!withdrawn.count(s.node())) continue;
-        out.leases.emplace(id, LeaseDecision{LeaseFate::kEnd,
-                                             absl::StrCat("no node takes part in the round (", s.node(),
-                                                          " drained or leaving)")});
-        break;
-      }
-    }
+    out.leases = EndedWithoutNodes(world);
     out.planned = !out.leases.empty();
     return out;
   }
@@ -181,23 +235,7 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
   out.first_plan_size = r.plan.assignments.size();
 
   Plan plan = std::move(r.plan);
-  std::vector<std::string> names = snap.node_names;
-  PlannedTypes types = TypesPlanned(snap, plan);
-  // Each node's GPU type, the zoo's base type where it declared none.
-  std::map<std::string, std::string> node_type;
-  for (const RoundNode& n : world.nodes) {
-    node_type[n.name] = n.whole.gpu_type().empty() ? zoo.base_gpu_type() : n.whole.gpu_type();
-  }
-  auto decide = [&](const std::string& id, const HeldLease& held, const Assignment* planned) {
-    // Planned on another type than its lease's: its weight there.
-    double other_type_weight = 0;
-    auto t = types.type.find(id);
-    if (t != types.type.end() && held.lease.slices_size() > 0) {
-      auto held_type = node_type.find(held.lease.slices(0).node());
-      if (held_type != node_type.end() && held_type->second != t->second) other_type_weight = types.weight.at(id);
-    }
-    return DecideLease(held.lease, planned, held.checkpoints, names, world.restart_gain, other_type_weight);
-  };
+  LeaseJudge judge{world, NodeTypes(world, zoo), snap.node_names, TypesPlanned(snap, plan)};
   // The core's replan loop (synergy/lease_keeping.h): each plan around
   // the pinned leases is a snapshot of the nodes less what they hold, whose
   // node names and types the decisions on that plan read.
@@ -206,8 +244,7 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
   KeptLeases kept = KeepLeasesAsHeld(
       std::move(plan), held_jobs,
       [&](JobId job, const Assignment* planned) {
-        const std::string id = JobIdString(job);
-        return decide(id, world.held.at(id), planned);
+        return judge(JobIdString(job), planned);
       },
       [&](const std::set<JobId>& pinned) {
         std::set<std::string> pins;
@@ -216,8 +253,8 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
         Plan next = around.cluster.num_servers() > 0
                         ? PlanSnapshot(around, world.now_ms, world.held, policy, mechanism, choice).plan
                         : Plan{};
-        types = TypesPlanned(around, next);
-        names = std::move(around.node_names);
+        judge.types = TypesPlanned(around, next);
+        judge.names = std::move(around.node_names);
         return next;
       });
   plan = std::move(kept.plan);
@@ -232,13 +269,13 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
   for (const auto& [id, held] : world.held) {
     if (pins.count(id)) continue;
     auto p = planned.find(id);
-    LeaseDecision d = decide(id, held, p == planned.end() ? nullptr : p->second);
+    LeaseDecision d = judge(id, p == planned.end() ? nullptr : p->second);
     if (d.fate == LeaseFate::kKeepAsHeld) d = LeaseDecision{LeaseFate::kEnd, d.why};
     out.leases.emplace(id, std::move(d));
   }
   out.plan = std::move(plan);
-  out.node_names = std::move(names);
-  out.service_weight = std::move(types.weight);
+  out.node_names = std::move(judge.names);
+  out.service_weight = std::move(judge.types.weight);
   return out;
 }
 

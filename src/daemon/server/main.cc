@@ -23,6 +23,36 @@ int Usage(const std::string& why) {
   return 2;
 }
 
+// Everything synergyd writes (the state database and its WAL, which hold
+// the credential key and jobs' environments) is its own account's only;
+// and every client costs a descriptor (gRPC 1.51 stops accepting for good
+// once accept() fails with EMFILE), so it takes all the descriptors allowed.
+void PrepareProcess() {
+  umask(077);
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+}
+
+// The signals that end synergyd, blocked in every thread: a thread of its
+// own takes them, so shutdown runs outside a signal handler. SIGHUP (a
+// closed terminal, a reload by habit) must not end the scheduler: it is
+// logged and ignored, since nothing is re-read. A file-size limit reached
+// while writing the state is a failed commit (EFBIG), like a full disk, not
+// the end of the scheduler: SIGXFSZ is ignored.
+sigset_t BlockShutdownSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::signal(SIGXFSZ, SIG_IGN);
+  return set;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -43,16 +73,7 @@ int main(int argc, char** argv) {
       return Usage("unknown flag '" + a + "'");
     }
   }
-  // Everything synergyd writes (the state database and its WAL, which hold
-  // the credential key and jobs' environments) is its own account's only.
-  umask(077);
-  // Every client costs a descriptor; gRPC 1.51 stops accepting for good once
-  // accept() fails with EMFILE, so take all the descriptors allowed.
-  rlimit files{};
-  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-    files.rlim_cur = files.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &files);
-  }
+  PrepareProcess();
   auto config = synergy::daemon::LoadDaemonConfig(config_file);
   if (!config.ok()) {
     std::cerr << "synergyd: " << config.status().message() << "\n";
@@ -62,19 +83,7 @@ int main(int argc, char** argv) {
   if (absl::Status st = synergy::service::ConfigureLogging("synergyd", config->log_format, config->log_level); !st.ok()) {
     return Usage(std::string(st.message()));
   }
-  // Signals are taken by a thread of their own, so shutdown runs outside a
-  // signal handler.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  // SIGHUP (a closed terminal, a reload by habit) must not end the
-  // scheduler: it is logged and ignored, since nothing is re-read.
-  sigaddset(&set, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  // A file-size limit reached while writing the state is a failed commit
-  // (EFBIG), like a full disk, not the end of the scheduler.
-  std::signal(SIGXFSZ, SIG_IGN);
+  const sigset_t set = BlockShutdownSignals();
   auto daemon = synergy::daemon::Daemon::Start(*config);
   if (!daemon.ok()) {
     std::cerr << "synergyd: " << daemon.status().message() << "\n";

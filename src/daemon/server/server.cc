@@ -51,47 +51,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
     d->slurm_ = std::move(*slurm);
   }
   if (!config.metrics_listen.empty()) {
-    Daemon* raw = d.get();
-    raw->last_tick_ms_ = service::NowUnixMs();  // the loop starts below
-    d->metrics_.Handle("/metrics", [raw] {
-      absl::ReaderMutexLock lock(&raw->guarded_.mu);
-      return service::HttpReply{200,
-                                absl::StrCat(RenderMetrics(*raw->state_, service::NowUnixMs()),
-                                             "# HELP synergy_listener_rebuilds_total gRPC listeners rebuilt after "
-                                             "they stopped accepting (listener_watchdog.h)\n"
-                                             "# TYPE synergy_listener_rebuilds_total counter\n"
-                                             "synergy_listener_rebuilds_total ",
-                                             raw->listener_rebuilds_.load(), "\n", raw->SlurmMetrics()),
-                                service::kPrometheusTextType};
-    });
-    // Live while the round loop ticks (every 100 ms; a loop stuck for 30 s
-    // is worth a restart); ready while it ticks and the daemon is not
-    // stopping. Neither takes the daemon's lock.
-    auto ticked_within = [raw](int64_t ms) {
-      return service::NowUnixMs() - raw->last_tick_ms_.load() <= ms;
-    };
-    d->metrics_.Handle("/healthz", [ticked_within] {
-      return ticked_within(30000) ? service::HttpReply{200, "ok\n"}
-                                  : service::HttpReply{503, "the round loop has not ticked for 30 s\n"};
-    });
-    d->metrics_.Handle("/readyz", [raw, opened, ticked_within] {
-      if (raw->stop_.HasBeenNotified()) return service::HttpReply{503, "stopping\n"};
-      // Nothing is acted on before it is stored: a daemon whose store
-      // refuses writes takes no submission and changes no lease.
-      if (const int64_t refused = opened->store_refusing(); refused > 0) {
-        return service::HttpReply{503, absl::StrCat("the state store refuses writes (", refused,
-                                                    " change(s) refused in a row)\n")};
-      }
-      if (const int64_t since = raw->slurm_ ? raw->slurm_->unreadable_since_ms() : 0; since > 0) {
-        return service::HttpReply{503, absl::StrCat("Slurm cannot be read for ", (service::NowUnixMs() - since) / 1000,
-                                                    " s (slurmctld?): nodes and leases are kept as last seen\n")};
-      }
-      return ticked_within(5000) ? service::HttpReply{200, "ready\n"}
-                                 : service::HttpReply{503, "the round loop has not ticked for 5 s\n"};
-    });
-    auto port = d->metrics_.Start(config.metrics_listen, "metrics_listen");
-    if (!port.ok()) return port.status();
-    d->metrics_port_ = *port;
+    if (auto st = d->ServeMetrics(opened); !st.ok()) return st;
   }
   spdlog::info("synergyd: serving on {} (port {}, {}), metrics on {}, state {}, {} / {}, round {} s",
                config.listen, d->port_,
@@ -100,6 +60,51 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   d->loop_ = std::thread([raw = d.get()] { raw->RoundLoop(); });
   d->listener_watch_ = std::thread([raw = d.get()] { raw->WatchListener(); });
   return d;
+}
+
+absl::Status Daemon::ServeMetrics(const DaemonState* opened) {
+  last_tick_ms_ = service::NowUnixMs();  // the round loop starts after
+  Daemon* raw = this;
+  metrics_.Handle("/metrics", [raw] {
+    absl::ReaderMutexLock lock(&raw->guarded_.mu);
+    return service::HttpReply{200,
+                              absl::StrCat(RenderMetrics(*raw->state_, service::NowUnixMs()),
+                                           "# HELP synergy_listener_rebuilds_total gRPC listeners rebuilt after "
+                                           "they stopped accepting (listener_watchdog.h)\n"
+                                           "# TYPE synergy_listener_rebuilds_total counter\n"
+                                           "synergy_listener_rebuilds_total ",
+                                           raw->listener_rebuilds_.load(), "\n", raw->SlurmMetrics()),
+                              service::kPrometheusTextType};
+  });
+  // Live while the round loop ticks (every 100 ms; a loop stuck for 30 s
+  // is worth a restart); ready while it ticks and the daemon is not
+  // stopping. Neither takes the daemon's lock.
+  auto ticked_within = [raw](int64_t ms) {
+    return service::NowUnixMs() - raw->last_tick_ms_.load() <= ms;
+  };
+  metrics_.Handle("/healthz", [ticked_within] {
+    return ticked_within(30000) ? service::HttpReply{200, "ok\n"}
+                                : service::HttpReply{503, "the round loop has not ticked for 30 s\n"};
+  });
+  metrics_.Handle("/readyz", [raw, opened, ticked_within] {
+    if (raw->stop_.HasBeenNotified()) return service::HttpReply{503, "stopping\n"};
+    // Nothing is acted on before it is stored: a daemon whose store
+    // refuses writes takes no submission and changes no lease.
+    if (const int64_t refused = opened->store_refusing(); refused > 0) {
+      return service::HttpReply{503, absl::StrCat("the state store refuses writes (", refused,
+                                                  " change(s) refused in a row)\n")};
+    }
+    if (const int64_t since = raw->slurm_ ? raw->slurm_->unreadable_since_ms() : 0; since > 0) {
+      return service::HttpReply{503, absl::StrCat("Slurm cannot be read for ", (service::NowUnixMs() - since) / 1000,
+                                                  " s (slurmctld?): nodes and leases are kept as last seen\n")};
+    }
+    return ticked_within(5000) ? service::HttpReply{200, "ready\n"}
+                               : service::HttpReply{503, "the round loop has not ticked for 5 s\n"};
+  });
+  auto port = metrics_.Start(config_.metrics_listen, "metrics_listen");
+  if (!port.ok()) return port.status();
+  metrics_port_ = *port;
+  return absl::OkStatus();
 }
 
 absl::Status Daemon::StartServer(const std::string& listen) {
@@ -227,6 +232,22 @@ void Daemon::WatchListener() {
   }
 }
 
+namespace {
+
+// When the first round is due: now, or with align_rounds the next multiple
+// of round_s on the wall clock (in steady time from then on, which never
+// jumps).
+std::chrono::steady_clock::time_point FirstRoundDue(const DaemonConfig& config) {
+  auto first = std::chrono::steady_clock::now();
+  if (config.align_rounds) {
+    const int64_t round_ms = std::max<int64_t>(1, config.round_ms());
+    first += std::chrono::milliseconds(round_ms - service::NowUnixMs() % round_ms);
+  }
+  return first;
+}
+
+}  // namespace
+
 void Daemon::RoundLoop() {
   using clock = std::chrono::steady_clock;
   // At least a millisecond: a round of nothing would never move the grid.
@@ -234,14 +255,8 @@ void Daemon::RoundLoop() {
       std::chrono::milliseconds(std::max<int64_t>(1, config_.round_ms())));
   // Rounds keep a fixed cadence: each is due a round after the last one
   // was due, not after it ran, so time spent planning (and the tick's
-  // granularity) does not stretch every round. With align_rounds the
-  // cadence starts at a multiple of round_s on the wall clock (then steady
-  // time, which never jumps).
-  auto grid = clock::now();
-  if (config_.align_rounds) {
-    const int64_t round_ms = std::max<int64_t>(1, config_.round_ms());
-    grid += std::chrono::milliseconds(round_ms - service::NowUnixMs() % round_ms);
-  }
+  // granularity) does not stretch every round.
+  auto grid = FirstRoundDue(config_);
   auto next_round = grid;
   // Planning reads only what DaemonState::Open set, so it runs without
   // the lock (DaemonState::PlanRound).
@@ -272,13 +287,7 @@ void Daemon::RoundLoop() {
       // flush's place would wait for the flush, which waits for this thread.
       if (state_->ProgressFlushDue(service::NowUnixMs())) flush = state_->StartProgressFlush(service::NowUnixMs());
     }
-    if (flush) {
-      // The store is waited for without the lock; its place in the queue
-      // was taken under it.
-      const absl::Status stored = planner_store->StoreProgress(*flush);
-      absl::MutexLock lock(&guarded_.mu);
-      state_->FinishProgressFlush(*flush, stored).IgnoreError();
-    }
+    if (flush) FinishFlush(planner_store, *flush);
     if (world) {
       const RoundDecisions decisions = planner->PlanRound(*world);
       absl::MutexLock lock(&guarded_.mu);
@@ -295,6 +304,14 @@ void Daemon::RoundLoop() {
                                                   std::chrono::milliseconds(100));
     stop_.WaitForNotificationWithTimeout(absl::FromChrono(wait));
   }
+}
+
+void Daemon::FinishFlush(DaemonState* store_without_lock, DaemonState::ProgressFlush& flush) {
+  // The store is waited for without the lock; its place in the queue was
+  // taken under it.
+  const absl::Status stored = store_without_lock->StoreProgress(flush);
+  absl::MutexLock lock(&guarded_.mu);
+  state_->FinishProgressFlush(flush, stored).IgnoreError();
 }
 
 void Daemon::Wait() {

@@ -36,6 +36,13 @@ class Daemon {
  private:
   Daemon() = default;
   void RoundLoop();
+  // A progress flush started under the lock: stored through
+  // `store_without_lock` (the state, whose StoreProgress only waits on the
+  // store's queue), then finished under the lock.
+  void FinishFlush(DaemonState* store_without_lock, DaemonState::ProgressFlush& flush);
+  // /metrics, /healthz and /readyz on metrics_listen (metrics_port_ set
+  // from it). `opened`: the state, for what /readyz reads without its lock.
+  absl::Status ServeMetrics(const DaemonState* opened);
   // Builds and starts the gRPC server on `listen` (port_ set from it).
   absl::Status StartServer(const std::string& listen);
   // Once a second: the listener's accept queue (listener_watchdog.h); a

@@ -422,6 +422,10 @@ class DaemonState {
   // (LeaseEndCause::kNotStarted) and its job waits for the next round.
   std::vector<v1::LaunchOrder> LaunchesFor(NodeRecord& node, Batch& batch, int64_t now_ms);
   v1::LaunchOrder LaunchOrderFor(const v1::Job& job, const v1::LeaseSlice& slice) const;
+  // The leases of `jobs` ordered kLaunchOrdersBeforeRequeue times on `node`
+  // without a report of their process end (kNotStarted).
+  void WithdrawNeverStarted(const std::string& node, const std::vector<std::string>& jobs, Batch& batch,
+                            int64_t now_ms);
   // `node` reported the process of `job`'s current lease (running, or its
   // exit): the lease is launched there; the first node's report starts
   // its time held (and the job's first launch). Attempts count orders.
