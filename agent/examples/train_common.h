@@ -113,6 +113,35 @@ double PaddedStep(const Flags& flags, StepFn& step, Batch& batch) {
   return loss;
 }
 
+// Measures the job's throughput at each CPU count the agent's profiler
+// tries (it pins and limits each point): `iterations` batches of a loader
+// with the data workers the CPUs allow, the first batch (which fills the
+// pipeline) not timed; prints what it measured, `label` first.
+template <typename MakeLoader, typename Measure>
+void ProfileTraining(const std::string& label, synergy::agent::Agent& agent, const Flags& flags, int64_t start,
+                     MakeLoader& make_loader, Measure& measure) {
+  namespace ta = synergy::agent::torch_adapter;
+  synergy::agent::ProfilerOptions options;
+  options.iterations_per_point = flags.profile_iterations;
+  options.passes = flags.profile_passes;
+  const synergy::agent::CpuProfile profile = agent.Profile(
+      [&](int cpus, int iterations) {
+        auto loader = make_loader(start * flags.batch, int64_t{iterations} * flags.batch, ta::WorkersFor(cpus));
+        auto t0 = std::chrono::steady_clock::now();
+        int done = 0;
+        for (auto& batch : *loader) {
+          PaddedStep(flags, measure, batch);
+          if (++done == 1) t0 = std::chrono::steady_clock::now();
+        }
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return done > 1 && secs > 0 ? (done - 1) / secs : 0.0;
+      },
+      synergy::agent::MemoryModel{});  // generated data: memory does not matter
+  std::cout << label << ": profile";
+  for (const auto& p : profile.measured) std::cout << " " << p.cpus << " cpus " << p.throughput << " it/s;";
+  std::cout << " knee " << profile.knee << " cpus (" << profile.seconds << " s)" << std::endl;
+}
+
 // Runs a classifier job under the agent (cross-entropy of
 // `model->forward(data)` against the targets): resumes from the last
 // confirmed checkpoint, moves the model to the training device, under a
@@ -149,26 +178,7 @@ int Run(const std::string& name, synergy::agent::Agent& agent, const Flags& flag
   const std::string job = agent.managed() ? agent.lease().job_id : name;
   agent.OnCheckpoint([&](int64_t it) { return ta::SaveCheckpoint(flags.checkpoint_dir + "/" + job, it, *model, optimizer); });
   if (agent.lease().profiling || (flags.profile && !agent.managed())) {
-    synergy::agent::ProfilerOptions options;
-    options.iterations_per_point = flags.profile_iterations;
-    options.passes = flags.profile_passes;
-    const synergy::agent::CpuProfile profile = agent.Profile(
-        [&](int cpus, int iterations) {
-          auto loader = make_loader(start * flags.batch, int64_t{iterations} * flags.batch, ta::WorkersFor(cpus));
-          // The first batch fills the pipeline; time the rest.
-          auto t0 = std::chrono::steady_clock::now();
-          int done = 0;
-          for (auto& batch : *loader) {
-            PaddedStep(flags, measure, batch);
-            if (++done == 1) t0 = std::chrono::steady_clock::now();
-          }
-          const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          return done > 1 && secs > 0 ? (done - 1) / secs : 0.0;
-        },
-        synergy::agent::MemoryModel{});  // generated data: memory does not matter
-    std::cout << name << " " << job << ": profile";
-    for (const auto& p : profile.measured) std::cout << " " << p.cpus << " cpus " << p.throughput << " it/s;";
-    std::cout << " knee " << profile.knee << " cpus (" << profile.seconds << " s)" << std::endl;
+    ProfileTraining(name + " " + job, agent, flags, start, make_loader, measure);
     if (!agent.managed()) return 0;
   }
   const int workers = ta::DataWorkers(agent);

@@ -53,6 +53,33 @@ def checksum(model: torch.nn.Module) -> str:
     return "%.17g" % sum(p.detach().double().sum().item() for p in model.parameters())
 
 
+def padded_call(flags: argparse.Namespace, device: torch.device, fn: Callable[[], Any]) -> Any:
+    """fn(), taking at least --gpu-ms on a CPU-only machine (a stand-in for
+    the GPU's share of a step)."""
+    t0 = time.perf_counter()
+    out = fn()
+    if flags.gpu_ms > 0 and device.type == "cpu":
+        left = flags.gpu_ms / 1000 - (time.perf_counter() - t0)
+        if left > 0:
+            time.sleep(left)
+    return out
+
+
+def train_batches(label: str, batches: Any, start: int, step: Callable[[Any], float]) -> tuple:
+    """Steps through `batches` from iteration `start`, printing the loss and
+    rate every 50 iterations; returns (iteration, first loss, last loss)."""
+    it, first, last = start, None, 0.0
+    t0 = time.perf_counter()
+    for batch in batches:
+        last = step(batch)
+        first = last if first is None else first
+        it += 1
+        if it % 50 == 0:
+            print(f"{label}: iteration {it} loss {last:.4f} ({(it - start) / (time.perf_counter() - t0):.2f} it/s)",
+                  flush=True)
+    return it, first, last
+
+
 def run(name: str, flags: argparse.Namespace, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
         dataset: Any, loss_fn: Callable[[torch.nn.Module, Any], torch.Tensor]) -> int:
     agent = synergy.Agent.from_environment(exit_on_lease_end=False)
@@ -67,15 +94,6 @@ def run(name: str, flags: argparse.Namespace, model: torch.nn.Module, optimizer:
         trained = torch.nn.parallel.DistributedDataParallel(model)
         job = f"{job} rank {agent.lease.rank}"
 
-    def padded(fn: Callable[[], Any]) -> Any:
-        t0 = time.perf_counter()
-        out = fn()
-        if flags.gpu_ms > 0 and device.type == "cpu":
-            left = flags.gpu_ms / 1000 - (time.perf_counter() - t0)
-            if left > 0:
-                time.sleep(left)
-        return out
-
     def loader(workers: int, first_batch: int, batches: int):
         return st.data_loader(dataset, flags.batch, workers=workers, start_sample=first_batch * flags.batch,
                               samples=batches * flags.batch, rank=agent.lease.rank,
@@ -84,7 +102,7 @@ def run(name: str, flags: argparse.Namespace, model: torch.nn.Module, optimizer:
     if agent.lease.profiling or (flags.profile and not agent.managed):
         def measured_step(batch):  # forward and backward, no update: measured, not learned from
             optimizer.zero_grad()
-            padded(lambda: loss_fn(trained, batch).backward())
+            padded_call(flags, device, lambda: loss_fn(trained, batch).backward())
             optimizer.zero_grad()
 
         profile = agent.profile(st.pipeline_measure(lambda w, n: loader(w, start, n), measured_step),
@@ -110,15 +128,8 @@ def run(name: str, flags: argparse.Namespace, model: torch.nn.Module, optimizer:
         optimizer.step()
         return loss.item()
 
-    it, first, last = start, None, 0.0
-    t0 = time.perf_counter()
-    for batch in agent.wrap(batches):
-        last = padded(lambda: train(batch))
-        first = last if first is None else first
-        it += 1
-        if it % 50 == 0:
-            print(f"{name} {job}: iteration {it} loss {last:.4f} ({(it - start) / (time.perf_counter() - t0):.2f} it/s)",
-                  flush=True)
+    it, first, last = train_batches(f"{name} {job}", agent.wrap(batches), start,
+                                    lambda batch: padded_call(flags, device, lambda: train(batch)))
     if agent.lease_ended:
         print(f"{name} {job}: lease ended at iteration {it}", flush=True)
         return 0

@@ -63,6 +63,115 @@ std::vector<double> RelativeThroughputAtShare(const std::vector<const JobView*>&
   return out;
 }
 
+namespace {
+
+// How much a job's best type with its GPUs free beats its second best, at
+// the share (`at_share`: its throughput on each type); -1 where no type
+// has its GPUs free.
+double RegretAtShare(const std::vector<double>& at_share, const std::vector<int>& free_gpus, int gpus) {
+  double best = -1, second = 0;
+  for (size_t t = 0; t < at_share.size(); ++t) {
+    if (free_gpus[t] < gpus) continue;
+    const double v = at_share[t];
+    if (v > best) {
+      second = std::max(second, best);
+      best = v;
+    } else {
+      second = std::max(second, v);
+    }
+  }
+  return best < 0 ? -1 : best - second;
+}
+
+// Of the open jobs, the one whose best type with room beats its second
+// best by most at the share (runnable order on ties), or runnable.size()
+// when none is left; an open job no type has room for waits (closed, and
+// `left` counts it).
+size_t NextByRegret(const std::vector<const JobView*>& runnable, const std::vector<std::vector<double>>& at_share,
+                    const std::vector<int>& free_gpus, std::vector<bool>& open, size_t& left) {
+  size_t pick = runnable.size();
+  double pick_regret = -1;
+  for (size_t i = 0; i < runnable.size(); ++i) {
+    if (!open[i]) continue;
+    const double regret = RegretAtShare(at_share[i], free_gpus, runnable[i]->gpus);
+    if (regret < 0) {
+      open[i] = false;
+      --left;
+      continue;
+    }
+    if (regret > pick_regret) {
+      pick = i;
+      pick_regret = regret;
+    }
+  }
+  return pick;
+}
+
+// Whether the runnable jobs still `open` all fit, first fit in runnable
+// order, in `room` (free GPUs per type).
+bool OpenJobsFit(const std::vector<const JobView*>& runnable, const std::vector<bool>& open, std::vector<int> room) {
+  for (size_t i = 0; i < runnable.size(); ++i) {
+    if (!open[i]) continue;
+    const int ff = FirstFit(runnable[i]->gpus, room);
+    if (ff < 0) return false;
+    room[ff] -= runnable[i]->gpus;
+  }
+  return true;
+}
+
+// The type for runnable job `pick`: its best by `value_on` where the jobs
+// still open all fit after it, taken first fit in runnable order (so a
+// choice never leaves a job of the set out), else its first fit (which
+// keeps that too); -1 where no type has its GPUs free.
+template <typename ValueOn>
+int TypeFor(size_t pick, const std::vector<const JobView*>& runnable, const std::vector<bool>& open,
+            const std::vector<int>& free_gpus, ValueOn value_on) {
+  int type = -1;
+  double type_value = -1;
+  for (size_t t = 0; t < free_gpus.size(); ++t) {
+    if (free_gpus[t] < runnable[pick]->gpus) continue;
+    const double v = value_on(t);
+    if (v <= type_value) continue;
+    std::vector<int> room = free_gpus;
+    room[t] -= runnable[pick]->gpus;
+    if (!OpenJobsFit(runnable, open, std::move(room))) continue;
+    type_value = v;
+    type = static_cast<int>(t);
+  }
+  return type >= 0 ? type : FirstFit(runnable[pick]->gpus, free_gpus);
+}
+
+// Per runnable job i and type t: at_share[i][t] and at_ideal[i][t], its
+// throughput there (at the share, at its ideal) relative to its best at
+// the share on any type; extra[i][t], its ideal beyond the share there.
+struct TypeValues {
+  std::vector<std::vector<double>> at_share, at_ideal;
+  std::vector<std::vector<Extra>> extra;
+};
+TypeValues ValuesOnTypes(const std::vector<const JobView*>& runnable,
+                         const std::unordered_map<JobId, std::vector<const JobView*>>& on_type,
+                         const std::vector<TypeRoom>& rooms) {
+  const size_t n = runnable.size();
+  const size_t types = rooms.size();
+  TypeValues out{std::vector<std::vector<double>>(n, std::vector<double>(types)),
+                 std::vector<std::vector<double>>(n, std::vector<double>(types)),
+                 std::vector<std::vector<Extra>>(n, std::vector<Extra>(types))};
+  for (size_t i = 0; i < n; ++i) {
+    const std::vector<const JobView*>& views = on_type.at(runnable[i]->id);
+    const std::vector<double> relative = RelativeThroughputAtShare(views);
+    for (size_t t = 0; t < types; ++t) {
+      const JobView& v = *views[t];
+      out.at_share[i][t] = relative[t];
+      out.at_ideal[i][t] = out.at_share[i][t] * std::max(1.0, v.ideal_speedup);
+      const Resources& share = rooms[t].share_per_gpu;
+      out.extra[i][t] = Extra{v.ideal_demand.cpus - share.cpus * v.gpus, v.ideal_demand.mem_gb - share.mem_gb * v.gpus};
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
                                 const std::unordered_map<JobId, std::vector<const JobView*>>& on_type,
                                 const std::vector<TypeRoom>& rooms, TypeChoice choice) {
@@ -78,22 +187,10 @@ std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
     }
     return chosen;
   }
-  // at_share[i][t], at_ideal[i][t]: job i's throughput on type t relative to
-  // its best at the share on any type; extra[i][t]: its ideal beyond the share.
-  std::vector<std::vector<double>> at_share(n, std::vector<double>(types));
-  std::vector<std::vector<double>> at_ideal(n, std::vector<double>(types));
-  std::vector<std::vector<Extra>> extra(n, std::vector<Extra>(types));
-  for (size_t i = 0; i < n; ++i) {
-    const std::vector<const JobView*>& views = on_type.at(runnable[i]->id);
-    const std::vector<double> relative = RelativeThroughputAtShare(views);
-    for (size_t t = 0; t < types; ++t) {
-      const JobView& v = *views[t];
-      at_share[i][t] = relative[t];
-      at_ideal[i][t] = at_share[i][t] * std::max(1.0, v.ideal_speedup);
-      const Resources& share = rooms[t].share_per_gpu;
-      extra[i][t] = Extra{v.ideal_demand.cpus - share.cpus * v.gpus, v.ideal_demand.mem_gb - share.mem_gb * v.gpus};
-    }
-  }
+  const TypeValues values = ValuesOnTypes(runnable, on_type, rooms);
+  const std::vector<std::vector<double>>& at_share = values.at_share;
+  const std::vector<std::vector<double>>& at_ideal = values.at_ideal;
+  const std::vector<std::vector<Extra>>& extra = values.extra;
   // What jobs placed on a type leave of their shares, for others' ideals.
   std::vector<Extra> surplus(types);
   auto funded = [&](size_t i, size_t t) {
@@ -110,58 +207,11 @@ std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
   // where its value is highest (by best allocation: funded there or not).
   std::vector<bool> open(n, true);
   for (size_t left = n; left > 0;) {
-    size_t pick = n;
-    double pick_regret = -1;
-    for (size_t i = 0; i < n; ++i) {
-      if (!open[i]) continue;
-      double best = -1, second = 0;
-      for (size_t t = 0; t < types; ++t) {
-        if (free_gpus[t] < runnable[i]->gpus) continue;
-        const double v = at_share[i][t];
-        if (v > best) {
-          second = std::max(second, best);
-          best = v;
-        } else {
-          second = std::max(second, v);
-        }
-      }
-      if (best < 0) {  // no type has its GPUs free: it waits
-        open[i] = false;
-        --left;
-        continue;
-      }
-      if (best - second > pick_regret) {
-        pick = i;
-        pick_regret = best - second;
-      }
-    }
+    const size_t pick = NextByRegret(runnable, at_share, free_gpus, open, left);
     if (pick == n) break;
     open[pick] = false;
     --left;
-    // Its best type where the jobs still open all fit after it, taken first
-    // fit in runnable order (so a choice never leaves a job of the set out);
-    // first fit itself keeps that.
-    int type = -1;
-    double type_value = -1;
-    for (size_t t = 0; t < types; ++t) {
-      if (free_gpus[t] < runnable[pick]->gpus) continue;
-      const double v = value(pick, t);
-      if (v <= type_value) continue;
-      free_gpus[t] -= runnable[pick]->gpus;
-      std::vector<int> room = free_gpus;
-      free_gpus[t] += runnable[pick]->gpus;
-      bool rest_fit = true;
-      for (size_t i = 0; i < n && rest_fit; ++i) {
-        if (!open[i]) continue;
-        const int ff = FirstFit(runnable[i]->gpus, room);
-        if (ff < 0) rest_fit = false;
-        else room[ff] -= runnable[i]->gpus;
-      }
-      if (!rest_fit) continue;
-      type_value = v;
-      type = static_cast<int>(t);
-    }
-    if (type < 0) type = FirstFit(runnable[pick]->gpus, free_gpus);
+    const int type = TypeFor(pick, runnable, open, free_gpus, [&](size_t t) { return value(pick, t); });
     if (type < 0) continue;
     if (choice == TypeChoice::kBestAllocation && funded(pick, type)) {
       surplus[type].cpus -= extra[pick][type].cpus;
@@ -173,6 +223,55 @@ std::vector<int> ChooseGpuTypes(const std::vector<const JobView*>& runnable,
   return chosen;
 }
 
+namespace {
+
+// The runnable set: in the policy's order, the jobs that types taken first
+// fit can hold (a job no type can hold waits, and leaves the GPUs to later
+// jobs, as a walk of the queue does), so every job of the set gets a type
+// and an earlier job is never left out for a later one.
+std::vector<const JobView*> FittingByType(const std::vector<const JobView*>& order, std::vector<int> room) {
+  std::vector<const JobView*> fitting;
+  for (const JobView* job : order) {
+    const int t = FirstFit(job->gpus, room);
+    if (t < 0) continue;
+    room[t] -= job->gpus;
+    fitting.push_back(job);
+  }
+  return fitting;
+}
+
+// A round whose types the three-dimensional program chose: its counters
+// are the program's, and what the plan realises is counted in the units
+// the program maximised (each job's throughput relative to its best type).
+void NoteProgram(const TypeProgramChoice& program, const TypedRoundInput& input, Plan& plan) {
+  const Cluster& whole = *input.round.cluster;
+  SolverStats& s = plan.solver;
+  s.solved = program.solved;
+  s.hit_budget |= program.hit_budget;
+  s.fell_back |= !program.solved;
+  s.lp_bound = program.lp_bound;
+  s.pooled_optimum = program.optimum;
+  s.realised = 0;
+  for (const Assignment& a : plan.assignments) {
+    const std::vector<const JobView*>& views = input.on_type.at(a.job);
+    s.realised += a.speedup * RelativeThroughputAtShare(views)[whole.gpu_type_of(a.slices.front().server)];
+  }
+}
+
+// A type's plan's solver counters, added to the round's.
+void AddSolverStats(const SolverStats& type, SolverStats& round) {
+  round.solved |= type.solved;
+  round.lp_bound += type.lp_bound;
+  round.pooled_optimum += type.pooled_optimum;
+  round.realised += type.realised;
+  round.hit_budget |= type.hit_budget;
+  round.fell_back |= type.fell_back;
+  round.split_jobs += type.split_jobs;
+  round.stepped_down += type.stepped_down;
+}
+
+}  // namespace
+
 RoundResult ScheduleTypedRound(const TypedRoundInput& input, const Policy& policy, const Mechanism& mechanism) {
   const Cluster& whole = *input.round.cluster;
   const int types = static_cast<int>(whole.gpu_types().size());
@@ -183,23 +282,9 @@ RoundResult ScheduleTypedRound(const TypedRoundInput& input, const Policy& polic
     parts.push_back(ServersOfGpuType(whole, t));
     type_gpus.push_back(parts.back().cluster.total().gpus);
   }
-  // The runnable set: in the policy's order, the jobs that types taken
-  // first fit can hold (a job no type can hold waits, and leaves the GPUs
-  // to later jobs, as a walk of the queue does), so every job of the set
-  // gets a type and an earlier job is never left out for a later one.
-  {
-    std::vector<const JobView*> fitting;
-    std::vector<int> room = type_gpus;
-    for (const JobView* job : selected.order) {
-      const int t = FirstFit(job->gpus, room);
-      if (t < 0) continue;
-      room[t] -= job->gpus;
-      fitting.push_back(job);
-    }
-    if (policy.selection() == Selection::kCountFitFirst && mechanism.prefers_large_jobs_first()) {
-      OfferLargestFirst(fitting);
-    }
-    selected.runnable = std::move(fitting);
+  selected.runnable = FittingByType(selected.order, type_gpus);
+  if (policy.selection() == Selection::kCountFitFirst && mechanism.prefers_large_jobs_first()) {
+    OfferLargestFirst(selected.runnable);
   }
   std::vector<TypeRoom> rooms;
   for (int t = 0; t < types; ++t) rooms.push_back(TypeRoom{type_gpus[t], parts[t].cluster.share_per_gpu()});
@@ -232,29 +317,9 @@ RoundResult ScheduleTypedRound(const TypedRoundInput& input, const Policy& polic
     }
     result.plan.unplaced_after_revert.insert(result.plan.unplaced_after_revert.end(),
                                              plan.unplaced_after_revert.begin(), plan.unplaced_after_revert.end());
-    SolverStats& s = result.plan.solver;
-    s.solved |= plan.solver.solved;
-    s.lp_bound += plan.solver.lp_bound;
-    s.pooled_optimum += plan.solver.pooled_optimum;
-    s.realised += plan.solver.realised;
-    s.hit_budget |= plan.solver.hit_budget;
-    s.fell_back |= plan.solver.fell_back;
-    s.split_jobs += plan.solver.split_jobs;
-    s.stepped_down += plan.solver.stepped_down;
+    AddSolverStats(plan.solver, result.plan.solver);
   }
-  if (input.choice == TypeChoice::kProgram) {
-    SolverStats& s = result.plan.solver;
-    s.solved = program.solved;
-    s.hit_budget |= program.hit_budget;
-    s.fell_back |= !program.solved;
-    s.lp_bound = program.lp_bound;
-    s.pooled_optimum = program.optimum;
-    s.realised = 0;
-    for (const Assignment& a : result.plan.assignments) {
-      const std::vector<const JobView*>& views = input.on_type.at(a.job);
-      s.realised += a.speedup * RelativeThroughputAtShare(views)[whole.gpu_type_of(a.slices.front().server)];
-    }
-  }
+  if (input.choice == TypeChoice::kProgram) NoteProgram(program, input, result.plan);
   result.order = std::move(selected.order);
   result.bumped = std::move(selected.bumped);
   return result;

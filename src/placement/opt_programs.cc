@@ -143,6 +143,34 @@ bool SameOptions(const std::vector<Option>& a, const std::vector<Option>& b) {
 // spends its time.
 constexpr double kPackingGap = 0.10;
 
+// A column of the typed program: a group's option on a type.
+struct TypedColumn {
+  int group, type, option;
+};
+
+// Every (group, type, option) column, group by group, type by type.
+std::vector<TypedColumn> TypedColumns(const std::vector<TypedPooledJob>& jobs, const std::vector<size_t>& group_rep,
+                                      size_t types) {
+  std::vector<TypedColumn> cols;
+  for (int g = 0; g < static_cast<int>(group_rep.size()); ++g) {
+    const TypedPooledJob& job = jobs[group_rep[g]];
+    for (size_t t = 0; t < types; ++t) {
+      for (size_t o = 0; o < job.options[t].size(); ++o) cols.push_back({g, static_cast<int>(t), static_cast<int>(o)});
+    }
+  }
+  return cols;
+}
+
+// Two jobs the typed program may count as one: the same GPUs, weights and
+// options on every type.
+bool SameOnEveryType(const TypedPooledJob& a, const TypedPooledJob& b) {
+  if (a.gpus != b.gpus || a.weight != b.weight || a.options.size() != b.options.size()) return false;
+  for (size_t t = 0; t < a.options.size(); ++t) {
+    if (!SameOptions(a.options[t], b.options[t])) return false;
+  }
+  return true;
+}
+
 // Each group's option counts handed out to its jobs (`group_of`, in queue
 // order), best option first: each job's option, -1 where its group's
 // counts ran out.
@@ -218,14 +246,8 @@ TypedPooledSolution SolvePooledByType(const std::vector<TypedPooledJob>& jobs, c
                                       const SolveBudget& budget) {
   TypedPooledSolution out;
   const size_t types = capacity.size();
-  // Interchangeable jobs: the same GPUs, options and weights on every type.
-  const auto [group_of, group_rep, group_size] = GroupAlike(jobs.size(), [&](size_t a, size_t b) {
-    if (jobs[a].gpus != jobs[b].gpus || jobs[a].weight != jobs[b].weight) return false;
-    for (size_t t = 0; t < types; ++t) {
-      if (!SameOptions(jobs[a].options[t], jobs[b].options[t])) return false;
-    }
-    return true;
-  });
+  const auto [group_of, group_rep, group_size] =
+      GroupAlike(jobs.size(), [&](size_t a, size_t b) { return SameOnEveryType(jobs[a], jobs[b]); });
 
   Program prog;
   glp_prob* p = prog.get();
@@ -239,21 +261,9 @@ TypedPooledSolution SolvePooledByType(const std::vector<TypedPooledJob>& jobs, c
     glp_set_row_bnds(p, type_rows + 3 * t + 1, GLP_UP, 0, capacity[t].cpus);
     glp_set_row_bnds(p, type_rows + 3 * t + 2, GLP_UP, 0, capacity[t].mem_gb);
   }
-  struct Column {
-    int group, type, option;
-  };
-  std::vector<Column> cols;
-  for (int g = 0; g < groups; ++g) {
-    const TypedPooledJob& job = jobs[group_rep[g]];
-    for (size_t t = 0; t < types; ++t) {
-      for (size_t o = 0; o < job.options[t].size(); ++o) cols.push_back({g, static_cast<int>(t), static_cast<int>(o)});
-    }
-  }
-  if (jobs.empty()) {
-    out.ok = true;  // nothing to place: value 0
-    return out;
-  }
-  if (cols.empty()) return out;
+  const std::vector<TypedColumn> cols = TypedColumns(jobs, group_rep, types);
+  out.ok = jobs.empty();  // nothing to place: value 0
+  if (jobs.empty() || cols.empty()) return out;
   const int first_col = prog.AddCols(static_cast<int>(cols.size()));
   for (size_t c = 0; c < cols.size(); ++c) {
     const int col = first_col + static_cast<int>(c);
@@ -271,25 +281,84 @@ TypedPooledSolution SolvePooledByType(const std::vector<TypedPooledJob>& jobs, c
   if (!prog.Solve(budget, out.hit_budget, &out.lp_bound)) return out;
   out.optimum = glp_mip_obj_val(p);
   // Each group's counts to its jobs in queue order, in column order.
-  std::vector<std::vector<std::pair<size_t, int>>> taken(groups);  // (column, count)
+  std::vector<std::vector<int>> counts(groups);
+  std::vector<std::vector<size_t>> columns_of(groups);
   for (size_t c = 0; c < cols.size(); ++c) {
-    const int n = static_cast<int>(std::lround(glp_mip_col_val(p, first_col + static_cast<int>(c))));
-    if (n > 0) taken[cols[c].group].emplace_back(c, n);
+    columns_of[cols[c].group].push_back(c);
+    counts[cols[c].group].push_back(static_cast<int>(std::lround(glp_mip_col_val(p, first_col + static_cast<int>(c)))));
   }
+  const std::vector<int> slot = HandOut(std::move(counts), group_of);
   out.type.assign(jobs.size(), -1);
   out.option.assign(jobs.size(), -1);
   for (size_t j = 0; j < jobs.size(); ++j) {
-    for (auto& [c, n] : taken[group_of[j]]) {
-      if (n == 0) continue;
-      --n;
-      out.type[j] = cols[c].type;
-      out.option[j] = cols[c].option;
-      break;
-    }
+    if (slot[j] < 0) continue;
+    const TypedColumn& c = cols[columns_of[group_of[j]][slot[j]]];
+    out.type[j] = c.type;
+    out.option[j] = c.option;
   }
   out.ok = true;
   return out;
 }
+
+namespace {
+
+// The solved packing: each job's (server, GPUs) pairs, read from the
+// columns y0.. (job by job, server by server); false where a job's GPUs do
+// not add up to what it asks.
+bool ReadPacking(glp_prob* p, const std::vector<PackedJob>& jobs, const std::vector<FreeServer>& servers, int y0,
+                 std::vector<std::vector<std::pair<int, int>>>& gpus_on) {
+  const int m = static_cast<int>(servers.size());
+  gpus_on.resize(jobs.size());
+  for (int j = 0; j < static_cast<int>(jobs.size()); ++j) {
+    int total = 0;
+    for (int s = 0; s < m; ++s) {
+      const int g = static_cast<int>(std::lround(glp_mip_col_val(p, y0 + j * m + s)));
+      if (g > 0) {
+        gpus_on[j].emplace_back(servers[s].server, g);
+        total += g;
+      }
+    }
+    if (total != jobs[j].gpus) return false;
+  }
+  return true;
+}
+
+// Every job needs at least ceil(gpus / largest free server) servers: a
+// packing with that many (job, server) pairs is optimal.
+double FewestPackingPairs(const std::vector<PackedJob>& jobs, const std::vector<FreeServer>& servers) {
+  int largest = 0;
+  for (const FreeServer& s : servers) largest = std::max(largest, s.free.gpus);
+  double fewest_pairs = 0;
+  for (const PackedJob& j : jobs) fewest_pairs += (j.gpus + largest - 1) / std::max(1, largest);
+  return fewest_pairs;
+}
+
+// The incumbent packing (per job, its (server, GPUs) pairs) as the
+// program's starting point over columns y0.. (GPUs) and z0.. (uses), job
+// by job and server by server; empty (no start) where it names a server
+// not among `servers` or does not cover the `n` jobs.
+std::vector<double> PackingStart(const std::vector<std::vector<std::pair<int, int>>>& incumbent,
+                                 const std::vector<FreeServer>& servers, int n, int y0, int z0) {
+  const int m = static_cast<int>(servers.size());
+  if (static_cast<int>(incumbent.size()) != n) return {};
+  std::vector<double> start(1 + 2 * n * m, 0.0);
+  std::vector<int> position(0);
+  for (int s = 0; s < m; ++s) {
+    if (servers[s].server >= static_cast<int>(position.size())) position.resize(servers[s].server + 1, -1);
+    position[servers[s].server] = s;
+  }
+  for (int j = 0; j < n; ++j) {
+    for (const auto& [server, gpus] : incumbent[j]) {
+      const int s = server < static_cast<int>(position.size()) ? position[server] : -1;
+      if (s < 0) return {};
+      start[y0 + j * m + s] = gpus;
+      start[z0 + j * m + s] = 1;
+    }
+  }
+  return start;
+}
+
+}  // namespace
 
 Packing SolvePacking(const std::vector<PackedJob>& jobs, const std::vector<FreeServer>& servers,
                      const std::vector<std::vector<std::pair<int, int>>>& incumbent,
@@ -340,48 +409,11 @@ Packing SolvePacking(const std::vector<PackedJob>& jobs, const std::vector<FreeS
     }
   }
   prog.Load();
-  // Every job needs at least ceil(gpus / largest free server) servers: a
-  // packing with that many (job, server) pairs is optimal.
-  int largest = 0;
-  for (const FreeServer& s : servers) largest = std::max(largest, s.free.gpus);
-  double fewest_pairs = 0;
-  for (const PackedJob& j : jobs) fewest_pairs += (j.gpus + largest - 1) / std::max(1, largest);
-  std::vector<double> start(1 + 2 * n * m, 0.0);
-  std::vector<int> position(0);
-  for (int s = 0; s < m; ++s) {
-    if (servers[s].server >= static_cast<int>(position.size())) position.resize(servers[s].server + 1, -1);
-    position[servers[s].server] = s;
-  }
-  bool start_ok = static_cast<int>(incumbent.size()) == n;
-  for (int j = 0; start_ok && j < n; ++j) {
-    for (const auto& [server, gpus] : incumbent[j]) {
-      const int s = server < static_cast<int>(position.size()) ? position[server] : -1;
-      if (s < 0) {
-        start_ok = false;
-        break;
-      }
-      start[y0 + j * m + s] = gpus;
-      start[z0 + j * m + s] = 1;
-    }
-  }
-  if (!start_ok) start.clear();
-  if (!prog.Solve(budget, out.hit_budget, nullptr, fewest_pairs, kPackingGap,
-                  std::move(start))) {
+  if (!prog.Solve(budget, out.hit_budget, nullptr, FewestPackingPairs(jobs, servers), kPackingGap,
+                  PackingStart(incumbent, servers, n, y0, z0))) {
     return out;
   }
-  out.gpus_on.resize(n);
-  for (int j = 0; j < n; ++j) {
-    int total = 0;
-    for (int s = 0; s < m; ++s) {
-      const int g = static_cast<int>(std::lround(glp_mip_col_val(p, y0 + j * m + s)));
-      if (g > 0) {
-        out.gpus_on[j].emplace_back(servers[s].server, g);
-        total += g;
-      }
-    }
-    if (total != jobs[j].gpus) return out;
-  }
-  out.ok = true;
+  out.ok = ReadPacking(p, jobs, servers, y0, out.gpus_on);
   return out;
 }
 

@@ -73,23 +73,9 @@ const std::set<std::string> kCommonSwitches = {"--multi-gpu", "--reference-compa
                                                "--progress", "--no-progress", "--resize-in-place",
                                                "--keep-leases"};
 
-absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c,
-                         WorkloadOptions& w) {
-  if (f.count("--cluster")) c.cluster_path = f["--cluster"];
-  if (f.count("--models")) c.models_path = f["--models"];
-  if (!f.count("--policy")) return absl::InvalidArgumentError("--policy: required (fifo|srtf|las|ftf)");
-  c.policy = f["--policy"];
-  if (auto p = MakePolicy(c.policy); !p.ok()) {
-    return FlagError("--policy", c.policy, absl::StrCat("is not one of ", absl::StrJoin(PolicyNames(), "|")));
-  }
-  if (f.count("--round-s")) {
-    if (!ToDouble(f["--round-s"], c.round_s) || c.round_s <= 0) {
-      return FlagError("--round-s", f["--round-s"], "is not a number > 0");
-    }
-  }
-  if (!f.count("--out")) return absl::InvalidArgumentError("--out: required (a directory)");
-  c.out_dir = f["--out"];
-  if (c.out_dir.empty()) return FlagError("--out", "", "is not a directory name");
+// --reference-compatible, --resize-in-place, --keep-leases and
+// --restart-cost, and which of them go together.
+absl::Status ParseRunModes(std::map<std::string, std::string>& f, CommonOptions& c) {
   c.reference_compatible = f.count("--reference-compatible") > 0;
   c.resize_in_place = f.count("--resize-in-place") > 0;
   c.keep_leases = f.count("--keep-leases") > 0;
@@ -106,6 +92,11 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
                        "is not charged with --reference-compatible (the reference's restarts are free)");
     }
   }
+  return absl::OkStatus();
+}
+
+// OPT's budget, --placement, --type-choice and --progress.
+absl::Status ParsePlacement(std::map<std::string, std::string>& f, CommonOptions& c) {
   // OPT's work budget (no wall clock in the simulator: a run must give the
   // same result on any machine).
   for (const auto& [flag, field] : {std::pair{"--opt-branch-nodes", &c.opt_branch_nodes},
@@ -138,7 +129,11 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
   }
   if (f.count("--progress")) c.progress = true;
   if (f.count("--no-progress")) c.progress = false;
+  return absl::OkStatus();
+}
 
+// The generated workload's --seed, --split, --measure and --multi-gpu.
+absl::Status ParseWorkload(std::map<std::string, std::string>& f, WorkloadOptions& w) {
   if (f.count("--seed")) {
     int64_t seed = 0;
     if (!ToInt(f["--seed"], seed) || seed < 0) {
@@ -171,6 +166,28 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
   }
   w.multi_gpu = f.count("--multi-gpu") > 0;
   return absl::OkStatus();
+}
+
+absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c,
+                         WorkloadOptions& w) {
+  if (f.count("--cluster")) c.cluster_path = f["--cluster"];
+  if (f.count("--models")) c.models_path = f["--models"];
+  if (!f.count("--policy")) return absl::InvalidArgumentError("--policy: required (fifo|srtf|las|ftf)");
+  c.policy = f["--policy"];
+  if (auto p = MakePolicy(c.policy); !p.ok()) {
+    return FlagError("--policy", c.policy, absl::StrCat("is not one of ", absl::StrJoin(PolicyNames(), "|")));
+  }
+  if (f.count("--round-s")) {
+    if (!ToDouble(f["--round-s"], c.round_s) || c.round_s <= 0) {
+      return FlagError("--round-s", f["--round-s"], "is not a number > 0");
+    }
+  }
+  if (!f.count("--out")) return absl::InvalidArgumentError("--out: required (a directory)");
+  c.out_dir = f["--out"];
+  if (c.out_dir.empty()) return FlagError("--out", "", "is not a directory name");
+  if (absl::Status st = ParseRunModes(f, c); !st.ok()) return st;
+  if (absl::Status st = ParsePlacement(f, c); !st.ok()) return st;
+  return ParseWorkload(f, w);
 }
 
 absl::Status CheckTraceExclusive(std::map<std::string, std::string>& f) {

@@ -47,6 +47,36 @@ double Percentile(std::vector<double> values, double p) {
   return values[lo] + (values[hi] - values[lo]) * (rank - static_cast<double>(lo));
 }
 
+namespace {
+
+// On a cluster of several GPU types: each type's GPUs, utilisation over
+// `span` seconds, and its finished jobs' mean JCT.
+std::vector<Summary::ByGpuType> ByGpuType(const SimResult& result, const Cluster& cluster, double round_s,
+                                          double span) {
+  std::vector<Summary::ByGpuType> out;
+  const std::vector<int> gpus_of_type = GpusOfEachType(cluster);
+  for (int t = 0; t < static_cast<int>(cluster.gpu_types().size()); ++t) {
+    Summary::ByGpuType& type = out.emplace_back();
+    type.gpu_type = cluster.gpu_types()[t];
+    type.gpus = gpus_of_type[t];
+    double gpu_s = 0;
+    for (const RoundSample& r : result.rounds) {
+      if (t < static_cast<int>(r.gpus_by_type.size())) gpu_s += r.gpus_by_type[t] * round_s;
+    }
+    if (span > 0 && type.gpus > 0) type.mean_gpu_util = gpu_s / (type.gpus * span);
+    double sum = 0;
+    for (const JobRecord& job : result.jobs) {
+      if (job.finish_s < 0 || job.gpu_type != t) continue;
+      ++type.jobs;
+      sum += job.jct_s() / 3600.0;
+    }
+    if (type.jobs > 0) type.mean_jct_h = sum / static_cast<double>(type.jobs);
+  }
+  return out;
+}
+
+}  // namespace
+
 Summary Summarize(const SimResult& result, const Cluster& cluster, double round_s) {
   Summary s;
   std::vector<double> jct_h;
@@ -90,26 +120,7 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
   }
   s.restarts = result.restarts;
   s.resizes = result.resizes;
-  if (cluster.heterogeneous()) {
-    const std::vector<int> gpus_of_type = GpusOfEachType(cluster);
-    for (int t = 0; t < static_cast<int>(cluster.gpu_types().size()); ++t) {
-      Summary::ByGpuType& type = s.by_gpu_type.emplace_back();
-      type.gpu_type = cluster.gpu_types()[t];
-      type.gpus = gpus_of_type[t];
-      double gpu_s = 0;
-      for (const RoundSample& r : result.rounds) {
-        if (t < static_cast<int>(r.gpus_by_type.size())) gpu_s += r.gpus_by_type[t] * round_s;
-      }
-      if (span > 0 && type.gpus > 0) type.mean_gpu_util = gpu_s / (type.gpus * span);
-      double sum = 0;
-      for (const JobRecord& job : result.jobs) {
-        if (job.finish_s < 0 || job.gpu_type != t) continue;
-        ++type.jobs;
-        sum += job.jct_s() / 3600.0;
-      }
-      if (type.jobs > 0) type.mean_jct_h = sum / static_cast<double>(type.jobs);
-    }
-  }
+  if (cluster.heterogeneous()) s.by_gpu_type = ByGpuType(result, cluster, round_s, span);
   s.solver_rounds = result.solver_rounds;
   s.solver_fallbacks = result.solver_fallbacks;
   s.solver_budget_rounds = result.solver_budget_rounds;
@@ -121,18 +132,12 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
   return s;
 }
 
-absl::Status WriteReport(const std::string& dir, const SimResult& result,
-                         const Summary& summary, const ModelZoo& zoo, const Cluster& cluster,
-                         const std::map<std::string, Setting>& settings) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return absl::PermissionDeniedError(absl::StrCat(dir, ": cannot create: ", ec.message()));
-  // A summary from an earlier run must not stand beside this run's files.
-  fs::remove(fs::path(dir) / "summary.json", ec);
+namespace {
 
-  // restarts and resizes last: the columns before them are the reference's.
-  // gpu_type after them, on a cluster of several types only.
+// jobs.csv: a row per finished job. restarts and resizes last (the
+// columns before them are the reference's); gpu_type after them, on a
+// cluster of several types only.
+std::string JobsCsv(const SimResult& result, const ModelZoo& zoo, const Cluster& cluster) {
   const bool typed = cluster.heterogeneous();
   std::string jobs = absl::StrCat("job_id,model,gpus,arrival_s,start_s,finish_s,jct_s,restarts,resizes",
                                   typed ? ",gpu_type" : "", "\n");
@@ -144,8 +149,13 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
     if (typed) absl::StrAppend(&jobs, ",", job.gpu_type >= 0 ? cluster.gpu_types()[job.gpu_type] : "");
     absl::StrAppend(&jobs, "\n");
   }
+  return jobs;
+}
+
+// utilisation.csv: a row per round; lp_bound, stepped_down and fell_back
+// are OPT's, empty for the others.
+std::string UtilisationCsv(const SimResult& result, const Cluster& cluster) {
   const Resources& total = cluster.total();
-  // lp_bound, stepped_down and fell_back are OPT's, empty for the others.
   std::string util =
       "time_s,gpu_util,cpu_util,mem_util,running,queued,throughput,lp_bound,stepped_down,fell_back\n";
   for (const RoundSample& r : result.rounds) {
@@ -159,6 +169,11 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
       absl::StrAppend(&util, ",,,\n");
     }
   }
+  return util;
+}
+
+// summary.json: the run's settings, then its figures.
+std::string SummaryJson(const Summary& summary, const std::map<std::string, Setting>& settings) {
   std::string json = "{\n";
   for (const auto& [key, value] : settings) {
     std::string literal;
@@ -204,6 +219,24 @@ absl::Status WriteReport(const std::string& dir, const SimResult& result,
   }
   absl::StrAppend(&json, "\n}\n");
 
+  return json;
+}
+
+}  // namespace
+
+absl::Status WriteReport(const std::string& dir, const SimResult& result,
+                         const Summary& summary, const ModelZoo& zoo, const Cluster& cluster,
+                         const std::map<std::string, Setting>& settings) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return absl::PermissionDeniedError(absl::StrCat(dir, ": cannot create: ", ec.message()));
+  // A summary from an earlier run must not stand beside this run's files.
+  fs::remove(fs::path(dir) / "summary.json", ec);
+
+  const std::string jobs = JobsCsv(result, zoo, cluster);
+  const std::string util = UtilisationCsv(result, cluster);
+  const std::string json = SummaryJson(summary, settings);
   const fs::path base(dir);
   if (auto st = WriteAtomically(base / "jobs.csv", jobs); !st.ok()) return st;
   if (auto st = WriteAtomically(base / "utilisation.csv", util); !st.ok()) return st;

@@ -42,6 +42,65 @@ std::string CdfCsv(std::vector<double> jct_h) {
   return cdf;
 }
 
+// A run's JCT CDFs (all jobs, 1-GPU and multi-GPU jobs), and its jobs'
+// measurement window and sizes noted in `panel`.
+absl::Status WriteCdfs(const std::filesystem::path& base, const std::string& mechanism, double load,
+                       const SimResult& result, SweepLoadPlot& panel) {
+  std::vector<double> all, single, multi;
+  for (const JobRecord& j : result.jobs) {
+    panel.window_from_h = panel.window_from_h < 0 ? j.spec.arrival_s / 3600
+                                                  : std::min(panel.window_from_h, j.spec.arrival_s / 3600);
+    if (j.finish_s < 0) continue;
+    panel.window_to_h = std::max(panel.window_to_h, j.finish_s / 3600);
+    all.push_back(j.jct_s() / 3600);
+    (j.spec.gpus > 1 ? multi : single).push_back(j.jct_s() / 3600);
+  }
+  panel.single_gpu_jobs |= !single.empty();
+  panel.multi_gpu_jobs |= !multi.empty();
+  for (const auto& [name, jct] : {std::pair<const char*, std::vector<double>*>{"all", &all},
+                                  {"single", &single}, {"multi", &multi}}) {
+    if (auto st = WriteText(base / CdfName(mechanism, load, name), CdfCsv(*jct)); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+// load-MECH.csv: per load, the mean and standard deviation over seeds.
+std::string LoadTable(const std::map<double, std::vector<Summary>>& by_load) {
+  std::string csv = "load,mean_jct_h,mean_jct_h_sd,p99_jct_h,p99_jct_h_sd,gpu_util,cpu_util,mem_util\n";
+  for (const auto& [load, summaries] : by_load) {
+    std::vector<double> mean, p99, gpu, cpu, mem;
+    for (const Summary& s : summaries) {
+      mean.push_back(s.mean_jct_h);
+      p99.push_back(s.p99_jct_h);
+      gpu.push_back(s.mean_gpu_util);
+      cpu.push_back(s.mean_cpu_util);
+      mem.push_back(s.mean_mem_util);
+    }
+    const auto [m, m_sd] = MeanAndSd(mean);
+    const auto [p, p_sd] = MeanAndSd(p99);
+    absl::StrAppendFormat(&csv, "%g,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", load, m, m_sd, p, p_sd,
+                          MeanAndSd(gpu).first, MeanAndSd(cpu).first, MeanAndSd(mem).first);
+  }
+  return csv;
+}
+
+// plots.gp drawn with gnuplot where it is installed; says where they are,
+// or how to draw them.
+absl::Status DrawPlots(const std::filesystem::path& base, const SweepPlotSpec& plots, std::ostream& out) {
+  if (auto st = WriteText(base / "plots.gp", SweepGnuplot(plots)); !st.ok()) return st;
+  auto drawn = DrawWithGnuplot(base, "plots.gp");
+  if (!drawn.ok()) return drawn.status();
+  if (*drawn) {
+    const std::vector<std::string> names = SweepPlotNames(plots);
+    out << "plots (SVG and PNG): " << (base / names.front()).string();
+    for (size_t i = 1; i < names.size(); ++i) out << ", " << names[i];
+    out << "\n";
+  } else {
+    out << "gnuplot not found: run `gnuplot plots.gp` in " << base.string() << " to draw the plots\n";
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunSweep(const SweepOptions& o, std::ostream& out) {
@@ -82,11 +141,8 @@ absl::Status RunSweep(const SweepOptions& o, std::ostream& out) {
         settings["mechanism"] = mechanism;
         settings["load_jobs_per_hour"] = load;
         settings["seed"] = static_cast<double>(seed);
-        if (auto st = WriteReport((base / RunDirName(mechanism, load, seed, several_seeds)).string(), run->result, s,
-                                  inputs->zoo, inputs->cluster, settings);
-            !st.ok()) {
-          return st;
-        }
+        const std::string dir = (base / RunDirName(mechanism, load, seed, several_seeds)).string();
+        if (auto st = WriteReport(dir, run->result, s, inputs->zoo, inputs->cluster, settings); !st.ok()) return st;
         runs[mechanism][load].push_back(s);
         absl::StrAppendFormat(&table, "%s,%s,%g,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", o.common.policy,
                               mechanism, load, seed, s.jobs, s.mean_jct_h, s.p50_jct_h, s.p99_jct_h, s.makespan_h,
@@ -95,58 +151,17 @@ absl::Status RunSweep(const SweepOptions& o, std::ostream& out) {
                                s.mean_jct_h, s.p99_jct_h, 100 * s.mean_gpu_util, 100 * s.mean_cpu_util);
         out.flush();
         if (seed != o.seeds.front()) continue;
-        // The first seed's JCT CDFs, and the measurement window.
-        std::vector<double> all, single, multi;
-        for (const JobRecord& j : run->result.jobs) {
-          panel.window_from_h = panel.window_from_h < 0 ? j.spec.arrival_s / 3600
-                                                        : std::min(panel.window_from_h, j.spec.arrival_s / 3600);
-          if (j.finish_s < 0) continue;
-          panel.window_to_h = std::max(panel.window_to_h, j.finish_s / 3600);
-          all.push_back(j.jct_s() / 3600);
-          (j.spec.gpus > 1 ? multi : single).push_back(j.jct_s() / 3600);
-        }
-        panel.single_gpu_jobs |= !single.empty();
-        panel.multi_gpu_jobs |= !multi.empty();
-        for (const auto& [name, jct] : {std::pair<const char*, std::vector<double>*>{"all", &all},
-                                        {"single", &single}, {"multi", &multi}}) {
-          if (auto st = WriteText(base / CdfName(mechanism, load, name), CdfCsv(*jct)); !st.ok()) return st;
-        }
+        if (auto st = WriteCdfs(base, mechanism, load, run->result, panel); !st.ok()) return st;
       }
     }
     panel.window_from_h = std::max(0.0, panel.window_from_h);
     plots.loads.push_back(panel);
   }
   for (const std::string& mechanism : o.mechanisms) {
-    std::string csv = "load,mean_jct_h,mean_jct_h_sd,p99_jct_h,p99_jct_h_sd,gpu_util,cpu_util,mem_util\n";
-    for (const auto& [load, summaries] : runs[mechanism]) {
-      std::vector<double> mean, p99, gpu, cpu, mem;
-      for (const Summary& s : summaries) {
-        mean.push_back(s.mean_jct_h);
-        p99.push_back(s.p99_jct_h);
-        gpu.push_back(s.mean_gpu_util);
-        cpu.push_back(s.mean_cpu_util);
-        mem.push_back(s.mean_mem_util);
-      }
-      const auto [m, m_sd] = MeanAndSd(mean);
-      const auto [p, p_sd] = MeanAndSd(p99);
-      absl::StrAppendFormat(&csv, "%g,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", load, m, m_sd, p, p_sd,
-                            MeanAndSd(gpu).first, MeanAndSd(cpu).first, MeanAndSd(mem).first);
-    }
-    if (auto st = WriteText(base / LoadTableName(mechanism), csv); !st.ok()) return st;
+    if (auto st = WriteText(base / LoadTableName(mechanism), LoadTable(runs[mechanism])); !st.ok()) return st;
   }
   if (auto st = WriteText(base / "sweep.csv", table); !st.ok()) return st;
-  if (auto st = WriteText(base / "plots.gp", SweepGnuplot(plots)); !st.ok()) return st;
-  auto drawn = DrawWithGnuplot(base, "plots.gp");
-  if (!drawn.ok()) return drawn.status();
-  if (*drawn) {
-    const std::vector<std::string> names = SweepPlotNames(plots);
-    out << "plots (SVG and PNG): " << (base / names.front()).string();
-    for (size_t i = 1; i < names.size(); ++i) out << ", " << names[i];
-    out << "\n";
-  } else {
-    out << "gnuplot not found: run `gnuplot plots.gp` in " << base.string() << " to draw the plots\n";
-  }
-  return absl::OkStatus();
+  return DrawPlots(base, plots, out);
 }
 
 }  // namespace synergy::sim

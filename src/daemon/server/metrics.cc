@@ -12,33 +12,11 @@ constexpr double kBytesPerGb = 1024.0 * 1024.0 * 1024.0;  // the node reads MemT
 
 }  // namespace
 
-std::string RenderMetrics(const DaemonState& state, int64_t now_ms) {
-  service::MetricsText m;
-  const v1::ClusterState c = state.Cluster();
-  const DaemonCounters& k = state.counters();
-  m.Family("synergy_build_info", "gauge", "Always 1; the build's version and source revision as labels.");
-  m.Sample("synergy_build_info", {{"version", kSynergyVersion}, {"revision", kSynergyRevision}}, 1);
+namespace {
 
-  m.Family("synergy_jobs", "gauge", "Jobs by state.");
-  for (int s = v1::JOB_STATE_PENDING; s <= v1::JOB_STATE_CANCELLED; ++s) {
-    const std::string name = service::JobStateName(static_cast<v1::JobState>(s));
-    auto it = c.jobs_by_state().find(name);
-    m.Sample("synergy_jobs", {{"state", name}}, it == c.jobs_by_state().end() ? 0 : it->second);
-  }
-  m.Gauge("synergy_gpus", "GPUs of alive nodes.", c.gpus());
-  m.Gauge("synergy_gpus_allocated", "GPUs held by leases.", c.allocated_gpus());
-  m.Gauge("synergy_gpus_free", "GPUs of alive nodes not held by leases.", c.gpus() - c.allocated_gpus());
-  m.Gauge("synergy_cpus", "CPUs (cores, or CPU slots) of alive nodes.", c.cpus());
-  m.Gauge("synergy_cpus_allocated", "CPUs held by leases.", c.allocated_cpus());
-  m.Gauge("synergy_cpus_free", "CPUs of alive nodes not held by leases.", c.cpus() - c.allocated_cpus());
-  m.Gauge("synergy_memory_bytes", "Memory of alive nodes.", c.mem_gb() * kBytesPerGb);
-  m.Gauge("synergy_memory_allocated_bytes", "Memory held by leases.", c.allocated_mem_gb() * kBytesPerGb);
-  m.Gauge("synergy_memory_free_bytes", "Memory of alive nodes not held by leases.",
-          (c.mem_gb() - c.allocated_mem_gb()) * kBytesPerGb);
-
-  // Per node: what it offers, what leases hold, how long since it was
-  // heard from. A node's name is its label (names are [A-Za-z0-9._-]).
-  const std::vector<v1::Node> nodes = state.ListNodes(now_ms);
+// Per node: what it offers, what leases hold, how long since it was heard
+// from. A node's name is its label (names are [A-Za-z0-9._-]).
+void NodeMetrics(const std::vector<v1::Node>& nodes, int64_t now_ms, service::MetricsText& m) {
   int alive = 0, drained = 0, leaving = 0, lost = 0;
   for (const v1::Node& n : nodes) {
     if (!n.alive()) {
@@ -82,7 +60,11 @@ std::string RenderMetrics(const DaemonState& state, int64_t now_ms) {
     m.Sample("synergy_node_heartbeat_age_seconds", {{"node", n.name()}},
              n.last_heartbeat_unix_ms() > 0 ? std::max<int64_t>(0, now_ms - n.last_heartbeat_unix_ms()) / 1000.0 : 0);
   }
+}
 
+// Rounds, leases, jobs and the store: the daemon's counters.
+void RoundAndLeaseMetrics(const DaemonState& state, service::MetricsText& m) {
+  const DaemonCounters& k = state.counters();
   m.HistogramFamily("synergy_round_decision_seconds",
                     "Time to decide a round (planning, without the lock) and apply it.", k.round_decision_s);
   m.Gauge("synergy_round_last_decision_seconds", "The last round's decision time.", k.last_round_ms / 1000);
@@ -110,6 +92,35 @@ std::string RenderMetrics(const DaemonState& state, int64_t now_ms) {
   m.Counter("synergy_store_failures_total",
             "Changes the state store refused (a full disk, a read-only file); each was undone and not acted on.",
             k.store_failures);
+}
+
+}  // namespace
+
+std::string RenderMetrics(const DaemonState& state, int64_t now_ms) {
+  service::MetricsText m;
+  const v1::ClusterState c = state.Cluster();
+  m.Family("synergy_build_info", "gauge", "Always 1; the build's version and source revision as labels.");
+  m.Sample("synergy_build_info", {{"version", kSynergyVersion}, {"revision", kSynergyRevision}}, 1);
+
+  m.Family("synergy_jobs", "gauge", "Jobs by state.");
+  for (int s = v1::JOB_STATE_PENDING; s <= v1::JOB_STATE_CANCELLED; ++s) {
+    const std::string name = service::JobStateName(static_cast<v1::JobState>(s));
+    auto it = c.jobs_by_state().find(name);
+    m.Sample("synergy_jobs", {{"state", name}}, it == c.jobs_by_state().end() ? 0 : it->second);
+  }
+  m.Gauge("synergy_gpus", "GPUs of alive nodes.", c.gpus());
+  m.Gauge("synergy_gpus_allocated", "GPUs held by leases.", c.allocated_gpus());
+  m.Gauge("synergy_gpus_free", "GPUs of alive nodes not held by leases.", c.gpus() - c.allocated_gpus());
+  m.Gauge("synergy_cpus", "CPUs (cores, or CPU slots) of alive nodes.", c.cpus());
+  m.Gauge("synergy_cpus_allocated", "CPUs held by leases.", c.allocated_cpus());
+  m.Gauge("synergy_cpus_free", "CPUs of alive nodes not held by leases.", c.cpus() - c.allocated_cpus());
+  m.Gauge("synergy_memory_bytes", "Memory of alive nodes.", c.mem_gb() * kBytesPerGb);
+  m.Gauge("synergy_memory_allocated_bytes", "Memory held by leases.", c.allocated_mem_gb() * kBytesPerGb);
+  m.Gauge("synergy_memory_free_bytes", "Memory of alive nodes not held by leases.",
+          (c.mem_gb() - c.allocated_mem_gb()) * kBytesPerGb);
+
+  NodeMetrics(state.ListNodes(now_ms), now_ms, m);
+  RoundAndLeaseMetrics(state, m);
   return m.Take();
 }
 
