@@ -54,7 +54,7 @@ std::vector<sim::JobSpec> Trace(const ModelZoo& zoo) {
 // `exact`: its progress as the simulator booked it (fractions of an
 // iteration), else in whole iterations as agents report them.
 RoundJob RecordOf(const JobView& v, const std::string& model, const Assignment* last_round, const Cluster& cluster,
-                  bool exact = false) {
+                  bool exact = false, double lease_service_weight = 0) {
   RoundJob r;
   r.id = JobIdString(v.id);
   r.gpus = v.gpus;
@@ -72,6 +72,7 @@ RoundJob RecordOf(const JobView& v, const std::string& model, const Assignment* 
     r.lease_speedup = last_round->speedup;
     r.lease_at_ideal = last_round->at_ideal;
     r.lease_node = cluster.servers()[last_round->slices.front().server].name;
+    r.lease_service_weight = lease_service_weight;
     r.running = true;
   }
   return r;
@@ -211,7 +212,8 @@ KeptOutcome OutcomeOf(const Plan& plan, const std::vector<std::string>& names, s
 // assignment a lease with ids taken in order on its nodes, for the jobs
 // still queued.
 std::map<std::string, HeldLease> LeasesOf(const std::vector<Assignment>& booked, const Cluster& cluster,
-                                          const std::set<JobId>& queued, bool resizable) {
+                                          const std::set<JobId>& queued, bool resizable,
+                                          const std::map<JobId, double>& service_weight) {
   std::map<std::string, HeldLease> held;
   std::map<int, std::pair<int, int>> next_id;  // server -> next GPU id, next CPU id
   int64_t epoch = 0;
@@ -223,6 +225,7 @@ std::map<std::string, HeldLease> LeasesOf(const std::vector<Assignment>& booked,
     lease.set_speedup(a.speedup);
     lease.set_at_ideal(a.at_ideal);
     lease.set_resizable(resizable);
+    if (auto w = service_weight.find(a.job); w != service_weight.end()) lease.set_service_weight(w->second);
     for (const Slice& s : a.slices) {
       v1::LeaseSlice* slice = lease.add_slices();
       slice->set_node(cluster.servers()[s.server].name);
@@ -242,7 +245,7 @@ std::map<std::string, HeldLease> LeasesOf(const std::vector<Assignment>& booked,
 // queue and the same held leases, keep the same jobs as they hold and plan
 // the others alike, every round; with resizes in place too.
 void ExpectTheDriversKeepLeasesAlike(const Cluster& cluster, const std::vector<std::string>& mechanisms,
-                                     bool resize_in_place) {
+                                     bool resize_in_place, TypeChoice choice = TypeChoice::kFirstFit) {
   const ModelZoo zoo = testing::ZooOrDie();
   const std::vector<sim::JobSpec> trace = Trace(zoo);
   std::vector<std::string> names;
@@ -262,6 +265,7 @@ void ExpectTheDriversKeepLeasesAlike(const Cluster& cluster, const std::vector<s
       sc.mechanism = mechanism.get();
       sc.keep_leases = true;
       sc.resize_in_place = resize_in_place;
+      sc.type_choice = choice;
       sc.on_round = [&](const RoundInput& in, const RoundResult& r) {
         SimRound round;
         round.now_s = in.now_s;
@@ -277,6 +281,9 @@ void ExpectTheDriversKeepLeasesAlike(const Cluster& cluster, const std::vector<s
       sc.on_booked = [&](double, const Assignment& a) { booked.back().push_back(a); };
       ASSERT_TRUE(sim::RunTrace(sc, trace).ok()) << label;
       int kept_somewhere = 0;
+      // On several GPU types: each lease's service weight, as synergyd's
+      // grant stored it (the decisions of the round that granted it).
+      std::map<JobId, double> weight;
       for (size_t k = 1; k < rounds.size(); ++k) {
         const std::string where = label + " round " + std::to_string(k);
         Plan last;
@@ -286,12 +293,14 @@ void ExpectTheDriversKeepLeasesAlike(const Cluster& cluster, const std::vector<s
         world.now_ms = std::llround(rounds[k].now_s * 1000);
         std::set<JobId> queued;
         for (const JobView& v : rounds[k].views) {
-          world.queue.push_back(
-              RecordOf(v, zoo.model(trace[v.id - 1].model).name, last.Find(v.id), cluster, /*exact=*/true));
+          auto w = weight.find(v.id);
+          world.queue.push_back(RecordOf(v, zoo.model(trace[v.id - 1].model).name, last.Find(v.id), cluster,
+                                         /*exact=*/true, w == weight.end() ? 0 : w->second));
           queued.insert(v.id);
         }
-        world.held = LeasesOf(booked[k - 1], cluster, queued, resize_in_place);
-        const RoundDecisions d = PlanRoundWorld(world, zoo, *policy, *mechanism, TypeChoice::kFirstFit);
+        world.held = LeasesOf(booked[k - 1], cluster, queued, resize_in_place, weight);
+        const RoundDecisions d = PlanRoundWorld(world, zoo, *policy, *mechanism, choice);
+        for (const auto& [id, w] : d.service_weight) weight[NumericJobId(id)] = w;
         std::vector<JobId> pinned;
         for (const auto& [id, decision] : d.leases) {
           if (decision.fate == LeaseFate::kKeepAsHeld) pinned.push_back(NumericJobId(id));
@@ -319,6 +328,22 @@ TEST(DriverEquivalence, BothDriversKeepTheSameLeasesAndPlanTheRestAlikeEveryRoun
 
 TEST(DriverEquivalence, WithResizesInPlaceBothDriversDecideLeasesAlikeEveryRound) {
   ExpectTheDriversKeepLeasesAlike(testing::Homogeneous(4, 8, 24, 500, 0), {"tune"}, /*resize_in_place=*/true);
+}
+
+// Leases kept on nodes of three GPU types, each lease carrying the service
+// weight synergyd's grant stored.
+TEST(DriverEquivalence, OnSeveralGpuTypesBothDriversKeepTheSameLeasesEveryRound) {
+  std::vector<ServerSpec> servers = {
+      {"a-v100", Resources{8, 24, 500, 0}},
+      {"b-v100", Resources{8, 24, 500, 0}},
+      {"c-p100", Resources{8, 24, 500, 0}},
+      {"d-k80", Resources{4, 16, 256, 0}},
+  };
+  servers[0].gpu_type = servers[1].gpu_type = "v100";
+  servers[2].gpu_type = "p100";
+  servers[3].gpu_type = "k80";
+  ExpectTheDriversKeepLeasesAlike(Cluster(servers), {"tune"}, /*resize_in_place=*/false,
+                                  TypeChoice::kBestAllocation);
 }
 
 TEST(DriverEquivalence, TheDaemonsViewsPlanAsTheSimulatorsRoundAfterRound) {

@@ -14,9 +14,9 @@ class SimulatorTest : public ::testing::Test {
   Cluster cluster_ = testing::DefaultClusterOrDie();
   ModelZoo zoo_ = testing::ZooOrDie();
 
-  SimResult Replay(const std::string& trace, const std::string& policy,
-                   const std::string& mechanism, bool reference, double restart_cost_s = 0,
-                   bool resize_in_place = false) {
+  absl::StatusOr<SimResult> TryReplay(const std::string& trace, const std::string& policy,
+                                      const std::string& mechanism, bool reference, double restart_cost_s = 0,
+                                      bool resize_in_place = false) {
     auto jobs = ParseTrace(trace, "t.csv", zoo_, cluster_);
     EXPECT_TRUE(jobs.ok()) << jobs.status();
     auto p = *MakePolicy(policy);
@@ -29,7 +29,13 @@ class SimulatorTest : public ::testing::Test {
     c.reference_compatible = reference;
     c.restart_cost_s = restart_cost_s;
     c.resize_in_place = resize_in_place;
-    auto r = RunTrace(c, *jobs);
+    return RunTrace(c, *jobs);
+  }
+
+  SimResult Replay(const std::string& trace, const std::string& policy,
+                   const std::string& mechanism, bool reference, double restart_cost_s = 0,
+                   bool resize_in_place = false) {
+    auto r = TryReplay(trace, policy, mechanism, reference, restart_cost_s, resize_in_place);
     EXPECT_TRUE(r.ok()) << r.status();
     return *r;
   }
@@ -137,17 +143,7 @@ TEST_F(SimulatorTest, PlainProcessesAreNeverTimeSliced) {
 }
 
 TEST_F(SimulatorTest, PlainProcessesAreNotReplayedInReferenceMode) {
-  auto jobs = ParseTrace("0,gnmt,0,3000,8,0\n", "t.csv", zoo_, cluster_);
-  ASSERT_TRUE(jobs.ok());
-  auto p = *MakePolicy("las");
-  auto m = *MakeMechanism("proportional");
-  SimConfig c;
-  c.cluster = &cluster_;
-  c.zoo = &zoo_;
-  c.policy = p.get();
-  c.mechanism = m.get();
-  c.reference_compatible = true;
-  auto r = RunTrace(c, *jobs);
+  auto r = TryReplay("0,gnmt,0,3000,8,0\n", "las", "proportional", /*reference=*/true);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("job 0 cannot checkpoint"), std::string::npos) << r.status();

@@ -1,7 +1,7 @@
-// DaemonState, the agent side: a job's agent registers under its lease,
+// AgentGateway, the agent side: a job's agent registers under its lease,
 // reports progress (and learns of the lease's end), confirms checkpoints
 // and sends its measured profile.
-#include "daemon/state/daemon_state.h"
+#include "daemon/agents/agent_gateway.h"
 
 #include <algorithm>
 
@@ -10,11 +10,11 @@
 
 namespace synergy::daemon {
 
-absl::StatusOr<v1::AgentWelcome> DaemonState::RegisterAgent(const v1::AgentHello& hello, int64_t) {
-  auto it = jobs_.find(hello.job_id());
-  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", hello.job_id(), ": no such job"));
+absl::StatusOr<v1::AgentWelcome> AgentGateway::RegisterAgent(const v1::AgentHello& hello, int64_t) {
+  auto it = state_.jobs_.find(hello.job_id());
+  if (it == state_.jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", hello.job_id(), ": no such job"));
   const v1::Job& job = it->second;
-  if (!job.has_lease() || job.lease().epoch() != hello.epoch() || Terminal(job)) {
+  if (!job.has_lease() || job.lease().epoch() != hello.epoch() || state_.Terminal(job)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "job ", job.id(), ": lease ", hello.epoch(), " is not current (current: ",
         job.has_lease() ? std::to_string(job.lease().epoch()) : "none", "); stop"));
@@ -31,30 +31,30 @@ absl::StatusOr<v1::AgentWelcome> DaemonState::RegisterAgent(const v1::AgentHello
   return w;
 }
 
-absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::ProgressReport& report,
+absl::StatusOr<v1::ProgressReply> AgentGateway::ReportProgress(const v1::ProgressReport& report,
                                                               int64_t now_ms) {
   // Reports the board took come first, so the latest throughput wins.
-  FoldProgress();
-  auto it = jobs_.find(report.job_id());
-  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", report.job_id(), ": no such job"));
+  state_.FoldProgress();
+  auto it = state_.jobs_.find(report.job_id());
+  if (it == state_.jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", report.job_id(), ": no such job"));
   const v1::Job& job = it->second;
   v1::ProgressReply reply;
-  const bool current = job.has_lease() && job.lease().epoch() == report.epoch() && !Terminal(job);
-  if (!current && !leases_.FindEnding(report.job_id(), report.epoch())) {
+  const bool current = job.has_lease() && job.lease().epoch() == report.epoch() && !state_.Terminal(job);
+  if (!current && !state_.leases_.FindEnding(report.job_id(), report.epoch())) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job.id(), ": lease ", report.epoch(), " is not current; stop"));
   }
   // Progress is kept in memory and stored with the next flush (no Change:
   // an agent's report is advice, and it repeats). What it says of resizes
   // is stored.
-  jobs_.NoteProgress(job.id(), report.iterations_done(), report.throughput());
+  state_.jobs_.NoteProgress(job.id(), report.iterations_done(), report.throughput());
   if (current) {
-    if (absl::Status st = NoteResizeReport(report, now_ms); !st.ok()) return st;
-    TellAllocation(jobs_.at(report.job_id()), report.rank(), reply);
+    if (absl::Status st = state_.NoteResizeReport(report, now_ms); !st.ok()) return st;
+    state_.TellAllocation(state_.jobs_.at(report.job_id()), report.rank(), reply);
   }
   reply.set_lease_ending(!current);
   if (!current) {
-    EndingLease& ending = *leases_.EditEnding(report.job_id(), report.epoch());
+    EndingLease& ending = *state_.leases_.EditEnding(report.job_id(), report.epoch());
     if (report.rank() == 0 && report.stop_at_iteration() > 0) ending.stop_at = report.stop_at_iteration();
     reply.set_stop_at_iteration(ending.stop_at);
   }
@@ -65,15 +65,15 @@ namespace {
 constexpr int64_t kCheckpointEventEveryMs = 1000;
 }  // namespace
 
-absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int64_t now_ms) {
-  auto it = jobs_.find(done.job_id());
-  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", done.job_id(), ": no such job"));
-  FoldProgress();
-  Change change(*this);
-  v1::Job& job = jobs_.Edit(done.job_id());
-  JobRuntime& rt = jobs_.EditRuntime(done.job_id());
+absl::Status AgentGateway::ConfirmCheckpoint(const v1::CheckpointDone& done, int64_t now_ms) {
+  auto it = state_.jobs_.find(done.job_id());
+  if (it == state_.jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", done.job_id(), ": no such job"));
+  state_.FoldProgress();
+  DaemonState::Change change(state_);
+  v1::Job& job = state_.jobs_.Edit(done.job_id());
+  JobRuntime& rt = state_.jobs_.EditRuntime(done.job_id());
   const bool current = job.has_lease() && job.lease().epoch() == done.epoch();
-  if (!current && !leases_.FindEnding(done.job_id(), done.epoch())) {
+  if (!current && !state_.leases_.FindEnding(done.job_id(), done.epoch())) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job.id(), ": lease ", done.epoch(), " is not current; checkpoint refused"));
   }
@@ -95,7 +95,7 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
   // one event a second: an agent checkpointing in a loop must not flood
   // its job's events (the store keeps the newest Store::kMaxEventsPerJob).
   if (done.finished() || now_ms - rt.checkpoint_event_ms >= kCheckpointEventEveryMs) {
-    Record(batch, job, absl::StrFormat("checkpoint at iteration %d (lease %d)%s", done.iteration(),
+    state_.Record(batch, job, absl::StrFormat("checkpoint at iteration %d (lease %d)%s", done.iteration(),
                                        done.epoch(), done.finished() ? ", finished" : ""),
            now_ms);
     rt.checkpoint_event_ms = now_ms;
@@ -103,16 +103,16 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
     job.set_updated_unix_ms(now_ms);
     batch.PutJob(job);
   }
-  if (done.finished() && !Terminal(job)) {
+  if (done.finished() && !state_.Terminal(job)) {
     // Done, durably, now: the lease stays until the process has exited (its
     // ids are not handed on before), but nothing reschedules the job, even
     // if the exit is never reported (a restart, a lost node).
-    jobs_.Move(job, JobMove::kSucceed, "finished its iterations", now_ms);
+    state_.jobs_.Move(job, JobMove::kSucceed, "finished its iterations", now_ms);
     // A newer lease (the round moved the job while it finished) that has
     // not launched is withdrawn: nothing will run under it.
-    if (job.has_lease() && job.lease().epoch() != done.epoch() && !leases_.LaunchOf(job.id()).launched()) {
-      Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
-      DropLease(job, LeaseEndCause::kFinished, now_ms);
+    if (job.has_lease() && job.lease().epoch() != done.epoch() && !state_.leases_.LaunchOf(job.id()).launched()) {
+      state_.Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
+      state_.DropLease(job, LeaseEndCause::kFinished, now_ms);
     }
     batch.PutJob(job);
   }
@@ -120,12 +120,12 @@ absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int6
   return change.Commit(std::move(batch));
 }
 
-absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int64_t now_ms) {
-  auto it = jobs_.find(profile.job_id());
-  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", profile.job_id(), ": no such job"));
-  Change change(*this);
-  v1::Job& job = jobs_.Edit(profile.job_id());
-  if (!job.has_lease() || job.lease().epoch() != profile.epoch() || Terminal(job)) {
+absl::Status AgentGateway::SubmitProfile(const v1::MeasuredProfile& profile, int64_t now_ms) {
+  auto it = state_.jobs_.find(profile.job_id());
+  if (it == state_.jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", profile.job_id(), ": no such job"));
+  DaemonState::Change change(state_);
+  v1::Job& job = state_.jobs_.Edit(profile.job_id());
+  if (!job.has_lease() || job.lease().epoch() != profile.epoch() || state_.Terminal(job)) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job.id(), ": lease ", profile.epoch(), " is not current; profile refused"));
   }
@@ -149,11 +149,11 @@ absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int6
   // says nothing here that synergyd would trust.
   job.mutable_measured_profile()->clear_gpu_type();
   if (job.lease().slices_size() > 0) {
-    auto node = nodes_.find(job.lease().slices(0).node());
-    if (node != nodes_.end()) job.mutable_measured_profile()->set_gpu_type(node->second.info.capacity().gpu_type());
+    auto node = state_.nodes_.find(job.lease().slices(0).node());
+    if (node != state_.nodes_.end()) job.mutable_measured_profile()->set_gpu_type(node->second.info.capacity().gpu_type());
   }
   Batch batch;
-  Record(batch, job,
+  state_.Record(batch, job,
          absl::StrFormat("profile measured: %d points in %.1f s (lease %d%s)", profile.points_size(),
                          profile.seconds(), profile.epoch(),
                          job.measured_profile().gpu_type().empty()
@@ -162,7 +162,7 @@ absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int6
          now_ms);
   // The profiling lease has done its work: the job checkpoints, exits and
   // waits for a round that schedules it with what it measured.
-  if (job.lease().profiling()) EndLease(job, "profile measured", LeaseEndCause::kProfiled, batch, now_ms);
+  if (job.lease().profiling()) state_.EndLease(job, "profile measured", LeaseEndCause::kProfiled, batch, now_ms);
   return change.Commit(std::move(batch));
 }
 

@@ -1,10 +1,10 @@
-// DaemonState, the client API: submit (in three steps, for group commit),
+// ClientGateway, the client API: submit (in three steps, for group commit),
 // cancel, describe, a lease's output, nodes, the cluster, drains.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "daemon/state/daemon_state.h"
+#include "daemon/api/client_gateway.h"
 #include "daemon/round/round_input.h"
 #include "service/credentials.h"
 #include "service/escape.h"
@@ -14,7 +14,7 @@
 
 namespace synergy::daemon {
 
-absl::StatusOr<std::string> DaemonState::Submit(const v1::JobSpec& spec, const std::string& owner,
+absl::StatusOr<std::string> ClientGateway::Submit(const v1::JobSpec& spec, const std::string& owner,
                                                 int64_t now_ms) {
   auto prepared = PrepareSubmit(spec, owner, now_ms);
   if (!prepared.ok()) return prepared.status();
@@ -22,101 +22,101 @@ absl::StatusOr<std::string> DaemonState::Submit(const v1::JobSpec& spec, const s
   return FinishSubmit(std::move(*prepared), stored);
 }
 
-absl::StatusOr<DaemonState::PreparedSubmit> DaemonState::PrepareSubmit(const v1::JobSpec& spec,
+absl::StatusOr<DaemonState::PreparedSubmit> ClientGateway::PrepareSubmit(const v1::JobSpec& spec,
                                                                        const std::string& owner, int64_t now_ms) {
   service::JobLimits limits;
-  limits.max_gpus = nodes_.TotalGpus();
+  limits.max_gpus = state_.nodes_.TotalGpus();
   // A job runs on nodes of one GPU type: on nodes of several, the most it
   // may ask for is the largest type's (a larger one would wait forever).
-  const std::map<std::string, int> by_type = nodes_.GpusByType(zoo_.base_gpu_type());
+  const std::map<std::string, int> by_type = state_.nodes_.GpusByType(state_.zoo_.base_gpu_type());
   if (by_type.size() > 1) {
     auto largest = std::max_element(by_type.begin(), by_type.end(),
                                     [](const auto& a, const auto& b) { return a.second < b.second; });
     limits.max_gpus = largest->second;
     limits.max_gpus_of = absl::StrCat("largest GPU type's (", largest->first, "; a job runs on one type)");
   }
-  limits.zoo = &zoo_;
+  limits.zoo = &state_.zoo_;
   if (auto st = service::ValidateJobSpec(spec, limits); !st.ok()) return st;
   // The id is taken now: a submission that is refused leaves a gap, never
   // an id given twice.
   v1::Job job;
-  job.set_id(jobs_.TakeId(owner));
+  job.set_id(state_.jobs_.TakeId(owner));
   *job.mutable_spec() = spec;
   job.set_owner(owner);
   job.set_state(v1::JOB_STATE_PENDING);
   job.set_reason("submitted");
   job.set_submitted_unix_ms(now_ms);
   Batch batch;
-  Record(batch, job, absl::StrFormat("submitted by %s: %d GPUs, model '%s', %s", owner, spec.gpus(), spec.model(),
+  state_.Record(batch, job, absl::StrFormat("submitted by %s: %d GPUs, model '%s', %s", owner, spec.gpus(), spec.model(),
                                      spec.uses_agent() ? "agent" : "plain process"),
          now_ms);
-  batch.counters[kNextJobCounter] = jobs_.next_id();
+  batch.counters[DaemonState::kNextJobCounter] = state_.jobs_.next_id();
   return PreparedSubmit{std::move(job), std::move(batch)};
 }
 
-absl::Status DaemonState::StoreSubmission(const PreparedSubmit& prepared) { return group_->Commit(prepared.batch); }
+absl::Status ClientGateway::StoreSubmission(const PreparedSubmit& prepared) { return state_.group_->Commit(prepared.batch); }
 
-absl::StatusOr<std::string> DaemonState::FinishSubmit(PreparedSubmit prepared, const absl::Status& stored) {
-  jobs_.EndSubmission(prepared.job.owner());
-  if (auto st = NoteCommit(stored, prepared.batch); !st.ok()) return st;
-  ++counters_.jobs_submitted;
+absl::StatusOr<std::string> ClientGateway::FinishSubmit(PreparedSubmit prepared, const absl::Status& stored) {
+  state_.jobs_.EndSubmission(prepared.job.owner());
+  if (auto st = state_.NoteCommit(stored, prepared.batch); !st.ok()) return st;
+  ++state_.counters_.jobs_submitted;
   const std::string id = prepared.job.id();
-  jobs_.Admit(std::move(prepared.job));
+  state_.jobs_.Admit(std::move(prepared.job));
   return id;
 }
 
-absl::StatusOr<std::string> DaemonState::OwnerOf(const std::string& job_id) const {
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+absl::StatusOr<std::string> ClientGateway::OwnerOf(const std::string& job_id) const {
+  auto it = state_.jobs_.find(job_id);
+  if (it == state_.jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
   return it->second.owner();
 }
 
-int DaemonState::ActiveJobsOf(const std::string& owner) const { return jobs_.ActiveJobsOf(owner); }
+int ClientGateway::ActiveJobsOf(const std::string& owner) const { return state_.jobs_.ActiveJobsOf(owner); }
 
-absl::StatusOr<v1::Job> DaemonState::Cancel(const std::string& job_id, int64_t now_ms) {
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
-  if (Terminal(it->second)) {
+absl::StatusOr<v1::Job> ClientGateway::Cancel(const std::string& job_id, int64_t now_ms) {
+  auto it = state_.jobs_.find(job_id);
+  if (it == state_.jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+  if (state_.Terminal(it->second)) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job_id, " is already ", service::JobStateName(it->second.state())));
   }
-  Change change(*this);
-  v1::Job& job = jobs_.Edit(job_id);
+  DaemonState::Change change(state_);
+  v1::Job& job = state_.jobs_.Edit(job_id);
   Batch batch;
-  jobs_.Move(job, JobMove::kCancel, "cancelled by request", now_ms);
-  if (job.has_lease()) EndLease(job, "cancelled", LeaseEndCause::kCancelled, batch, now_ms);
-  Record(batch, job, "cancelled", now_ms);
+  state_.jobs_.Move(job, JobMove::kCancel, "cancelled by request", now_ms);
+  if (job.has_lease()) state_.EndLease(job, "cancelled", LeaseEndCause::kCancelled, batch, now_ms);
+  state_.Record(batch, job, "cancelled", now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  return jobs_.at(job_id);
+  return state_.jobs_.at(job_id);
 }
 
-absl::StatusOr<v1::Job> DaemonState::GetJob(const std::string& job_id) const {
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) {
-    auto retired = store_->LoadRetiredJob(job_id);
+absl::StatusOr<v1::Job> ClientGateway::GetJob(const std::string& job_id) const {
+  auto it = state_.jobs_.find(job_id);
+  if (it == state_.jobs_.end()) {
+    auto retired = state_.store_->LoadRetiredJob(job_id);
     if (absl::IsNotFound(retired.status())) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
     return retired;
   }
   std::vector<v1::Job> one{it->second};
-  board_.Overlay(one);
+  state_.board_.Overlay(one);
   v1::Job job = std::move(one[0]);
-  auto events = store_->LoadEvents(job_id);
+  auto events = state_.store_->LoadEvents(job_id);
   if (!events.ok()) return events.status();
   for (v1::JobEvent& e : *events) *job.add_events() = std::move(e);
   return job;
 }
 
-absl::StatusOr<DaemonState::LogSource> DaemonState::LogSourceOf(const std::string& job_id, int64_t epoch,
+absl::StatusOr<DaemonState::LogSource> ClientGateway::LogSourceOf(const std::string& job_id, int64_t epoch,
                                                                 int rank) const {
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+  auto it = state_.jobs_.find(job_id);
+  if (it == state_.jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
   const v1::Job& job = it->second;
   if (job.lease_nodes_size() == 0) {
     return absl::NotFoundError(absl::StrCat("job ", job_id, " has not run yet: no output"));
   }
   LogSource source;
   source.latest_epoch = job.lease_nodes(job.lease_nodes_size() - 1).epoch();
-  source.job_ended = Terminal(job);
+  source.job_ended = state_.Terminal(job);
   const v1::LeaseNodes* lease = nullptr;
   for (const v1::LeaseNodes& l : job.lease_nodes()) {
     if (epoch == 0 ? l.epoch() == source.latest_epoch : l.epoch() == epoch) lease = &l;
@@ -136,8 +136,8 @@ absl::StatusOr<DaemonState::LogSource> DaemonState::LogSourceOf(const std::strin
       source.next_epoch = l.epoch();
     }
   }
-  auto node = nodes_.find(source.node);
-  if (node == nodes_.end() || !node->second.info.alive()) {
+  auto node = state_.nodes_.find(source.node);
+  if (node == state_.nodes_.end() || !node->second.info.alive()) {
     return absl::UnavailableError(absl::StrCat("node ", source.node, " is not connected; the output of lease ",
                                                source.epoch, " stays in its log_dir (", job_id, ".",
                                                source.epoch, ".out and .err)"));
@@ -145,16 +145,16 @@ absl::StatusOr<DaemonState::LogSource> DaemonState::LogSourceOf(const std::strin
   return source;
 }
 
-std::vector<v1::Node> DaemonState::ListNodes(int64_t) const {
+std::vector<v1::Node> ClientGateway::ListNodes(int64_t) const {
   // One walk over the jobs (in id order), not one per node.
   std::map<std::string, v1::Node> by_name;
-  for (const auto& [name, n] : nodes_.all()) {
+  for (const auto& [name, n] : state_.nodes_.all()) {
     v1::Node& node = by_name[name];
     node = n.info;
     node.clear_jobs();
     node.clear_allocated();
   }
-  for (const auto& [id, job] : jobs_.all()) {
+  for (const auto& [id, job] : state_.jobs_.all()) {
     if (!job.has_lease()) continue;
     for (const v1::LeaseSlice& s : job.lease().slices()) {
       auto it = by_name.find(s.node());
@@ -173,9 +173,9 @@ std::vector<v1::Node> DaemonState::ListNodes(int64_t) const {
   return out;
 }
 
-v1::ClusterState DaemonState::Cluster() const {
+v1::ClusterState ClientGateway::Cluster() const {
   v1::ClusterState c;
-  for (const auto& [name, n] : nodes_.all()) {
+  for (const auto& [name, n] : state_.nodes_.all()) {
     c.set_nodes(c.nodes() + 1);
     if (!n.info.alive()) continue;
     c.set_nodes_alive(c.nodes_alive() + 1);
@@ -183,7 +183,7 @@ v1::ClusterState DaemonState::Cluster() const {
     c.set_cpus(c.cpus() + n.info.capacity().cpu_ids_size());
     c.set_mem_gb(c.mem_gb() + n.info.capacity().mem_gb());
   }
-  for (const auto& [id, job] : jobs_.all()) {
+  for (const auto& [id, job] : state_.jobs_.all()) {
     (*c.mutable_jobs_by_state())[service::JobStateName(job.state())]++;
     if (!job.has_lease()) continue;
     for (const v1::LeaseSlice& s : job.lease().slices()) {
@@ -192,17 +192,17 @@ v1::ClusterState DaemonState::Cluster() const {
       c.set_allocated_mem_gb(c.allocated_mem_gb() + s.mem_gb());
     }
   }
-  c.set_round(round_);
-  c.set_policy(config_.policy);
-  c.set_mechanism(config_.mechanism);
-  c.set_last_round_ms(counters_.last_round_ms);
+  c.set_round(state_.round_);
+  c.set_policy(state_.config_.policy);
+  c.set_mechanism(state_.config_.mechanism);
+  c.set_last_round_ms(state_.counters_.last_round_ms);
   return c;
 }
 
-absl::StatusOr<v1::Node> DaemonState::SetDrained(const std::string& node, bool drained, int64_t now_ms,
+absl::StatusOr<v1::Node> ClientGateway::SetDrained(const std::string& node, bool drained, int64_t now_ms,
                                                  const std::string& reason) {
-  auto it = nodes_.find(node);
-  if (it == nodes_.end()) return absl::NotFoundError(absl::StrCat("node ", node, ": not registered"));
+  auto it = state_.nodes_.find(node);
+  if (it == state_.nodes_.end()) return absl::NotFoundError(absl::StrCat("node ", node, ": not registered"));
   NodeDrain drain;
   if (drained) {
     const v1::Node& info = it->second.info;
@@ -210,13 +210,13 @@ absl::StatusOr<v1::Node> DaemonState::SetDrained(const std::string& node, bool d
   }
   Batch batch;
   batch.drained[node] = drain;
-  Change change(*this);
+  DaemonState::Change change(state_);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  nodes_.SetDrained(node, std::move(drain));
+  state_.nodes_.SetDrained(node, std::move(drain));
   spdlog::info("node {} {}{}", node,
                drained ? "drained: no new leases; running jobs end at the next round" : "undrained",
                drained && !reason.empty() ? absl::StrCat(" (", service::EscapeForDisplay(reason), ")") : "");
-  return ListNodes(now_ms)[std::distance(nodes_.begin(), it)];
+  return ListNodes(now_ms)[std::distance(state_.nodes_.begin(), it)];
 }
 
 }  // namespace synergy::daemon

@@ -1,10 +1,10 @@
-// DaemonState's controls of one job after its submission: hold, release,
+// ClientGateway, the controls of one job after its submission: hold, release,
 // requeue and a new priority class. Each is one stored change (the job and
 // an event together); the lease a hold or requeue ends follows the same
 // path as a round's preemption (agents checkpoint within lease_grace_s).
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "daemon/state/daemon_state.h"
+#include "daemon/api/client_gateway.h"
 #include "service/names.h"
 
 namespace synergy::daemon {
@@ -17,11 +17,11 @@ std::string HeldReason(const v1::Job& job) {
 
 }  // namespace
 
-absl::StatusOr<v1::Job> DaemonState::Hold(const std::string& job_id, const std::string& by, bool by_admin,
+absl::StatusOr<v1::Job> ClientGateway::Hold(const std::string& job_id, const std::string& by, bool by_admin,
                                           int64_t now_ms) {
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
-  if (Terminal(it->second)) {
+  auto it = state_.jobs_.find(job_id);
+  if (it == state_.jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+  if (state_.Terminal(it->second)) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job_id, " is already ", service::JobStateName(it->second.state())));
   }
@@ -33,65 +33,65 @@ absl::StatusOr<v1::Job> DaemonState::Hold(const std::string& job_id, const std::
                                                       it->second.held_by_admin() ? "admin " : "",
                                                       it->second.held_by()));
   }
-  Change change(*this);
-  v1::Job& job = jobs_.Edit(job_id);
+  DaemonState::Change change(state_);
+  v1::Job& job = state_.jobs_.Edit(job_id);
   Batch batch;
   job.set_held(true);
   job.set_held_by(by);
   job.set_held_by_admin(by_admin);
   if (job.has_lease()) {
-    EndLease(job, absl::StrCat("held by ", by), LeaseEndCause::kHeld, batch, now_ms);
+    state_.EndLease(job, absl::StrCat("held by ", by), LeaseEndCause::kHeld, batch, now_ms);
   } else {
     job.set_reason(HeldReason(job));
   }
   // Last, so that the batch has the job as it is now (Record stores a copy).
-  Record(batch, job, absl::StrCat("held by ", by), now_ms);
+  state_.Record(batch, job, absl::StrCat("held by ", by), now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  return jobs_.at(job_id);
+  return state_.jobs_.at(job_id);
 }
 
-absl::StatusOr<v1::Job> DaemonState::Release(const std::string& job_id, const std::string& by, bool by_admin,
+absl::StatusOr<v1::Job> ClientGateway::Release(const std::string& job_id, const std::string& by, bool by_admin,
                                              int64_t now_ms) {
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+  auto it = state_.jobs_.find(job_id);
+  if (it == state_.jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
   if (!it->second.held()) return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " is not held"));
   if (it->second.held_by_admin() && !by_admin) {
     return absl::PermissionDeniedError(
         absl::StrCat("job ", job_id, " was held by admin ", it->second.held_by(), ": only an admin releases it"));
   }
-  Change change(*this);
-  v1::Job& job = jobs_.Edit(job_id);
+  DaemonState::Change change(state_);
+  v1::Job& job = state_.jobs_.Edit(job_id);
   Batch batch;
   job.set_held(false);
   job.clear_held_by();
   job.set_held_by_admin(false);
-  if (!Terminal(job) && !job.has_lease()) job.set_reason(absl::StrCat("released by ", by, "; waits for a round"));
-  Record(batch, job, absl::StrCat("released by ", by), now_ms);
+  if (!state_.Terminal(job) && !job.has_lease()) job.set_reason(absl::StrCat("released by ", by, "; waits for a round"));
+  state_.Record(batch, job, absl::StrCat("released by ", by), now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  return jobs_.at(job_id);
+  return state_.jobs_.at(job_id);
 }
 
-absl::StatusOr<v1::Job> DaemonState::Requeue(const std::string& job_id, const std::string& by, int64_t now_ms) {
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
-  if (Terminal(it->second) || !it->second.has_lease()) {
+absl::StatusOr<v1::Job> ClientGateway::Requeue(const std::string& job_id, const std::string& by, int64_t now_ms) {
+  auto it = state_.jobs_.find(job_id);
+  if (it == state_.jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+  if (state_.Terminal(it->second) || !it->second.has_lease()) {
     return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " is ",
                                                       service::JobStateName(it->second.state()),
                                                       ": only a job that holds a lease is requeued"));
   }
-  Change change(*this);
-  v1::Job& job = jobs_.Edit(job_id);
+  DaemonState::Change change(state_);
+  v1::Job& job = state_.jobs_.Edit(job_id);
   Batch batch;
-  EndLease(job, absl::StrCat("requeued by ", by), LeaseEndCause::kRequeued, batch, now_ms);
+  state_.EndLease(job, absl::StrCat("requeued by ", by), LeaseEndCause::kRequeued, batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  return jobs_.at(job_id);
+  return state_.jobs_.at(job_id);
 }
 
-absl::StatusOr<v1::Job> DaemonState::SetPriority(const std::string& job_id, int priority, const std::string& by,
+absl::StatusOr<v1::Job> ClientGateway::SetPriority(const std::string& job_id, int priority, const std::string& by,
                                                  bool may_raise, int64_t now_ms) {
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
-  if (Terminal(it->second)) {
+  auto it = state_.jobs_.find(job_id);
+  if (it == state_.jobs_.end()) return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+  if (state_.Terminal(it->second)) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job_id, " is already ", service::JobStateName(it->second.state())));
   }
@@ -101,13 +101,13 @@ absl::StatusOr<v1::Job> DaemonState::SetPriority(const std::string& job_id, int 
                                                     before, "; only an admin raises a priority"));
   }
   if (priority == before) return it->second;
-  Change change(*this);
-  v1::Job& job = jobs_.Edit(job_id);
+  DaemonState::Change change(state_);
+  v1::Job& job = state_.jobs_.Edit(job_id);
   Batch batch;
   job.mutable_spec()->set_priority(priority);
-  Record(batch, job, absl::StrFormat("priority %d -> %d by %s", before, priority, by), now_ms);
+  state_.Record(batch, job, absl::StrFormat("priority %d -> %d by %s", before, priority, by), now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
-  return jobs_.at(job_id);
+  return state_.jobs_.at(job_id);
 }
 
 }  // namespace synergy::daemon

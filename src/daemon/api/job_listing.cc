@@ -1,10 +1,10 @@
-// Listing jobs a page at a time, and retiring ended jobs into the store's
-// history table: what keeps `get jobs` and synergyd's memory bounded
-// however long it runs.
+// ClientGateway, listing jobs a page at a time: the table's jobs and, on
+// request, the store's history, merged in id order (what keeps `get jobs`
+// bounded however long synergyd runs).
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/state/daemon_state.h"
+#include "daemon/api/client_gateway.h"
 #include "daemon/state/job_lifecycle.h"
 #include "service/request_limits.h"
 #include "spdlog/spdlog.h"
@@ -35,15 +35,15 @@ bool Selected(const v1::Job& job, const v1::ListJobsRequest& request) {
 
 }  // namespace
 
-absl::StatusOr<DaemonState::JobPage> DaemonState::ListJobs(const v1::ListJobsRequest& request) const {
+absl::StatusOr<DaemonState::JobPage> ClientGateway::ListJobs(const v1::ListJobsRequest& request) const {
   const size_t limit = request.page_size() > 0 ? request.page_size() : service::kDefaultListPageSize;
   // Up to limit + 1 candidates from each source, merged in id order: the
   // one past the limit says whether there is a next page.
   std::vector<v1::Job> live;
-  for (auto it = jobs_.all().upper_bound(request.page_token()); it != jobs_.all().end() && live.size() <= limit; ++it) {
+  for (auto it = state_.jobs_.all().upper_bound(request.page_token()); it != state_.jobs_.all().end() && live.size() <= limit; ++it) {
     if (Selected(it->second, request)) live.push_back(it->second);
   }
-  board_.Overlay(live);
+  state_.board_.Overlay(live);
   std::vector<v1::Job> retired;
   if (request.include_retired()) {
     HistoryQuery query;
@@ -53,7 +53,7 @@ absl::StatusOr<DaemonState::JobPage> DaemonState::ListJobs(const v1::ListJobsReq
     query.tenant = request.tenant();
     query.states.assign(request.states().begin(), request.states().end());
     query.limit = static_cast<int>(limit) + 1;
-    auto loaded = store_->LoadHistory(query);
+    auto loaded = state_.store_->LoadHistory(query);
     if (!loaded.ok()) return loaded.status();
     retired = std::move(*loaded);
   }
@@ -74,31 +74,6 @@ absl::StatusOr<DaemonState::JobPage> DaemonState::ListJobs(const v1::ListJobsReq
     page.jobs.push_back(std::move(job));
   }
   return page;
-}
-
-void DaemonState::RetireEndedJobs(Batch& batch, int64_t now_ms) {
-  if (config_.retain_ended_jobs_s < 0 || now_ms < next_retirement_ms_) return;
-  const int64_t retain_ms = config_.retain_ended_jobs_s * 1000;
-  // Looked for at most every 10 s (a walk over every job), more often only
-  // where retention is that short.
-  next_retirement_ms_ = now_ms + std::clamp<int64_t>(retain_ms / 2, 100, 10000);
-  std::vector<std::string> due;
-  for (const auto& [id, job] : jobs_.all()) {
-    if (!Terminal(job) || job.finished_unix_ms() <= 0 || now_ms - job.finished_unix_ms() < retain_ms) continue;
-    // Holding nothing and stored as it is: its last record is what the
-    // history keeps.
-    if (job.has_lease() || leases_.AnyOf(id) || jobs_.dirty(id)) continue;
-    due.push_back(id);
-    if (due.size() == static_cast<size_t>(kMaxRetiredPerTick)) break;
-  }
-  for (const std::string& id : due) {
-    batch.retired.push_back(jobs_.at(id));
-    jobs_.Retire(id);
-  }
-  if (!due.empty()) {
-    spdlog::info("retired {} ended job(s) into the history table ({} to {}): ended over {} s ago", due.size(),
-                 due.front(), due.back(), config_.retain_ended_jobs_s);
-  }
 }
 
 }  // namespace synergy::daemon

@@ -1,7 +1,7 @@
-// DaemonState, launches: the orders that start a lease's ranks on a node,
+// NodeGateway, launches: the orders that start a lease's ranks on a node,
 // repeated every heartbeat until the node's report shows the process
 // (docs/protocol.md), and the confirmation that makes a lease launched.
-#include "daemon/state/daemon_state.h"
+#include "daemon/nodes/node_gateway.h"
 
 #include "absl/strings/str_format.h"
 #include "spdlog/spdlog.h"
@@ -44,26 +44,26 @@ BusyIds BusyOn(const LeaseTable& leases, const std::string& node) {
 
 }  // namespace
 
-std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batch, int64_t now_ms) {
+std::vector<v1::LaunchOrder> NodeGateway::LaunchesFor(NodeRecord& n, Batch& batch, int64_t now_ms) {
   std::vector<v1::LaunchOrder> out;
   if (n.unknown_processes) return out;  // their ids are unknown: wait for them to stop
   if (n.info.leaving() || !n.info.alive()) return out;
   const std::string& node = n.info.name();
-  BusyIds busy = BusyOn(leases_, node);
+  BusyIds busy = BusyOn(state_.leases_, node);
   std::vector<std::string> never_started;
   // The node's current leases (a copy: ending one edits the index).
-  const std::set<std::string> here = leases_.CurrentOn(node);
+  const std::set<std::string> here = state_.leases_.CurrentOn(node);
   for (const std::string& id : here) {
-    const v1::Job& job = jobs_.at(id);
-    if (Terminal(job)) continue;
-    const LeaseTable::Launch& launch = leases_.LaunchOf(id);
+    const v1::Job& job = state_.jobs_.at(id);
+    if (state_.Terminal(job)) continue;
+    const LeaseTable::Launch& launch = state_.leases_.LaunchOf(id);
     if (launch.launched_on.count(node) || launch.exited_on.count(node)) continue;
     // Launched before synergyd restarted: adopted when its node reports the
     // process, else requeued under a new lease at the deadline. Never
     // launched again under the same lease: its first process may have run
     // (and ended unseen, as a Slurm job purged while synergyd was down).
     if (launch.adopt_deadline_ms > 0) continue;
-    if (leases_.AnyEnding(id)) continue;  // its previous lease's processes still run
+    if (state_.leases_.AnyEnding(id)) continue;  // its previous lease's processes still run
     const v1::LeaseSlice* slice = SliceOn(job.lease(), node);
     if (slice == nullptr) continue;
     const int64_t epoch = job.lease().epoch();
@@ -73,27 +73,27 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
       // Ordered, and this report does not show it: the reply was lost or
       // came after the node stopped waiting. The node starts a lease once,
       // so the order goes again; its ids stay this lease's.
-      if (ordered->second >= kLaunchOrdersBeforeRequeue) {
+      if (ordered->second >= DaemonState::kLaunchOrdersBeforeRequeue) {
         never_started.push_back(id);
         continue;
       }
-      const int orders = ++leases_.EditLaunch(id).ordered_on[node];
-      leases_.Hold(node, {id, epoch}, IdsOf(*slice));
+      const int orders = ++state_.leases_.EditLaunch(id).ordered_on[node];
+      state_.leases_.Hold(node, {id, epoch}, IdsOf(*slice));
       spdlog::info("{} lease {}: launch order sent again to {} (order {} of {}: its reports do not show the "
-                   "process yet)", id, epoch, node, orders, kLaunchOrdersBeforeRequeue);
+                   "process yet)", id, epoch, node, orders, DaemonState::kLaunchOrdersBeforeRequeue);
       out.push_back(LaunchOrderFor(job, *slice));
       continue;
     }
     if (!busy.Free(*slice)) continue;  // an ending lease still holds them
-    LeaseTable::Launch& first = leases_.EditLaunch(id);
+    LeaseTable::Launch& first = state_.leases_.EditLaunch(id);
     // An attempt is counted when it is first ordered: a lease that ends
     // before a report shows its process may still have run.
     if (first.ordered_on.empty() && first.launched_on.empty()) {
-      v1::Job& attempted = jobs_.Edit(id);
+      v1::Job& attempted = state_.jobs_.Edit(id);
       attempted.set_attempts(attempted.attempts() + 1);
     }
     first.ordered_on[node] = 1;
-    leases_.Hold(node, {id, epoch}, IdsOf(*slice));
+    state_.leases_.Hold(node, {id, epoch}, IdsOf(*slice));
     busy.Take(*slice);
     spdlog::debug("{} lease {}: launch ordered on {}", id, epoch, node);
     out.push_back(LaunchOrderFor(job, *slice));
@@ -102,21 +102,21 @@ std::vector<v1::LaunchOrder> DaemonState::LaunchesFor(NodeRecord& n, Batch& batc
   return out;
 }
 
-void DaemonState::WithdrawNeverStarted(const std::string& node, const std::vector<std::string>& jobs, Batch& batch,
+void NodeGateway::WithdrawNeverStarted(const std::string& node, const std::vector<std::string>& jobs, Batch& batch,
                                        int64_t now_ms) {
   for (const std::string& id : jobs) {
     // This report, sent after the node carried out the last reply it got,
     // does not show the process, and this reply orders nothing more: there
     // is nothing to stop. The lease is withdrawn; the job is requeued.
-    leases_.EditLaunch(id).ordered_on.erase(node);
-    EndLease(jobs_.Edit(id),
+    state_.leases_.EditLaunch(id).ordered_on.erase(node);
+    state_.EndLease(state_.jobs_.Edit(id),
              absl::StrFormat("node %s did not report it started after %d launch orders", node,
-                             kLaunchOrdersBeforeRequeue),
+                             DaemonState::kLaunchOrdersBeforeRequeue),
              LeaseEndCause::kNotStarted, batch, now_ms);
   }
 }
 
-v1::LaunchOrder DaemonState::LaunchOrderFor(const v1::Job& job, const v1::LeaseSlice& s) const {
+v1::LaunchOrder NodeGateway::LaunchOrderFor(const v1::Job& job, const v1::LeaseSlice& s) const {
   const v1::Lease& lease = job.lease();
   const std::string& id = job.id();
   v1::LaunchOrder order;
@@ -125,9 +125,9 @@ v1::LaunchOrder DaemonState::LaunchOrderFor(const v1::Job& job, const v1::LeaseS
   *order.mutable_command() = job.spec().command();
   *order.mutable_env() = job.spec().env();
   auto& env = *order.mutable_env();
-  env["SYNERGY_SCHEDULER"] = config_.listen;
+  env["SYNERGY_SCHEDULER"] = state_.config_.listen;
   env["SYNERGY_JOB_ID"] = id;
-  env["SYNERGY_AGENT_TOKEN"] = authenticator_->LeaseCredential(id, lease.epoch());
+  env["SYNERGY_AGENT_TOKEN"] = state_.authenticator_->LeaseCredential(id, lease.epoch());
   env["SYNERGY_LEASE_EPOCH"] = std::to_string(lease.epoch());
   env["SYNERGY_GPUS"] = std::to_string(s.gpu_ids_size());
   env["SYNERGY_CPUS"] = std::to_string(s.cpu_ids_size());
@@ -139,8 +139,8 @@ v1::LaunchOrder DaemonState::LaunchOrderFor(const v1::Job& job, const v1::LeaseS
   env["SYNERGY_PROFILING"] = lease.profiling() ? "1" : "0";
   env["SYNERGY_WORLD_SIZE"] = std::to_string(lease.slices_size());
   const v1::LeaseSlice& master = lease.slices(0);
-  auto m = nodes_.find(master.node());
-  env["SYNERGY_MASTER_ADDR"] = m != nodes_.end() ? m->second.info.address() : "127.0.0.1";
+  auto m = state_.nodes_.find(master.node());
+  env["SYNERGY_MASTER_ADDR"] = m != state_.nodes_.end() ? m->second.info.address() : "127.0.0.1";
   env["SYNERGY_MASTER_PORT"] = std::to_string(29500 + (lease.epoch() % 1000));
   *order.mutable_gpu_ids() = s.gpu_ids();
   *order.mutable_cpu_ids() = s.cpu_ids();
@@ -150,8 +150,8 @@ v1::LaunchOrder DaemonState::LaunchOrderFor(const v1::Job& job, const v1::LeaseS
   return order;
 }
 
-void DaemonState::ConfirmLaunch(v1::Job& job, const std::string& node, Batch& batch, int64_t now_ms) {
-  LeaseTable::Launch& launch = leases_.EditLaunch(job.id());
+void NodeGateway::ConfirmLaunch(v1::Job& job, const std::string& node, Batch& batch, int64_t now_ms) {
+  LeaseTable::Launch& launch = state_.leases_.EditLaunch(job.id());
   if (launch.launched_on.count(node)) return;
   launch.ordered_on.erase(node);
   launch.queued_on.erase(node);
@@ -164,13 +164,13 @@ void DaemonState::ConfirmLaunch(v1::Job& job, const std::string& node, Batch& ba
     launch.service_from_ms = now_ms;
     if (job.first_launch_unix_ms() == 0) {
       job.set_first_launch_unix_ms(now_ms);
-      counters_.queue_wait_s.Observe((now_ms - job.submitted_unix_ms()) / 1000.0);
+      state_.counters_.queue_wait_s.Observe((now_ms - job.submitted_unix_ms()) / 1000.0);
     }
     if (!lease.profiling()) {
-      jobs_.Move(job, JobMove::kLaunch, absl::StrFormat("running under lease %d", lease.epoch()), now_ms);
+      state_.jobs_.Move(job, JobMove::kLaunch, absl::StrFormat("running under lease %d", lease.epoch()), now_ms);
     }
   }
-  Record(batch, job, absl::StrFormat("lease %d launched on %s (attempt %d)", lease.epoch(), node, job.attempts()),
+  state_.Record(batch, job, absl::StrFormat("lease %d launched on %s (attempt %d)", lease.epoch(), node, job.attempts()),
          now_ms);
 }
 

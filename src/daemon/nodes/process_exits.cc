@@ -1,7 +1,7 @@
-// DaemonState, a process exit and what it means for its job: a lease that
+// NodeGateway, a process exit and what it means for its job: a lease that
 // was ending, a crash (retried up to max_retries), or an end (done, or
 // stopped by its node).
-#include "daemon/state/daemon_state.h"
+#include "daemon/nodes/node_gateway.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -11,21 +11,21 @@
 
 namespace synergy::daemon {
 
-void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, Batch& batch,
+void NodeGateway::HandleExit(const std::string& node, const v1::ProcessExit& e, Batch& batch,
                              int64_t now_ms) {
-  if (nodes_.count(node)) {
-    nodes_.Edit(node).processes.erase({e.job_id(), e.epoch()});
-    leases_.Release(node, {e.job_id(), e.epoch()});
+  if (state_.nodes_.count(node)) {
+    state_.nodes_.Edit(node).processes.erase({e.job_id(), e.epoch()});
+    state_.leases_.Release(node, {e.job_id(), e.epoch()});
   }
-  if (!jobs_.count(e.job_id())) return;
-  v1::Job& job = jobs_.Edit(e.job_id());
+  if (!state_.jobs_.count(e.job_id())) return;
+  v1::Job& job = state_.jobs_.Edit(e.job_id());
   const std::string how = e.reason().empty() ? absl::StrCat("exit ", e.exit_code()) : e.reason();
-  if (EndingLease* end = leases_.EditEnding(e.job_id(), e.epoch()); end != nullptr) {
+  if (EndingLease* end = state_.leases_.EditEnding(e.job_id(), e.epoch()); end != nullptr) {
     ExitOfEndingLease(*end, job, node, e, how, batch, now_ms);
     return;
   }
   if (!job.has_lease() || job.lease().epoch() != e.epoch()) return;  // stale: ignore
-  LeaseTable::Launch& launch = leases_.EditLaunch(job.id());
+  LeaseTable::Launch& launch = state_.leases_.EditLaunch(job.id());
   launch.exited_on.insert(node);
   if (e.exit_code() != 0 && !e.stopped_by_node()) {
     CrashOfCurrentLease(job, launch, node, e, how, batch, now_ms);
@@ -34,7 +34,7 @@ void DaemonState::HandleExit(const std::string& node, const v1::ProcessExit& e, 
   }
 }
 
-void DaemonState::ExitOfEndingLease(EndingLease& end, v1::Job& job, const std::string& node, const v1::ProcessExit& e,
+void NodeGateway::ExitOfEndingLease(EndingLease& end, v1::Job& job, const std::string& node, const v1::ProcessExit& e,
                                     const std::string& how, Batch& batch, int64_t now_ms) {
   // An ended lease's process is gone: its resources are free now; the
   // lease is over when every rank is.
@@ -42,34 +42,34 @@ void DaemonState::ExitOfEndingLease(EndingLease& end, v1::Job& job, const std::s
   for (const v1::LeaseSlice& s : end.lease.slices()) {
     if (!end.exited.count(s.node())) return;
   }
-  leases_.FinishEnding(e.job_id(), e.epoch());
-  const JobRuntime& rt = jobs_.EditRuntime(job.id());
-  if (!job.has_lease() && !Terminal(job)) {
+  state_.leases_.FinishEnding(e.job_id(), e.epoch());
+  const JobRuntime& rt = state_.jobs_.EditRuntime(job.id());
+  if (!job.has_lease() && !state_.Terminal(job)) {
     if (e.exit_code() == 0 && rt.finished) {
-      jobs_.Move(job, JobMove::kSucceed, "finished its iterations", now_ms);
+      state_.jobs_.Move(job, JobMove::kSucceed, "finished its iterations", now_ms);
     } else if (e.exit_code() == 0 && !e.stopped_by_node() && !job.spec().uses_agent()) {
       // A plain job that exited 0 on its own before its stop reached it
       // (it finished as the round ended its lease) is done: run again,
       // a job with side effects would do them twice.
-      jobs_.Move(job, JobMove::kSucceed, "exited 0 as its lease ended", now_ms);
+      state_.jobs_.Move(job, JobMove::kSucceed, "exited 0 as its lease ended", now_ms);
     } else if (job.state() == v1::JOB_STATE_RUNNING || job.state() == v1::JOB_STATE_PROFILING) {
-      jobs_.Move(job, JobMove::kSuspend,
+      state_.jobs_.Move(job, JobMove::kSuspend,
                  job.spec().uses_agent() ? absl::StrFormat("checkpointed at iteration %d", job.checkpoint_iteration())
                                          : "stopped at lease end",
                  now_ms);
     }
   }
-  Record(batch, job, absl::StrFormat("lease %d ended on %s: %s", e.epoch(), node, how), now_ms);
+  state_.Record(batch, job, absl::StrFormat("lease %d ended on %s: %s", e.epoch(), node, how), now_ms);
 }
 
-void DaemonState::CrashOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, const std::string& node,
+void NodeGateway::CrashOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, const std::string& node,
                                       const v1::ProcessExit& e, const std::string& how, Batch& batch, int64_t now_ms) {
-  const int retries = MaxRetries(job);
+  const int retries = state_.MaxRetries(job);
   // Other ranks of the job are stopped; the lease is ending until they exit.
   bool others = false;
   for (const v1::LeaseSlice& s : job.lease().slices()) {
     if (launch.exited_on.count(s.node())) continue;
-    SendStop(s.node(), job.id(), job.lease().epoch(), config_.lease_grace_ms());
+    state_.SendStop(s.node(), job.id(), job.lease().epoch(), state_.config_.lease_grace_ms());
     others = true;
   }
   if (others) {
@@ -78,52 +78,52 @@ void DaemonState::CrashOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, 
     ending.since_ms = now_ms;
     ending.stop_sent = true;
     ending.exited = launch.exited_on;
-    leases_.StartEnding(std::move(ending));
+    state_.leases_.StartEnding(std::move(ending));
   }
-  DropLease(job, Terminal(job) ? LeaseEndCause::kExited : LeaseEndCause::kCrashed, now_ms);
-  if (Terminal(job)) {
-    Record(batch, job, absl::StrFormat("exited on %s: %s", node, how), now_ms);
+  state_.DropLease(job, state_.Terminal(job) ? LeaseEndCause::kExited : LeaseEndCause::kCrashed, now_ms);
+  if (state_.Terminal(job)) {
+    state_.Record(batch, job, absl::StrFormat("exited on %s: %s", node, how), now_ms);
     return;
   }
   // Crashes, not launches: a job preempted or moved many times has not
   // used up its retries.
   job.set_crashes(job.crashes() + 1);
   if (e.launch_refused()) {
-    jobs_.Move(job, JobMove::kFail, absl::StrFormat("node %s refused to run it: %s", node, how), now_ms);
+    state_.jobs_.Move(job, JobMove::kFail, absl::StrFormat("node %s refused to run it: %s", node, how), now_ms);
   } else if (job.crashes() <= retries) {
-    jobs_.Move(job, JobMove::kRequeue,
+    state_.jobs_.Move(job, JobMove::kRequeue,
                absl::StrFormat("crashed on %s (%s); retry %d of %d", node, how, job.crashes(), retries), now_ms);
-    ++counters_.jobs_requeued;
+    ++state_.counters_.jobs_requeued;
   } else {
-    jobs_.Move(job, JobMove::kFail, absl::StrFormat("crashed %d times; last on %s: %s", job.crashes(), node, how),
+    state_.jobs_.Move(job, JobMove::kFail, absl::StrFormat("crashed %d times; last on %s: %s", job.crashes(), node, how),
                now_ms);
   }
-  Record(batch, job, job.reason(), now_ms);
+  state_.Record(batch, job, job.reason(), now_ms);
 }
 
-void DaemonState::EndOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, const std::string& node,
+void NodeGateway::EndOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, const std::string& node,
                                     const v1::ProcessExit& e, const std::string& how, Batch& batch, int64_t now_ms) {
   // Every slice must exit before the job is done.
   for (const v1::LeaseSlice& s : job.lease().slices()) {
     if (!launch.exited_on.count(s.node())) {
-      Record(batch, job, absl::StrFormat("rank on %s exited: %s", node, how), now_ms);
+      state_.Record(batch, job, absl::StrFormat("rank on %s exited: %s", node, how), now_ms);
       return;
     }
   }
-  const bool finished = jobs_.EditRuntime(job.id()).finished;
+  const bool finished = state_.jobs_.EditRuntime(job.id()).finished;
   const int64_t epoch = job.lease().epoch();
-  DropLease(job, LeaseEndCause::kExited, now_ms);
-  if (!Terminal(job)) {
+  state_.DropLease(job, LeaseEndCause::kExited, now_ms);
+  if (!state_.Terminal(job)) {
     if (e.stopped_by_node()) {
-      jobs_.Move(job, JobMove::kSuspend, "stopped by the node", now_ms);
+      state_.jobs_.Move(job, JobMove::kSuspend, "stopped by the node", now_ms);
     } else {
-      jobs_.Move(job, JobMove::kSucceed,
+      state_.jobs_.Move(job, JobMove::kSucceed,
                  finished || !job.spec().uses_agent() ? "exited with status 0"
                                                       : "exited with status 0 before its last iteration",
                  now_ms);
     }
   }
-  Record(batch, job, absl::StrFormat("lease %d: process on %s %s; job %s", epoch, node, how,
+  state_.Record(batch, job, absl::StrFormat("lease %d: process on %s %s; job %s", epoch, node, how,
                                      service::JobStateName(job.state())),
          now_ms);
 }

@@ -1,6 +1,6 @@
-// DaemonState, a node registering: the processes it reports adopted where
+// NodeGateway, a node registering: the processes it reports adopted where
 // their lease is current, else stopped; the registration said in the log.
-#include "daemon/state/daemon_state.h"
+#include "daemon/nodes/node_gateway.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -10,21 +10,21 @@
 
 namespace synergy::daemon {
 
-absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms,
+absl::StatusOr<int64_t> NodeGateway::RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms,
                                                    bool joins) {
-  if (auto it = nodes_.find(request.name());
-      it != nodes_.end() && it->second.info.alive() &&
+  if (auto it = state_.nodes_.find(request.name());
+      it != state_.nodes_.end() && it->second.info.alive() &&
       NodeTable::Stale(it->second, request.incarnation(), request.sequence())) {
     // The node gave up on this call and has registered since: what it says
     // is older than what synergyd knows.
     spdlog::info("node {}: registration {} arrived after call {}: stale, ignored", request.name(), request.sequence(),
                  it->second.sequence);
-    return config_.heartbeat_interval_ms;
+    return state_.config_.heartbeat_interval_ms;
   }
-  Change change(*this);
+  DaemonState::Change change(state_);
   bool known = false;
-  NodeRecord& n = nodes_.Register(request, now_ms, known);
-  leases_.ReleaseAll(request.name());
+  NodeRecord& n = state_.nodes_.Register(request, now_ms, known);
+  state_.leases_.ReleaseAll(request.name());
   Batch batch;
   if (joins) batch.joined_nodes[request.name()] = now_ms;
   const int not_current = AdoptReported(request, n, batch, now_ms);
@@ -34,30 +34,30 @@ absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest&
   }
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   if (joins) {
-    nodes_.NoteJoined(request.name(), now_ms);
+    state_.nodes_.NoteJoined(request.name(), now_ms);
     spdlog::info("node {} joined with a join credential; it holds its own credential from now on", request.name());
   }
   SayRegistered(request, known);
-  return config_.heartbeat_interval_ms;
+  return state_.config_.heartbeat_interval_ms;
 }
 
-int DaemonState::AdoptReported(const v1::RegisterNodeRequest& request, NodeRecord& n, Batch& batch, int64_t now_ms) {
+int NodeGateway::AdoptReported(const v1::RegisterNodeRequest& request, NodeRecord& n, Batch& batch, int64_t now_ms) {
   int not_current = 0;
   for (const v1::RunningProcess& p : request.running()) {
     n.processes.insert({p.job_id(), p.epoch()});
-    auto it = jobs_.find(p.job_id());
+    auto it = state_.jobs_.find(p.job_id());
     bool adopted = false;
     // A finished or cancelled job's process is adopted too, so that its ids
     // stay held until it exits.
-    if (it != jobs_.end() && it->second.has_lease() && it->second.lease().epoch() == p.epoch()) {
-      v1::Job& job = jobs_.Edit(p.job_id());
+    if (it != state_.jobs_.end() && it->second.has_lease() && it->second.lease().epoch() == p.epoch()) {
+      v1::Job& job = state_.jobs_.Edit(p.job_id());
       for (const v1::LeaseSlice& s : job.lease().slices()) {
         if (s.node() != request.name()) continue;
-        leases_.Hold(request.name(), {p.job_id(), p.epoch()},
+        state_.leases_.Hold(request.name(), {p.job_id(), p.epoch()},
                      {std::vector<int>(s.gpu_ids().begin(), s.gpu_ids().end()),
                       std::vector<int>(s.cpu_ids().begin(), s.cpu_ids().end())});
         adopted = true;
-        LeaseTable::Launch& launch = leases_.EditLaunch(p.job_id());
+        LeaseTable::Launch& launch = state_.leases_.EditLaunch(p.job_id());
         if (p.queued() && launch.launched_on.empty()) {
           // Taken by the node's executor, not started (queued in Slurm):
           // confirmed by the report that shows it running.
@@ -74,19 +74,19 @@ int DaemonState::AdoptReported(const v1::RegisterNodeRequest& request, NodeRecor
         if (launch.launched_on.empty()) launch.service_from_ms = now_ms;
         launch.launched_on.insert(request.name());
         launch.adopt_deadline_ms = 0;
-        Record(batch, job, absl::StrFormat("lease %d re-adopted on %s", p.epoch(), request.name()), now_ms);
+        state_.Record(batch, job, absl::StrFormat("lease %d re-adopted on %s", p.epoch(), request.name()), now_ms);
       }
     }
     if (!adopted) {
       n.unknown_processes = true;
-      SendStop(request.name(), p.job_id(), p.epoch(), config_.lease_grace_ms());
+      state_.SendStop(request.name(), p.job_id(), p.epoch(), state_.config_.lease_grace_ms());
       ++not_current;
     }
   }
   return not_current;
 }
 
-void DaemonState::SayRegistered(const v1::RegisterNodeRequest& request, bool known) const {
+void NodeGateway::SayRegistered(const v1::RegisterNodeRequest& request, bool known) const {
   spdlog::info("node {} {}: {} GPUs{}{}, {} CPUs, {:.1f} GB, cgroups: {}", request.name(),
                known ? "re-registered" : "registered", request.resources().gpu_ids_size(),
                request.resources().gpu_type().empty() ? "" : " " + request.resources().gpu_type(),
@@ -96,13 +96,13 @@ void DaemonState::SayRegistered(const v1::RegisterNodeRequest& request, bool kno
   // (daemon/round/typed_views.h): said, so that the operator adds the speeds.
   const std::string& type = request.resources().gpu_type();
   std::vector<std::string> unknown;
-  for (int m = 0; m < static_cast<int>(zoo_.models().size()); ++m) {
-    if (!type.empty() && !zoo_.GpuSpeed(m, type)) unknown.push_back(zoo_.model(m).name);
+  for (int m = 0; m < static_cast<int>(state_.zoo_.models().size()); ++m) {
+    if (!type.empty() && !state_.zoo_.GpuSpeed(m, type)) unknown.push_back(state_.zoo_.model(m).name);
   }
   if (!unknown.empty()) {
     spdlog::warn("node {}: the model zoo has no gpu_speed for GPU type {} ({} of {} models: {}); rounds take "
                  "those models to run there as on the type they were profiled on",
-                 request.name(), type, unknown.size(), zoo_.models().size(), absl::StrJoin(unknown, ", "));
+                 request.name(), type, unknown.size(), state_.zoo_.models().size(), absl::StrJoin(unknown, ", "));
   }
 }
 }  // namespace synergy::daemon

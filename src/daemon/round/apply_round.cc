@@ -1,7 +1,7 @@
-// DaemonState, rounds: what a round reads, copied under the lock; the
+// RoundDriver, rounds: what a round reads, copied under the lock; the
 // plan, made without it (round_planner.h); and the plan applied to the
 // leases under the lock again.
-#include "daemon/state/daemon_state.h"
+#include "daemon/round/round_driver.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,27 +14,27 @@
 
 namespace synergy::daemon {
 
-RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
+RoundWorld RoundDriver::WorldForRound(int64_t now_ms) const {
   RoundWorld world;
   world.now_ms = now_ms;
-  world.restart_gain = config_.restart_gain;
+  world.restart_gain = state_.config_.restart_gain;
   // A node lent whole to a profiling lease sits out the round; leases the
   // round does not manage (finished or cancelled jobs whose processes have
   // not exited yet) keep their ids.
   std::set<std::string> profiling_nodes;
   std::map<std::string, std::pair<std::set<int>, std::set<int>>> ended_ids;
-  std::map<std::string, std::vector<std::pair<std::string, double>>> ended_mem;  // jobs_ is in id order
-  for (const auto& [id, job] : jobs_.all()) {
+  std::map<std::string, std::vector<std::pair<std::string, double>>> ended_mem;  // state_.jobs_ is in id order
+  for (const auto& [id, job] : state_.jobs_.all()) {
     if (!job.has_lease()) continue;
     for (const v1::LeaseSlice& s : job.lease().slices()) {
       if (job.lease().profiling()) profiling_nodes.insert(s.node());
-      if (!Terminal(job)) continue;
+      if (!state_.Terminal(job)) continue;
       ended_ids[s.node()].first.insert(s.gpu_ids().begin(), s.gpu_ids().end());
       ended_ids[s.node()].second.insert(s.cpu_ids().begin(), s.cpu_ids().end());
       ended_mem[s.node()].emplace_back(id, s.mem_gb());
     }
-    if (!Terminal(job) && !job.lease().profiling()) {
-      // jobs_ is in id order: each lease goes at the end.
+    if (!state_.Terminal(job) && !job.lease().profiling()) {
+      // state_.jobs_ is in id order: each lease goes at the end.
       world.held.emplace_hint(world.held.end(), id, HeldLease{job.lease(), job.spec().uses_agent()});
     }
   }
@@ -42,18 +42,18 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
   // profiled cannot be placed while its lease ends, and a plan made without
   // it would hand the whole node to a peer only to take it back a round
   // later (a restart for nothing).
-  for (const auto& [id, of_job] : leases_.all_ending()) {
+  for (const auto& [id, of_job] : state_.leases_.all_ending()) {
     for (const auto& [epoch, ending] : of_job) {
       if (!ending.lease.profiling()) continue;
       for (const v1::LeaseSlice& s : ending.lease.slices()) profiling_nodes.insert(s.node());
     }
   }
-  for (const auto& [name, n] : nodes_.all()) {
+  for (const auto& [name, n] : state_.nodes_.all()) {
     RoundNode node;
     node.name = name;
     const v1::Node& info = n.info;
     node.whole = info.capacity();
-    node.usable = nodes_.TakesPart(name) && !profiling_nodes.count(name);
+    node.usable = state_.nodes_.TakesPart(name) && !profiling_nodes.count(name);
     node.withdrawn = info.alive() && (info.drained() || info.leaving());
     auto ended = ended_ids.find(name);
     if (ended == ended_ids.end()) {
@@ -63,125 +63,98 @@ RoundWorld DaemonState::WorldForRound(int64_t now_ms) const {
       node.ended_mem = std::move(ended_mem[name]);
     }
     // Other work's share (Slurm jobs not synergyd's) is planned around.
-    node.capacity = WithoutForeign(node.capacity, info.foreign(), leases_.GrantedGpus(name), leases_.GrantedCpus(name));
+    node.capacity = WithoutForeign(node.capacity, info.foreign(), state_.leases_.GrantedGpus(name), state_.leases_.GrantedCpus(name));
     world.nodes.push_back(std::move(node));
   }
   world.queue = QueueForRound(now_ms);
   return world;
 }
 
-std::vector<RoundJob> DaemonState::QueueForRound(int64_t now_ms) const {
+std::vector<RoundJob> RoundDriver::QueueForRound(int64_t now_ms) const {
   std::vector<RoundJob> queue;
-  queue.reserve(jobs_.queue_order().size());
-  for (const std::string& id : jobs_.queue_order()) {
-    const v1::Job& job = jobs_.at(id);
-    if (Terminal(job) || job.state() == v1::JOB_STATE_PROFILING || job.held()) continue;
-    if (WantsProfiling(job) && !ProfileWaitOver(job, now_ms)) continue;
-    const JobRuntime& rt = jobs_.RuntimeOf(id);
+  queue.reserve(state_.jobs_.queue_order().size());
+  for (const std::string& id : state_.jobs_.queue_order()) {
+    const v1::Job& job = state_.jobs_.at(id);
+    if (state_.Terminal(job) || job.state() == v1::JOB_STATE_PROFILING || job.held()) continue;
+    if (state_.WantsProfiling(job) && !state_.ProfileWaitOver(job, now_ms)) continue;
+    const JobRuntime& rt = state_.jobs_.RuntimeOf(id);
     if (rt.finished) continue;  // its last checkpoint is confirmed: it is exiting
     // Service is stored every progress flush; the round counts it to now,
     // in tenths of a round.
-    const LeaseTable::Launch& launch = leases_.LaunchOf(id);
-    queue.push_back(RoundJobOf(job, ServiceInTenthsOfARound(ServiceNowMs(job, launch, now_ms), config_.round_ms()),
+    const LeaseTable::Launch& launch = state_.leases_.LaunchOf(id);
+    queue.push_back(RoundJobOf(job, ServiceInTenthsOfARound(state_.ServiceNowMs(job, launch, now_ms), state_.config_.round_ms()),
                                launch.launched()));
   }
   return queue;
 }
 
-RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned) const {
-  return SnapshotOf(WorldForRound(now_ms), zoo_, pinned);
+RoundSnapshot RoundDriver::SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned) const {
+  return SnapshotOf(WorldForRound(now_ms), state_.zoo_, pinned);
 }
 
-void DaemonState::AccountService(int64_t now_ms) {
-  std::vector<std::string> running;
-  for (const auto& [id, launch] : leases_.all_launches()) {
-    if (!launch.launched_on.empty()) running.push_back(id);
-  }
-  for (const std::string& id : running) {
-    // Time held, as the core's JobView::attained_service_s means it.
-    v1::Job& held = jobs_.Edit(id);
-    held.set_attained_service_ms(ServiceNowMs(id, now_ms));
-    leases_.EditLaunch(id).service_from_ms = now_ms;
-    jobs_.MarkDirty(id);
-  }
-}
-
-int64_t DaemonState::ServiceNowMs(const std::string& id, int64_t now_ms) const {
-  return ServiceNowMs(jobs_.at(id), leases_.LaunchOf(id), now_ms);
-}
-
-int64_t DaemonState::ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
-  const bool holding = job.has_lease() && !launch.launched_on.empty() && launch.service_from_ms > 0;
-  if (!holding) return job.attained_service_ms();
-  const int64_t held_ms = std::max<int64_t>(0, now_ms - launch.service_from_ms);
-  // On a cluster of several GPU types, in the zoo's base type's seconds.
-  const double weight = ServiceWeightOf(job.lease());
-  return job.attained_service_ms() + (weight == 1.0 ? held_ms : std::llround(held_ms * weight));
-}
-
-absl::StatusOr<RoundWorld> DaemonState::PrepareRound(int64_t now_ms) {
-  FoldProgress();
-  Change change(*this);
+absl::StatusOr<RoundWorld> RoundDriver::PrepareRound(int64_t now_ms) {
+  state_.FoldProgress();
+  DaemonState::Change change(state_);
   Batch batch;
-  GrantProfilingLeases(batch, now_ms);
-  NoteProfileWaitsOver(batch, now_ms);
+  state_.GrantProfilingLeases(batch, now_ms);
+  state_.NoteProfileWaitsOver(batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   return WorldForRound(now_ms);
 }
 
-RoundDecisions DaemonState::PlanRound(const RoundWorld& world) const {
+RoundDecisions RoundDriver::PlanRound(const RoundWorld& world) const {
   const auto start = std::chrono::steady_clock::now();
-  RoundDecisions d = PlanRoundWorld(world, zoo_, *policy_, *mechanism_, type_choice_);
+  RoundDecisions d = PlanRoundWorld(world, state_.zoo_, *state_.policy_, *state_.mechanism_, state_.type_choice_);
   d.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return d;
 }
 
-bool DaemonState::NodesTakePart(const Assignment& planned, const std::vector<std::string>& node_names) const {
+bool RoundDriver::NodesTakePart(const Assignment& planned, const std::vector<std::string>& node_names) const {
   for (const Slice& s : planned.slices) {
-    if (!nodes_.TakesPart(node_names[s.server])) return false;
+    if (!state_.nodes_.TakesPart(node_names[s.server])) return false;
   }
   return true;
 }
 
-bool DaemonState::StillGrantable(const std::string& id, const Assignment& planned,
+bool RoundDriver::StillGrantable(const std::string& id, const Assignment& planned,
                                  const std::vector<std::string>& node_names) const {
-  auto job = jobs_.find(id);
+  auto job = state_.jobs_.find(id);
   // Held while the round planned: not granted.
-  if (job == jobs_.end() || Terminal(job->second) || job->second.has_lease() || job->second.held() ||
-      job->second.state() == v1::JOB_STATE_PROFILING || jobs_.RuntimeOf(id).finished) {
+  if (job == state_.jobs_.end() || state_.Terminal(job->second) || job->second.has_lease() || job->second.held() ||
+      job->second.state() == v1::JOB_STATE_PROFILING || state_.jobs_.RuntimeOf(id).finished) {
     return false;
   }
   if (!NodesTakePart(planned, node_names)) return false;
   for (const Slice& s : planned.slices) {
-    if (FreeIds(node_names[s.server]).gpu_ids_size() < s.resources.gpus) return false;
+    if (state_.FreeIds(node_names[s.server]).gpu_ids_size() < s.resources.gpus) return false;
   }
   return true;
 }
 
-void DaemonState::BumpStarved(const std::vector<std::string>& bumped, Batch& batch, int64_t now_ms) {
+void RoundDriver::BumpStarved(const std::vector<std::string>& bumped, Batch& batch, int64_t now_ms) {
   for (const std::string& id : bumped) {
-    if (!jobs_.count(id) || Terminal(jobs_.at(id))) continue;
-    v1::Job& job = jobs_.Edit(id);
+    if (!state_.jobs_.count(id) || state_.Terminal(state_.jobs_.at(id))) continue;
+    v1::Job& job = state_.jobs_.Edit(id);
     job.set_starvation_priority(1);
-    Record(batch, job, "waited over 1000 hours: first in its class from now on", now_ms);
+    state_.Record(batch, job, "waited over 1000 hours: first in its class from now on", now_ms);
   }
 }
 
-void DaemonState::SettleLease(const std::string& id, const v1::Job& job, const LeaseDecision& ld,
+void RoundDriver::SettleLease(const std::string& id, const v1::Job& job, const LeaseDecision& ld,
                               const RoundDecisions& d, PlannedByJob& planned, std::vector<std::string> resizes[2],
                               Batch& batch, int64_t now_ms) {
   switch (ld.fate) {
     case LeaseFate::kKeepAsHeld:
-      ++counters_.leases_kept;
+      ++state_.counters_.leases_kept;
       // Said once per reason, not every round.
       if (job.reason() != ld.why) {
-        v1::Job& kept = jobs_.Edit(id);
+        v1::Job& kept = state_.jobs_.Edit(id);
         kept.set_reason(ld.why);
-        Record(batch, kept, absl::StrFormat("lease %d kept: %s", kept.lease().epoch(), ld.why), now_ms);
+        state_.Record(batch, kept, absl::StrFormat("lease %d kept: %s", kept.lease().epoch(), ld.why), now_ms);
       }
       break;
     case LeaseFate::kKeep:
-      ++counters_.leases_kept;
+      ++state_.counters_.leases_kept;
       planned.erase(id);
       break;
     case LeaseFate::kResize: {
@@ -203,17 +176,17 @@ void DaemonState::SettleLease(const std::string& id, const v1::Job& job, const L
         planned.erase(p);
         break;
       }
-      EndLease(jobs_.Edit(id), ld.why, LeaseEndCause::kRound, batch, now_ms);
+      state_.EndLease(state_.jobs_.Edit(id), ld.why, LeaseEndCause::kRound, batch, now_ms);
       break;
   }
 }
 
-void DaemonState::SettleLeases(const RoundWorld& world, const RoundDecisions& d, PlannedByJob& planned,
+void RoundDriver::SettleLeases(const RoundWorld& world, const RoundDecisions& d, PlannedByJob& planned,
                                std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms) {
   // A lease that changed since the round read it is left to the next
-  // round. (Editing a job does not move it in jobs_: the walk stays valid.)
-  for (const auto& [id, job] : jobs_.all()) {
-    if (!job.has_lease() || Terminal(job) || job.lease().profiling()) continue;
+  // round. (Editing a job does not move it in state_.jobs_: the walk stays valid.)
+  for (const auto& [id, job] : state_.jobs_.all()) {
+    if (!job.has_lease() || state_.Terminal(job) || job.lease().profiling()) continue;
     auto read = world.held.find(id);
     auto decision = d.leases.find(id);
     if (read == world.held.end() || read->second.lease.epoch() != job.lease().epoch() ||
@@ -225,26 +198,26 @@ void DaemonState::SettleLeases(const RoundWorld& world, const RoundDecisions& d,
   }
 }
 
-void DaemonState::QueueTheWaiting(Batch& batch, int64_t now_ms) {
-  for (const auto& [id, waiting] : jobs_.all()) {
+void RoundDriver::QueueTheWaiting(Batch& batch, int64_t now_ms) {
+  for (const auto& [id, waiting] : state_.jobs_.all()) {
     if (waiting.state() != v1::JOB_STATE_PENDING) continue;
-    v1::Job& job = jobs_.Edit(id);
-    const bool for_profile = WantsProfiling(job) && !ProfileWaitOver(job, now_ms);
+    v1::Job& job = state_.jobs_.Edit(id);
+    const bool for_profile = state_.WantsProfiling(job) && !state_.ProfileWaitOver(job, now_ms);
     // A held job keeps the hold as its reason.
     const std::string reason = job.held()     ? job.reason()
                                : for_profile ? "waiting for a free node to profile on"
                                              : "waiting for resources";
-    jobs_.Move(job, JobMove::kWait, reason, now_ms);
-    Record(batch, job, "queued", now_ms);
+    state_.jobs_.Move(job, JobMove::kWait, reason, now_ms);
+    state_.Record(batch, job, "queued", now_ms);
   }
 }
 
-absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisions& d, int64_t now_ms) {
+absl::Status RoundDriver::ApplyRound(const RoundWorld& world, const RoundDecisions& d, int64_t now_ms) {
   const auto start = std::chrono::steady_clock::now();
-  Change change(*this);
+  DaemonState::Change change(state_);
   Batch batch;
-  ++round_;
-  counters_.rounds++;
+  ++state_.round_;
+  state_.counters_.rounds++;
   if (!d.planned) return change.Commit(std::move(batch));
   BumpStarved(d.bumped, batch, now_ms);
   PlannedByJob planned;
@@ -256,7 +229,7 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
   SettleLeases(world, d, planned, resizes, batch, now_ms);
   for (const std::vector<std::string>& each : resizes) {
     for (const std::string& id : each) {
-      ResizeLease(jobs_.Edit(id), *planned.at(id), d.node_names, batch, now_ms);
+      state_.ResizeLease(state_.jobs_.Edit(id), *planned.at(id), d.node_names, batch, now_ms);
       planned.erase(id);
     }
   }
@@ -266,24 +239,24 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
     auto p = planned.find(JobIdString(a.job));
     if (p == planned.end() || !StillGrantable(p->first, a, d.node_names)) continue;
     auto weight = d.service_weight.find(p->first);
-    Grant(jobs_.Edit(p->first), a, d.node_names, weight == d.service_weight.end() ? 0 : weight->second, batch,
+    state_.Grant(state_.jobs_.Edit(p->first), a, d.node_names, weight == d.service_weight.end() ? 0 : weight->second, batch,
           now_ms);
   }
   QueueTheWaiting(batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   // The queue keeps the policy's order for the next round (once stored);
   // jobs submitted while the round planned follow in arrival order.
-  jobs_.SetQueueOrder(d.order);
-  counters_.last_plan_ms = d.plan_ms;
-  counters_.last_round_ms =
+  state_.jobs_.SetQueueOrder(d.order);
+  state_.counters_.last_plan_ms = d.plan_ms;
+  state_.counters_.last_round_ms =
       d.plan_ms + std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  counters_.round_decision_s.Observe(counters_.last_round_ms / 1000);
-  spdlog::debug("round {}: {} placed, {:.3f} ms ({:.3f} planning)", round_, d.first_plan_size,
-                counters_.last_round_ms, d.plan_ms);
+  state_.counters_.round_decision_s.Observe(state_.counters_.last_round_ms / 1000);
+  spdlog::debug("round {}: {} placed, {:.3f} ms ({:.3f} planning)", state_.round_, d.first_plan_size,
+                state_.counters_.last_round_ms, d.plan_ms);
   return absl::OkStatus();
 }
 
-absl::Status DaemonState::RunRound(int64_t now_ms) {
+absl::Status RoundDriver::RunRound(int64_t now_ms) {
   auto world = PrepareRound(now_ms);
   if (!world.ok()) return world.status();
   return ApplyRound(*world, PlanRound(*world), now_ms);

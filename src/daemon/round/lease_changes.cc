@@ -1,6 +1,7 @@
 // DaemonState, leases: granting one from a plan's assignment (ids from
 // each node's free ids), ending one (the agent's checkpoint, then stop
-// orders after the grace), and dropping it once its processes are gone.
+// orders after the grace), and dropping it once its processes are gone;
+// the service a lease's time held adds to its job.
 #include "daemon/state/daemon_state.h"
 
 #include <algorithm>
@@ -142,6 +143,33 @@ void DaemonState::SendStop(const std::string& node, const std::string& job, int6
   stop.set_epoch(epoch);
   stop.set_grace_ms(grace_ms);
   leases_.OrderStop(node, stop);
+}
+
+void DaemonState::AccountService(int64_t now_ms) {
+  std::vector<std::string> running;
+  for (const auto& [id, launch] : leases_.all_launches()) {
+    if (!launch.launched_on.empty()) running.push_back(id);
+  }
+  for (const std::string& id : running) {
+    // Time held, as the core's JobView::attained_service_s means it.
+    v1::Job& held = jobs_.Edit(id);
+    held.set_attained_service_ms(ServiceNowMs(id, now_ms));
+    leases_.EditLaunch(id).service_from_ms = now_ms;
+    jobs_.MarkDirty(id);
+  }
+}
+
+int64_t DaemonState::ServiceNowMs(const std::string& id, int64_t now_ms) const {
+  return ServiceNowMs(jobs_.at(id), leases_.LaunchOf(id), now_ms);
+}
+
+int64_t DaemonState::ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
+  const bool holding = job.has_lease() && !launch.launched_on.empty() && launch.service_from_ms > 0;
+  if (!holding) return job.attained_service_ms();
+  const int64_t held_ms = std::max<int64_t>(0, now_ms - launch.service_from_ms);
+  // On a cluster of several GPU types, in the zoo's base type's seconds.
+  const double weight = ServiceWeightOf(job.lease());
+  return job.attained_service_ms() + (weight == 1.0 ? held_ms : std::llround(held_ms * weight));
 }
 
 }  // namespace synergy::daemon

@@ -6,6 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "daemon/agents/agent_gateway.h"
+#include "daemon/api/client_gateway.h"
+#include "daemon/nodes/node_gateway.h"
+#include "daemon/round/round_driver.h"
 #include "daemon/round/round_input.h"
 #include "service/credentials.h"
 #include "service/escape.h"
@@ -90,10 +94,122 @@ DaemonState::DaemonState(const DaemonConfig& config, std::unique_ptr<Store> stor
     : config_(config),
       store_(std::move(store)),
       group_(std::make_unique<GroupCommit>(*store_)),
-      zoo_(std::move(zoo)) {
+      zoo_(std::move(zoo)),
+      node_gateway_(std::make_unique<NodeGateway>(*this)),
+      agent_gateway_(std::make_unique<AgentGateway>(*this)),
+      round_driver_(std::make_unique<RoundDriver>(*this)),
+      client_gateway_(std::make_unique<ClientGateway>(*this)) {
   jobs_.OnMove([this](const v1::Job& job, JobMove move, int64_t now_ms) {
     if (move == JobMove::kSucceed) counters_.completion_s.Observe((now_ms - job.submitted_unix_ms()) / 1000.0);
   });
+}
+
+DaemonState::~DaemonState() = default;
+
+absl::StatusOr<int64_t> DaemonState::RegisterNode(const v1::RegisterNodeRequest& request, int64_t now_ms, bool joins) {
+  return node_gateway_->RegisterNode(request, now_ms, joins);
+}
+
+absl::StatusOr<v1::HeartbeatResponse> DaemonState::Heartbeat(const v1::HeartbeatRequest& request, int64_t now_ms) {
+  return node_gateway_->Heartbeat(request, now_ms);
+}
+
+absl::Status DaemonState::Tick(int64_t now_ms, bool flush_progress) { return node_gateway_->Tick(now_ms, flush_progress); }
+
+absl::StatusOr<v1::AgentWelcome> DaemonState::RegisterAgent(const v1::AgentHello& hello, int64_t now_ms) {
+  return agent_gateway_->RegisterAgent(hello, now_ms);
+}
+
+absl::StatusOr<v1::ProgressReply> DaemonState::ReportProgress(const v1::ProgressReport& report, int64_t now_ms) {
+  return agent_gateway_->ReportProgress(report, now_ms);
+}
+
+absl::Status DaemonState::ConfirmCheckpoint(const v1::CheckpointDone& done, int64_t now_ms) {
+  return agent_gateway_->ConfirmCheckpoint(done, now_ms);
+}
+
+absl::Status DaemonState::SubmitProfile(const v1::MeasuredProfile& profile, int64_t now_ms) {
+  return agent_gateway_->SubmitProfile(profile, now_ms);
+}
+
+absl::StatusOr<std::string> DaemonState::Submit(const v1::JobSpec& spec, const std::string& owner, int64_t now_ms) {
+  return client_gateway_->Submit(spec, owner, now_ms);
+}
+
+absl::StatusOr<DaemonState::PreparedSubmit> DaemonState::PrepareSubmit(const v1::JobSpec& spec,
+                                                                       const std::string& owner, int64_t now_ms) {
+  return client_gateway_->PrepareSubmit(spec, owner, now_ms);
+}
+
+absl::Status DaemonState::StoreSubmission(const PreparedSubmit& prepared) {
+  return client_gateway_->StoreSubmission(prepared);
+}
+
+absl::StatusOr<std::string> DaemonState::FinishSubmit(PreparedSubmit prepared, const absl::Status& stored) {
+  return client_gateway_->FinishSubmit(std::move(prepared), stored);
+}
+
+int DaemonState::ActiveJobsOf(const std::string& owner) const { return client_gateway_->ActiveJobsOf(owner); }
+
+absl::StatusOr<v1::Job> DaemonState::Cancel(const std::string& job_id, int64_t now_ms) {
+  return client_gateway_->Cancel(job_id, now_ms);
+}
+
+absl::StatusOr<v1::Job> DaemonState::GetJob(const std::string& job_id) const { return client_gateway_->GetJob(job_id); }
+
+absl::StatusOr<DaemonState::LogSource> DaemonState::LogSourceOf(const std::string& job_id, int64_t epoch,
+                                                                int rank) const {
+  return client_gateway_->LogSourceOf(job_id, epoch, rank);
+}
+
+absl::StatusOr<std::string> DaemonState::OwnerOf(const std::string& job_id) const {
+  return client_gateway_->OwnerOf(job_id);
+}
+
+absl::StatusOr<DaemonState::JobPage> DaemonState::ListJobs(const v1::ListJobsRequest& request) const {
+  return client_gateway_->ListJobs(request);
+}
+
+std::vector<v1::Node> DaemonState::ListNodes(int64_t now_ms) const { return client_gateway_->ListNodes(now_ms); }
+
+v1::ClusterState DaemonState::Cluster() const { return client_gateway_->Cluster(); }
+
+absl::StatusOr<v1::Node> DaemonState::SetDrained(const std::string& node, bool drained, int64_t now_ms,
+                                                 const std::string& reason) {
+  return client_gateway_->SetDrained(node, drained, now_ms, reason);
+}
+
+absl::StatusOr<v1::Job> DaemonState::Hold(const std::string& job_id, const std::string& by, bool by_admin,
+                                          int64_t now_ms) {
+  return client_gateway_->Hold(job_id, by, by_admin, now_ms);
+}
+
+absl::StatusOr<v1::Job> DaemonState::Release(const std::string& job_id, const std::string& by, bool by_admin,
+                                             int64_t now_ms) {
+  return client_gateway_->Release(job_id, by, by_admin, now_ms);
+}
+
+absl::StatusOr<v1::Job> DaemonState::Requeue(const std::string& job_id, const std::string& by, int64_t now_ms) {
+  return client_gateway_->Requeue(job_id, by, now_ms);
+}
+
+absl::StatusOr<v1::Job> DaemonState::SetPriority(const std::string& job_id, int priority, const std::string& by,
+                                                 bool may_raise, int64_t now_ms) {
+  return client_gateway_->SetPriority(job_id, priority, by, may_raise, now_ms);
+}
+
+absl::StatusOr<RoundWorld> DaemonState::PrepareRound(int64_t now_ms) { return round_driver_->PrepareRound(now_ms); }
+
+RoundDecisions DaemonState::PlanRound(const RoundWorld& world) const { return round_driver_->PlanRound(world); }
+
+absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisions& decisions, int64_t now_ms) {
+  return round_driver_->ApplyRound(world, decisions, now_ms);
+}
+
+absl::Status DaemonState::RunRound(int64_t now_ms) { return round_driver_->RunRound(now_ms); }
+
+RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned) const {
+  return round_driver_->SnapshotForRound(now_ms, pinned);
 }
 
 absl::Status DaemonState::FlushProgress(int64_t now_ms) {
@@ -219,6 +335,31 @@ bool DaemonState::Terminal(const v1::Job& job) const { return IsTerminal(job.sta
 
 int DaemonState::MaxRetries(const v1::Job& job) const {
   return job.spec().max_retries() >= 0 ? job.spec().max_retries() : config_.max_retries;
+}
+
+void DaemonState::RetireEndedJobs(Batch& batch, int64_t now_ms) {
+  if (config_.retain_ended_jobs_s < 0 || now_ms < next_retirement_ms_) return;
+  const int64_t retain_ms = config_.retain_ended_jobs_s * 1000;
+  // Looked for at most every 10 s (a walk over every job), more often only
+  // where retention is that short.
+  next_retirement_ms_ = now_ms + std::clamp<int64_t>(retain_ms / 2, 100, 10000);
+  std::vector<std::string> due;
+  for (const auto& [id, job] : jobs_.all()) {
+    if (!Terminal(job) || job.finished_unix_ms() <= 0 || now_ms - job.finished_unix_ms() < retain_ms) continue;
+    // Holding nothing and stored as it is: its last record is what the
+    // history keeps.
+    if (job.has_lease() || leases_.AnyOf(id) || jobs_.dirty(id)) continue;
+    due.push_back(id);
+    if (due.size() == static_cast<size_t>(kMaxRetiredPerTick)) break;
+  }
+  for (const std::string& id : due) {
+    batch.retired.push_back(jobs_.at(id));
+    jobs_.Retire(id);
+  }
+  if (!due.empty()) {
+    spdlog::info("retired {} ended job(s) into the history table ({} to {}): ended over {} s ago", due.size(),
+                 due.front(), due.back(), config_.retain_ended_jobs_s);
+  }
 }
 
 }  // namespace synergy::daemon

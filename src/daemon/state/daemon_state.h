@@ -23,15 +23,21 @@
 //
 // Facts and their owners: jobs (records, runtimes, queue order, ids,
 // unstored progress) in jobs_ (job_table.h); nodes (records, drains, joins)
-// in nodes_ (node_table.h); epochs, ending leases,
-// the leases and ids on each node, and stop orders in leases_
-// (lease_table.h). The implementation is split by concern, one folder a
-// concern (docs/architecture.md): state/daemon_state.cc (open, a change and
-// its commit, flushes), api/ (client_requests.cc, job_listing.cc,
-// job_controls.cc), nodes/ (registration.cc, heartbeats.cc,
-// launch_orders.cc, process_exits.cc, node_loss.cc), agents/
-// (agent_reports.cc, profiling_leases.cc) and round/ (apply_round.cc with
-// round_planner.h, lease_changes.cc, resize_in_place.cc).
+// in nodes_ (node_table.h); epochs, ending leases, the leases and ids on
+// each node, and stop orders in leases_ (lease_table.h).
+//
+// DaemonState is the facade of four owners of transitions, one folder a
+// concern (docs/architecture.md): ClientGateway (api/client_gateway.h:
+// submit, cancel, read, list, drain, hold, release, requeue, priority),
+// NodeGateway (nodes/node_gateway.h: registration, heartbeats, launch
+// orders, process exits, node loss, the tick), AgentGateway
+// (agents/agent_gateway.h: an agent's registration, progress, checkpoints
+// and profile) and RoundDriver (round/round_driver.h: prepare, plan,
+// apply). Its public methods are theirs. What it keeps is what they share:
+// the tables, the store and a Change and its commit (daemon_state.cc), and
+// the lease actions every one of them takes (round/lease_changes.cc:
+// grant, end, drop, stop; round/resize_in_place.cc; agents/
+// profiling_leases.cc).
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -107,6 +113,11 @@ struct DaemonCounters {
   service::Histogram round_decision_s{service::ExponentialBounds(0.0005, 4, 9)};
 };
 
+class AgentGateway;
+class ClientGateway;
+class NodeGateway;
+class RoundDriver;
+
 class DaemonState {
  public:
   // Loads every job from `store` (after a restart: leases that were running
@@ -114,6 +125,7 @@ class DaemonState {
   static absl::StatusOr<std::unique_ptr<DaemonState>> Open(const DaemonConfig& config,
                                                            std::unique_ptr<Store> store,
                                                            ModelZoo zoo, int64_t now_ms);
+  ~DaemonState();
 
   // ---- client API (errors: INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION,
   // UNAVAILABLE when the store fails; nothing changes on error)
@@ -266,6 +278,14 @@ class DaemonState {
   RoundSnapshot SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned = {}) const;
 
  private:
+  // The gateways that own the RPCs' transitions (api/client_gateway.h,
+  // nodes/node_gateway.h, agents/agent_gateway.h) and the round driver
+  // (round/round_driver.h) act through the tables, changes and lease
+  // actions below.
+  friend class AgentGateway;
+  friend class ClientGateway;
+  friend class NodeGateway;
+  friend class RoundDriver;
   using NodeRecord = NodeTable::NodeRecord;
   using JobRuntime = JobTable::Runtime;
 
@@ -306,7 +326,7 @@ class DaemonState {
   absl::Status NoteCommit(const absl::Status& committed, const Batch& batch);
   void Record(Batch& batch, v1::Job& job, const std::string& text, int64_t now_ms);
   // Ended jobs past retain_ended_jobs leave the table into `batch`'s
-  // history (at most kMaxRetiredPerTick a tick; api/job_listing.cc).
+  // history (at most kMaxRetiredPerTick a tick).
   void RetireEndedJobs(Batch& batch, int64_t now_ms);
   static constexpr int kMaxRetiredPerTick = 1000;
   bool Terminal(const v1::Job& job) const;
@@ -333,49 +353,6 @@ class DaemonState {
   // a launched one counts as the job's last run.
   void DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms);
   void SendStop(const std::string& node, const std::string& job, int64_t epoch, int64_t grace_ms);
-  // A node's report (heartbeat): its exits applied, its processes
-  // recorded, the launches it shows confirmed, processes of no lease here
-  // ordered to stop, and leases whose processes it no longer shows (nor
-  // their exits) taken as gone.
-  void ApplyReport(NodeRecord& node, const v1::HeartbeatRequest& request, Batch& batch, int64_t now_ms);
-  // The job when `epoch` is its current lease's, else null.
-  const v1::Job* CurrentLeaseOf(const std::string& job_id, int64_t epoch) const;
-  // The node has (or had) a rank of this lease: only then may it report on it.
-  bool NodeHoldsLease(const NodeRecord& node, const std::string& job_id, int64_t epoch) const;
-  void HandleExit(const std::string& node, const v1::ProcessExit& exit, Batch& batch, int64_t now_ms);
-  // ApplyReport's parts: the exits a node reports (only of leases it holds
-  // a rank of); the processes it reports running or queued (launches
-  // confirmed; true where one is of no lease it holds, which is stopped);
-  // ids of processes gone released, and leases whose process vanished
-  // without an exit ended as stopped by the node.
-  void ApplyReportedExits(NodeRecord& n, const v1::HeartbeatRequest& request, Batch& batch, int64_t now_ms);
-  bool ApplyReportedProcesses(NodeRecord& n, const v1::HeartbeatRequest& request, Batch& batch, int64_t now_ms);
-  void EndVanished(NodeRecord& n, const std::string& node, Batch& batch, int64_t now_ms);
-  // RegisterNode's parts: the processes a registering node reports are
-  // adopted where their lease is current (and their ids held), else
-  // stopped (the count returned); the registration said in the log, with
-  // GPU types the zoo has no speed for.
-  int AdoptReported(const v1::RegisterNodeRequest& request, NodeRecord& n, Batch& batch, int64_t now_ms);
-  void SayRegistered(const v1::RegisterNodeRequest& request, bool known) const;
-  // Tick's parts: after a restart, leases whose nodes did not report them
-  // by their deadline end and their jobs are requeued; ending leases get
-  // their stop once the grace has passed, lowered memory limits, and the
-  // exits of ranks on nodes that never came back after a restart.
-  void RequeueUnadopted(Batch& batch, int64_t now_ms);
-  void PressEndingLeases(Batch& batch, int64_t now_ms);
-  // HandleExit's cases: a rank of a lease that is ending exited (`how`: the
-  // exit in words); a rank of the current lease crashed; a rank of the
-  // current lease exited 0 or was stopped by its node.
-  void ExitOfEndingLease(EndingLease& end, v1::Job& job, const std::string& node, const v1::ProcessExit& e,
-                         const std::string& how, Batch& batch, int64_t now_ms);
-  void CrashOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, const std::string& node, const v1::ProcessExit& e,
-                           const std::string& how, Batch& batch, int64_t now_ms);
-  void EndOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, const std::string& node, const v1::ProcessExit& e,
-                         const std::string& how, Batch& batch, int64_t now_ms);
-  void LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms);
-  // The node is shutting down: its leases end (once), and it is let go
-  // when it has no process left.
-  void Leave(NodeRecord& node, Batch& batch, int64_t now_ms);
   // The job's lease as the board is to show it (open when current, not
   // ending, and the job live).
   void PublishLease(const std::string& id);
@@ -389,47 +366,6 @@ class DaemonState {
   // lease's weighted by its service_weight (typed clusters).
   int64_t ServiceNowMs(const std::string& id, int64_t now_ms) const;
   static int64_t ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms);
-  // What the round at `now_ms` reads, copied (round_planner.h).
-  RoundWorld WorldForRound(int64_t now_ms) const;
-  // The jobs a round may place, in the last round's order, as it reads them.
-  std::vector<RoundJob> QueueForRound(int64_t now_ms) const;
-  // Every node of a planned assignment still takes part (alive, not
-  // drained, not leaving).
-  bool NodesTakePart(const Assignment& planned, const std::vector<std::string>& node_names) const;
-  // A planned grant still applies: the job waits for a lease, its nodes
-  // take part and have the GPUs it plans free to grant (a lease the round
-  // counted as ending, say of a job that finished meanwhile, may still
-  // hold them; CPU ids short of the plan are Grant's warning, as always).
-  bool StillGrantable(const std::string& id, const Assignment& planned, const std::vector<std::string>& node_names) const;
-  // ApplyRound's parts. `planned`: the plan's assignments by job, less
-  // those a lease's fate has settled (kept, resized, left to the next
-  // round), so that what remains is granted.
-  using PlannedByJob = std::map<std::string, const Assignment*>;
-  void BumpStarved(const std::vector<std::string>& bumped, Batch& batch, int64_t now_ms);
-  // Keeps, ends or queues for resize (`resizes`: shrinking, then growing)
-  // each current lease the round read as it is now.
-  void SettleLeases(const RoundWorld& world, const RoundDecisions& d, PlannedByJob& planned,
-                    std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms);
-  void SettleLease(const std::string& id, const v1::Job& job, const LeaseDecision& ld, const RoundDecisions& d,
-                   PlannedByJob& planned, std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms);
-  // Jobs the round left waiting: queued, with why.
-  void QueueTheWaiting(Batch& batch, int64_t now_ms);
-  // ---- launches (nodes/launch_orders.cc)
-  // The launch orders for the reply to `node`'s heartbeat: its current
-  // leases whose process its report does not show, ordered for the first
-  // time once their ids are free there, else again; a lease ordered
-  // kLaunchOrdersBeforeRequeue times without a report of its process ends
-  // (LeaseEndCause::kNotStarted) and its job waits for the next round.
-  std::vector<v1::LaunchOrder> LaunchesFor(NodeRecord& node, Batch& batch, int64_t now_ms);
-  v1::LaunchOrder LaunchOrderFor(const v1::Job& job, const v1::LeaseSlice& slice) const;
-  // The leases of `jobs` ordered kLaunchOrdersBeforeRequeue times on `node`
-  // without a report of their process end (kNotStarted).
-  void WithdrawNeverStarted(const std::string& node, const std::vector<std::string>& jobs, Batch& batch,
-                            int64_t now_ms);
-  // `node` reported the process of `job`'s current lease (running, or its
-  // exit): the lease is launched there; the first node's report starts
-  // its time held (and the job's first launch). Attempts count orders.
-  void ConfirmLaunch(v1::Job& job, const std::string& node, Batch& batch, int64_t now_ms);
 
   // ---- resize in place (round/resize_in_place.cc)
   // Amends the job's current lease to `planned`'s CPUs and memory on the
@@ -479,6 +415,10 @@ class DaemonState {
   bool awaiting_adoption_ = false;
   int64_t round_ = 0;
   DaemonCounters counters_;
+  std::unique_ptr<NodeGateway> node_gateway_;  // RegisterNode, Heartbeat, Tick
+  std::unique_ptr<AgentGateway> agent_gateway_;  // the agent API
+  std::unique_ptr<RoundDriver> round_driver_;    // rounds
+  std::unique_ptr<ClientGateway> client_gateway_;  // the client API
 };
 
 }  // namespace synergy::daemon

@@ -1,0 +1,59 @@
+#pragma once
+// synergyd's client gateway: what users and admins ask of the scheduler,
+// after services.cc has authenticated them and checked the method's access
+// rule. Submissions (in three steps, so that they share the store's
+// fsyncs), cancels, reads of jobs, nodes, the cluster and a lease's
+// output (client_requests.cc), listing a page at a time
+// (job_listing.cc), and the controls of one job: hold, release, requeue,
+// priority (job_controls.cc). Each change is one stored change; nothing
+// changes on error.
+//
+// It acts on DaemonState's tables through the state's changes and lease
+// actions (a friend of it); DaemonState's client API is this gateway's,
+// under the daemon's lock (shared for reads), but for StoreSubmission,
+// which waits on the store without it.
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "daemon/state/daemon_state.h"
+#include "synergy/v1/synergy.pb.h"
+
+namespace synergy::daemon {
+
+class ClientGateway {
+ public:
+  using PreparedSubmit = DaemonState::PreparedSubmit;
+  using LogSource = DaemonState::LogSource;
+  using JobPage = DaemonState::JobPage;
+
+  explicit ClientGateway(DaemonState& state) : state_(state) {}
+  ClientGateway(const ClientGateway&) = delete;
+  ClientGateway& operator=(const ClientGateway&) = delete;
+
+  // DaemonState's client API (see there).
+  absl::StatusOr<std::string> Submit(const v1::JobSpec& spec, const std::string& owner, int64_t now_ms);
+  absl::StatusOr<PreparedSubmit> PrepareSubmit(const v1::JobSpec& spec, const std::string& owner, int64_t now_ms);
+  absl::Status StoreSubmission(const PreparedSubmit& prepared);
+  absl::StatusOr<std::string> FinishSubmit(PreparedSubmit prepared, const absl::Status& stored);
+  int ActiveJobsOf(const std::string& owner) const;
+  absl::StatusOr<v1::Job> Cancel(const std::string& job_id, int64_t now_ms);
+  absl::StatusOr<v1::Job> GetJob(const std::string& job_id) const;
+  absl::StatusOr<LogSource> LogSourceOf(const std::string& job_id, int64_t epoch, int rank) const;
+  absl::StatusOr<std::string> OwnerOf(const std::string& job_id) const;
+  absl::StatusOr<JobPage> ListJobs(const v1::ListJobsRequest& request) const;
+  std::vector<v1::Node> ListNodes(int64_t now_ms) const;
+  v1::ClusterState Cluster() const;
+  absl::StatusOr<v1::Node> SetDrained(const std::string& node, bool drained, int64_t now_ms, const std::string& reason);
+  absl::StatusOr<v1::Job> Hold(const std::string& job_id, const std::string& by, bool by_admin, int64_t now_ms);
+  absl::StatusOr<v1::Job> Release(const std::string& job_id, const std::string& by, bool by_admin, int64_t now_ms);
+  absl::StatusOr<v1::Job> Requeue(const std::string& job_id, const std::string& by, int64_t now_ms);
+  absl::StatusOr<v1::Job> SetPriority(const std::string& job_id, int priority, const std::string& by, bool may_raise,
+                                      int64_t now_ms);
+
+ private:
+  using JobRuntime = JobTable::Runtime;
+  DaemonState& state_;
+};
+
+}  // namespace synergy::daemon

@@ -1,0 +1,68 @@
+#pragma once
+// synergyd's round driver: a round in three steps, so that the core plans
+// without the daemon's lock (round_planner.h). PrepareRound (under the
+// lock) lends nodes for profiling and copies what the round reads;
+// PlanRound (without it: it reads only what DaemonState::Open set) plans;
+// ApplyRound (under it) grants, keeps, resizes and ends leases as planned,
+// skipping jobs and nodes that changed since PrepareRound (the next round
+// sees them) and queuing the jobs left waiting with why (apply_round.cc).
+//
+// It acts on DaemonState's tables through the state's changes and lease
+// actions (a friend of it); DaemonState's round methods are this driver's.
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "daemon/round/round_planner.h"
+#include "daemon/state/daemon_state.h"
+
+namespace synergy::daemon {
+
+class RoundDriver {
+ public:
+  explicit RoundDriver(DaemonState& state) : state_(state) {}
+  RoundDriver(const RoundDriver&) = delete;
+  RoundDriver& operator=(const RoundDriver&) = delete;
+
+  // DaemonState's PrepareRound, PlanRound, ApplyRound, RunRound and
+  // SnapshotForRound (see there).
+  absl::StatusOr<RoundWorld> PrepareRound(int64_t now_ms);
+  RoundDecisions PlanRound(const RoundWorld& world) const;
+  absl::Status ApplyRound(const RoundWorld& world, const RoundDecisions& decisions, int64_t now_ms);
+  absl::Status RunRound(int64_t now_ms);
+  RoundSnapshot SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned) const;
+
+ private:
+  using JobRuntime = JobTable::Runtime;
+  // What the round at `now_ms` reads, copied (round_planner.h).
+  RoundWorld WorldForRound(int64_t now_ms) const;
+  // The jobs a round may place, in the last round's order, as it reads them.
+  std::vector<RoundJob> QueueForRound(int64_t now_ms) const;
+  // Every node of a planned assignment still takes part (alive, not
+  // drained, not leaving).
+  bool NodesTakePart(const Assignment& planned, const std::vector<std::string>& node_names) const;
+  // A planned grant still applies: the job waits for a lease, its nodes
+  // take part and have the GPUs it plans free to grant (a lease the round
+  // counted as ending, say of a job that finished meanwhile, may still
+  // hold them; CPU ids short of the plan are Grant's warning, as always).
+  bool StillGrantable(const std::string& id, const Assignment& planned, const std::vector<std::string>& node_names) const;
+  // ApplyRound's parts. `planned`: the plan's assignments by job, less
+  // those a lease's fate has settled (kept, resized, left to the next
+  // round), so that what remains is granted.
+  using PlannedByJob = std::map<std::string, const Assignment*>;
+  void BumpStarved(const std::vector<std::string>& bumped, Batch& batch, int64_t now_ms);
+  // Keeps, ends or queues for resize (`resizes`: shrinking, then growing)
+  // each current lease the round read as it is now.
+  void SettleLeases(const RoundWorld& world, const RoundDecisions& d, PlannedByJob& planned,
+                    std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms);
+  void SettleLease(const std::string& id, const v1::Job& job, const LeaseDecision& ld, const RoundDecisions& d,
+                   PlannedByJob& planned, std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms);
+  // Jobs the round left waiting: queued, with why.
+  void QueueTheWaiting(Batch& batch, int64_t now_ms);
+
+  DaemonState& state_;
+};
+
+}  // namespace synergy::daemon
