@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "daemon/round/lease_actions.h"
 
 namespace synergy::daemon {
 
@@ -49,8 +50,8 @@ absl::StatusOr<v1::ProgressReply> AgentGateway::ReportProgress(const v1::Progres
   // is stored.
   state_.jobs_.NoteProgress(job.id(), report.iterations_done(), report.throughput());
   if (current) {
-    if (absl::Status st = state_.NoteResizeReport(report, now_ms); !st.ok()) return st;
-    state_.TellAllocation(state_.jobs_.at(report.job_id()), report.rank(), reply);
+    if (absl::Status st = state_.actions().NoteResizeReport(report, now_ms); !st.ok()) return st;
+    state_.actions().TellAllocation(state_.jobs_.at(report.job_id()), report.rank(), reply);
   }
   reply.set_lease_ending(!current);
   if (!current) {
@@ -112,7 +113,7 @@ absl::Status AgentGateway::ConfirmCheckpoint(const v1::CheckpointDone& done, int
     // not launched is withdrawn: nothing will run under it.
     if (job.has_lease() && job.lease().epoch() != done.epoch() && !state_.leases_.LaunchOf(job.id()).launched()) {
       state_.Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
-      state_.DropLease(job, LeaseEndCause::kFinished, now_ms);
+      state_.actions().DropLease(job, LeaseEndCause::kFinished, now_ms);
     }
     batch.PutJob(job);
   }
@@ -162,7 +163,7 @@ absl::Status AgentGateway::SubmitProfile(const v1::MeasuredProfile& profile, int
          now_ms);
   // The profiling lease has done its work: the job checkpoints, exits and
   // waits for a round that schedules it with what it measured.
-  if (job.lease().profiling()) state_.EndLease(job, "profile measured", LeaseEndCause::kProfiled, batch, now_ms);
+  if (job.lease().profiling()) state_.actions().EndLease(job, "profile measured", LeaseEndCause::kProfiled, batch, now_ms);
   return change.Commit(std::move(batch));
 }
 

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "daemon/api/client_gateway.h"
+#include "daemon/round/lease_actions.h"
 #include "daemon/round/round_input.h"
 #include "service/credentials.h"
 #include "service/escape.h"
@@ -84,7 +85,7 @@ absl::StatusOr<v1::Job> ClientGateway::Cancel(const std::string& job_id, int64_t
   v1::Job& job = state_.jobs_.Edit(job_id);
   Batch batch;
   state_.jobs_.Move(job, JobMove::kCancel, "cancelled by request", now_ms);
-  if (job.has_lease()) state_.EndLease(job, "cancelled", LeaseEndCause::kCancelled, batch, now_ms);
+  if (job.has_lease()) state_.actions().EndLease(job, "cancelled", LeaseEndCause::kCancelled, batch, now_ms);
   state_.Record(batch, job, "cancelled", now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   return state_.jobs_.at(job_id);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "daemon/api/client_gateway.h"
+#include "daemon/round/lease_actions.h"
 #include "service/names.h"
 
 namespace synergy::daemon {
@@ -40,7 +41,7 @@ absl::StatusOr<v1::Job> ClientGateway::Hold(const std::string& job_id, const std
   job.set_held_by(by);
   job.set_held_by_admin(by_admin);
   if (job.has_lease()) {
-    state_.EndLease(job, absl::StrCat("held by ", by), LeaseEndCause::kHeld, batch, now_ms);
+    state_.actions().EndLease(job, absl::StrCat("held by ", by), LeaseEndCause::kHeld, batch, now_ms);
   } else {
     job.set_reason(HeldReason(job));
   }
@@ -82,7 +83,7 @@ absl::StatusOr<v1::Job> ClientGateway::Requeue(const std::string& job_id, const 
   DaemonState::Change change(state_);
   v1::Job& job = state_.jobs_.Edit(job_id);
   Batch batch;
-  state_.EndLease(job, absl::StrCat("requeued by ", by), LeaseEndCause::kRequeued, batch, now_ms);
+  state_.actions().EndLease(job, absl::StrCat("requeued by ", by), LeaseEndCause::kRequeued, batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   return state_.jobs_.at(job_id);
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "daemon/round/lease_actions.h"
 #include "service/names.h"
 #include "spdlog/spdlog.h"
 
@@ -46,7 +47,7 @@ absl::StatusOr<v1::HeartbeatResponse> NodeGateway::Heartbeat(const v1::Heartbeat
   for (v1::StopOrder& s : state_.leases_.StopsFor(request.name(), n.processes)) *response.add_stop() = std::move(s);
   // Before launches: a shrink frees CPU ids a launch may be waiting for.
   if (!request.leaving()) {
-    for (v1::ResizeOrder& r : state_.ResizesFor(request, now_ms)) *response.add_resize() = std::move(r);
+    for (v1::ResizeOrder& r : state_.actions().ResizesFor(request, now_ms)) *response.add_resize() = std::move(r);
   }
   for (v1::LaunchOrder& l : LaunchesFor(n, batch, now_ms)) *response.add_launch() = std::move(l);
   const absl::Status stored = change.Commit(std::move(batch));
@@ -101,7 +102,7 @@ bool NodeGateway::ApplyReportedProcesses(NodeRecord& n, const v1::HeartbeatReque
       // registration, so that it neither runs beside its successor nor
       // keeps the node's launches waiting.
       unknown = true;
-      state_.SendStop(node, p.job_id(), p.epoch(), state_.config_.lease_grace_ms());
+      state_.actions().SendStop(node, p.job_id(), p.epoch(), state_.config_.lease_grace_ms());
       continue;
     }
     if (CurrentLeaseOf(p.job_id(), p.epoch()) == nullptr || !state_.leases_.LaunchOf(p.job_id()).ordered_on.count(node)) {

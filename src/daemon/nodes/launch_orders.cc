@@ -4,6 +4,7 @@
 #include "daemon/nodes/node_gateway.h"
 
 #include "absl/strings/str_format.h"
+#include "daemon/round/lease_actions.h"
 #include "spdlog/spdlog.h"
 
 namespace synergy::daemon {
@@ -109,7 +110,7 @@ void NodeGateway::WithdrawNeverStarted(const std::string& node, const std::vecto
     // does not show the process, and this reply orders nothing more: there
     // is nothing to stop. The lease is withdrawn; the job is requeued.
     state_.leases_.EditLaunch(id).ordered_on.erase(node);
-    state_.EndLease(state_.jobs_.Edit(id),
+    state_.actions().EndLease(state_.jobs_.Edit(id),
              absl::StrFormat("node %s did not report it started after %d launch orders", node,
                              DaemonState::kLaunchOrdersBeforeRequeue),
              LeaseEndCause::kNotStarted, batch, now_ms);

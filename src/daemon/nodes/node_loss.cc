@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "daemon/round/lease_actions.h"
 #include "service/names.h"
 #include "spdlog/spdlog.h"
 
@@ -19,7 +20,7 @@ void NodeGateway::Leave(NodeRecord& node, Batch& batch, int64_t now_ms) {
     spdlog::info("node {} is leaving: its leases end now and its jobs are requeued", name);
     const std::set<std::string> on_node = state_.leases_.CurrentOn(name);  // a copy: EndLease changes it
     for (const std::string& id : on_node) {
-      if (!state_.Terminal(state_.jobs_.at(id))) state_.EndLease(state_.jobs_.Edit(id), absl::StrCat("node ", name, " is leaving"), LeaseEndCause::kNodeLeaving, batch,
+      if (!state_.Terminal(state_.jobs_.at(id))) state_.actions().EndLease(state_.jobs_.Edit(id), absl::StrCat("node ", name, " is leaving"), LeaseEndCause::kNodeLeaving, batch,
                                           now_ms);
     }
   }
@@ -56,9 +57,9 @@ void NodeGateway::LoseNode(NodeRecord& node, Batch& batch, int64_t now_ms) {
     v1::Job& job = state_.jobs_.Edit(id);
     const int64_t epoch = job.lease().epoch();
     for (const v1::LeaseSlice& s : job.lease().slices()) {
-      if (s.node() != node.info.name()) state_.SendStop(s.node(), id, epoch, state_.config_.lease_grace_ms());
+      if (s.node() != node.info.name()) state_.actions().SendStop(s.node(), id, epoch, state_.config_.lease_grace_ms());
     }
-    state_.DropLease(job, LeaseEndCause::kNodeLost, now_ms);
+    state_.actions().DropLease(job, LeaseEndCause::kNodeLost, now_ms);
     if (!state_.Terminal(job)) {
       state_.jobs_.Move(job, JobMove::kRequeue, absl::StrFormat("node %s lost; requeued", node.info.name()), now_ms);
       ++state_.counters_.jobs_requeued;
@@ -82,7 +83,7 @@ void NodeGateway::RequeueUnadopted(Batch& batch, int64_t now_ms) {
   for (const std::string& id : overdue) {
     v1::Job& job = state_.jobs_.Edit(id);
     const int64_t epoch = job.lease().epoch();
-    state_.DropLease(job, LeaseEndCause::kNotReadopted, now_ms);
+    state_.actions().DropLease(job, LeaseEndCause::kNotReadopted, now_ms);
     if (!state_.Terminal(job)) {
       state_.jobs_.Move(job, JobMove::kRequeue, "not re-adopted after a daemon restart; requeued", now_ms);
       ++state_.counters_.jobs_requeued;
@@ -108,11 +109,11 @@ void NodeGateway::PressEndingLeases(Batch& batch, int64_t now_ms) {
   }
   for (const auto& [id, epoch] : overdue_stops) {
     EndingLease* e = state_.leases_.EditEnding(id, epoch);
-    for (const v1::LeaseSlice& s : e->lease.slices()) state_.SendStop(s.node(), id, epoch, grace_ms);
+    for (const v1::LeaseSlice& s : e->lease.slices()) state_.actions().SendStop(s.node(), id, epoch, grace_ms);
     e->stop_sent = true;
     spdlog::info("{} lease {}: no exit {} s after lease end; stopping", id, epoch, state_.config_.lease_grace_s);
   }
-  state_.LowerOverdueMemoryLimits(batch, now_ms);
+  state_.actions().LowerOverdueMemoryLimits(batch, now_ms);
   for (const auto& [node, lease] : never_back) {
     v1::ProcessExit e;
     e.set_job_id(lease.first);

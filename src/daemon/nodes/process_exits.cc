@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "daemon/round/lease_actions.h"
 #include "service/names.h"
 #include "spdlog/spdlog.h"
 
@@ -69,7 +70,7 @@ void NodeGateway::CrashOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, 
   bool others = false;
   for (const v1::LeaseSlice& s : job.lease().slices()) {
     if (launch.exited_on.count(s.node())) continue;
-    state_.SendStop(s.node(), job.id(), job.lease().epoch(), state_.config_.lease_grace_ms());
+    state_.actions().SendStop(s.node(), job.id(), job.lease().epoch(), state_.config_.lease_grace_ms());
     others = true;
   }
   if (others) {
@@ -80,7 +81,7 @@ void NodeGateway::CrashOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, 
     ending.exited = launch.exited_on;
     state_.leases_.StartEnding(std::move(ending));
   }
-  state_.DropLease(job, state_.Terminal(job) ? LeaseEndCause::kExited : LeaseEndCause::kCrashed, now_ms);
+  state_.actions().DropLease(job, state_.Terminal(job) ? LeaseEndCause::kExited : LeaseEndCause::kCrashed, now_ms);
   if (state_.Terminal(job)) {
     state_.Record(batch, job, absl::StrFormat("exited on %s: %s", node, how), now_ms);
     return;
@@ -112,7 +113,7 @@ void NodeGateway::EndOfCurrentLease(v1::Job& job, LeaseTable::Launch& launch, co
   }
   const bool finished = state_.jobs_.EditRuntime(job.id()).finished;
   const int64_t epoch = job.lease().epoch();
-  state_.DropLease(job, LeaseEndCause::kExited, now_ms);
+  state_.actions().DropLease(job, LeaseEndCause::kExited, now_ms);
   if (!state_.Terminal(job)) {
     if (e.stopped_by_node()) {
       state_.jobs_.Move(job, JobMove::kSuspend, "stopped by the node", now_ms);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "daemon/round/lease_actions.h"
 #include "service/names.h"
 #include "spdlog/spdlog.h"
 
@@ -79,7 +80,7 @@ int NodeGateway::AdoptReported(const v1::RegisterNodeRequest& request, NodeRecor
     }
     if (!adopted) {
       n.unknown_processes = true;
-      state_.SendStop(request.name(), p.job_id(), p.epoch(), state_.config_.lease_grace_ms());
+      state_.actions().SendStop(request.name(), p.job_id(), p.epoch(), state_.config_.lease_grace_ms());
       ++not_current;
     }
   }

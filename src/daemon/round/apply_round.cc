@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "absl/strings/str_format.h"
+#include "daemon/round/lease_actions.h"
 #include "daemon/round/lease_keeping.h"
 #include "daemon/round/round_input.h"
 #include "spdlog/spdlog.h"
@@ -76,13 +77,13 @@ std::vector<RoundJob> RoundDriver::QueueForRound(int64_t now_ms) const {
   for (const std::string& id : state_.jobs_.queue_order()) {
     const v1::Job& job = state_.jobs_.at(id);
     if (state_.Terminal(job) || job.state() == v1::JOB_STATE_PROFILING || job.held()) continue;
-    if (state_.WantsProfiling(job) && !state_.ProfileWaitOver(job, now_ms)) continue;
+    if (state_.actions().WantsProfiling(job) && !state_.actions().ProfileWaitOver(job, now_ms)) continue;
     const JobRuntime& rt = state_.jobs_.RuntimeOf(id);
     if (rt.finished) continue;  // its last checkpoint is confirmed: it is exiting
     // Service is stored every progress flush; the round counts it to now,
     // in tenths of a round.
     const LeaseTable::Launch& launch = state_.leases_.LaunchOf(id);
-    queue.push_back(RoundJobOf(job, ServiceInTenthsOfARound(state_.ServiceNowMs(job, launch, now_ms), state_.config_.round_ms()),
+    queue.push_back(RoundJobOf(job, ServiceInTenthsOfARound(state_.actions().ServiceNowMs(job, launch, now_ms), state_.config_.round_ms()),
                                launch.launched()));
   }
   return queue;
@@ -96,8 +97,8 @@ absl::StatusOr<RoundWorld> RoundDriver::PrepareRound(int64_t now_ms) {
   state_.FoldProgress();
   DaemonState::Change change(state_);
   Batch batch;
-  state_.GrantProfilingLeases(batch, now_ms);
-  state_.NoteProfileWaitsOver(batch, now_ms);
+  state_.actions().GrantProfilingLeases(batch, now_ms);
+  state_.actions().NoteProfileWaitsOver(batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   return WorldForRound(now_ms);
 }
@@ -126,7 +127,7 @@ bool RoundDriver::StillGrantable(const std::string& id, const Assignment& planne
   }
   if (!NodesTakePart(planned, node_names)) return false;
   for (const Slice& s : planned.slices) {
-    if (state_.FreeIds(node_names[s.server]).gpu_ids_size() < s.resources.gpus) return false;
+    if (state_.actions().FreeIds(node_names[s.server]).gpu_ids_size() < s.resources.gpus) return false;
   }
   return true;
 }
@@ -176,7 +177,7 @@ void RoundDriver::SettleLease(const std::string& id, const v1::Job& job, const L
         planned.erase(p);
         break;
       }
-      state_.EndLease(state_.jobs_.Edit(id), ld.why, LeaseEndCause::kRound, batch, now_ms);
+      state_.actions().EndLease(state_.jobs_.Edit(id), ld.why, LeaseEndCause::kRound, batch, now_ms);
       break;
   }
 }
@@ -202,7 +203,7 @@ void RoundDriver::QueueTheWaiting(Batch& batch, int64_t now_ms) {
   for (const auto& [id, waiting] : state_.jobs_.all()) {
     if (waiting.state() != v1::JOB_STATE_PENDING) continue;
     v1::Job& job = state_.jobs_.Edit(id);
-    const bool for_profile = state_.WantsProfiling(job) && !state_.ProfileWaitOver(job, now_ms);
+    const bool for_profile = state_.actions().WantsProfiling(job) && !state_.actions().ProfileWaitOver(job, now_ms);
     // A held job keeps the hold as its reason.
     const std::string reason = job.held()     ? job.reason()
                                : for_profile ? "waiting for a free node to profile on"
@@ -229,7 +230,7 @@ absl::Status RoundDriver::ApplyRound(const RoundWorld& world, const RoundDecisio
   SettleLeases(world, d, planned, resizes, batch, now_ms);
   for (const std::vector<std::string>& each : resizes) {
     for (const std::string& id : each) {
-      state_.ResizeLease(state_.jobs_.Edit(id), *planned.at(id), d.node_names, batch, now_ms);
+      state_.actions().ResizeLease(state_.jobs_.Edit(id), *planned.at(id), d.node_names, batch, now_ms);
       planned.erase(id);
     }
   }
@@ -239,7 +240,7 @@ absl::Status RoundDriver::ApplyRound(const RoundWorld& world, const RoundDecisio
     auto p = planned.find(JobIdString(a.job));
     if (p == planned.end() || !StillGrantable(p->first, a, d.node_names)) continue;
     auto weight = d.service_weight.find(p->first);
-    state_.Grant(state_.jobs_.Edit(p->first), a, d.node_names, weight == d.service_weight.end() ? 0 : weight->second, batch,
+    state_.actions().Grant(state_.jobs_.Edit(p->first), a, d.node_names, weight == d.service_weight.end() ? 0 : weight->second, batch,
           now_ms);
   }
   QueueTheWaiting(batch, now_ms);

@@ -1,8 +1,8 @@
-// DaemonState, leases: granting one from a plan's assignment (ids from
+// LeaseActions, leases: granting one from a plan's assignment (ids from
 // each node's free ids), ending one (the agent's checkpoint, then stop
 // orders after the grace), and dropping it once its processes are gone;
 // the service a lease's time held adds to its job.
-#include "daemon/state/daemon_state.h"
+#include "daemon/round/lease_actions.h"
 
 #include <algorithm>
 
@@ -14,20 +14,20 @@
 
 namespace synergy::daemon {
 
-v1::NodeResources DaemonState::FreeIds(const std::string& node) const {
-  const v1::Node& info = nodes_.at(node).info;
-  return WithoutForeign(IdsLeft(info.capacity(), leases_.GrantedGpus(node), leases_.GrantedCpus(node)), info.foreign(),
+v1::NodeResources LeaseActions::FreeIds(const std::string& node) const {
+  const v1::Node& info = state_.nodes_.at(node).info;
+  return WithoutForeign(IdsLeft(info.capacity(), state_.leases_.GrantedGpus(node), state_.leases_.GrantedCpus(node)), info.foreign(),
                         {}, {});
 }
 
-void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std::string>& node_names,
+void LeaseActions::Grant(v1::Job& job, const Assignment& a, const std::vector<std::string>& node_names,
                         double service_weight, Batch& batch, int64_t now_ms) {
   // Free ids per node: all, less those of current leases (LeaseTable:
   // ending leases' ids are free for the plan; their launch waits for the
   // exit).
   v1::Lease lease;
   lease.set_job_id(job.id());
-  lease.set_epoch(leases_.TakeEpoch());
+  lease.set_epoch(state_.leases_.TakeEpoch());
   lease.set_speedup(a.speedup);
   lease.set_at_ideal(a.at_ideal);
   lease.set_granted_unix_ms(now_ms);
@@ -58,15 +58,15 @@ void DaemonState::Grant(v1::Job& job, const Assignment& a, const std::vector<std
       return;
     }
   }
-  jobs_.EditRuntime(job.id()).finished = false;
+  state_.jobs_.EditRuntime(job.id()).finished = false;
   *job.mutable_lease() = lease;
   NoteLeaseNodes(job, lease);
-  leases_.IndexCurrent(lease);
-  ++counters_.leases_granted;
-  batch.counters[kNextEpochCounter] = leases_.next_epoch();
+  state_.leases_.IndexCurrent(lease);
+  ++state_.counters_.leases_granted;
+  batch.counters[DaemonState::kNextEpochCounter] = state_.leases_.next_epoch();
   // The reason names this lease, not one that is ending.
-  jobs_.Move(job, JobMove::kGrant, absl::StrFormat("lease %d granted", lease.epoch()), now_ms);
-  Record(batch, job, absl::StrFormat("lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
+  state_.jobs_.Move(job, JobMove::kGrant, absl::StrFormat("lease %d granted", lease.epoch()), now_ms);
+  state_.Record(batch, job, absl::StrFormat("lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
 }
 
 const char* LeaseEndCauseName(LeaseEndCause cause) {
@@ -87,15 +87,15 @@ const char* LeaseEndCauseName(LeaseEndCause cause) {
   return "unknown";
 }
 
-void DaemonState::EndLease(v1::Job& job, const std::string& why, LeaseEndCause cause, Batch& batch,
+void LeaseActions::EndLease(v1::Job& job, const std::string& why, LeaseEndCause cause, Batch& batch,
                            int64_t now_ms) {
   const v1::Lease lease = job.lease();
-  const LeaseTable::Launch& launch = leases_.LaunchOf(job.id());
+  const LeaseTable::Launch& launch = state_.leases_.LaunchOf(job.id());
   if (!launch.launched()) {
     // Never launched: nothing to stop.
     DropLease(job, cause, now_ms);
-    if (!Terminal(job)) jobs_.Move(job, JobMove::kRequeue, absl::StrCat("lease ended before launch: ", why), now_ms);
-    Record(batch, job, absl::StrFormat("lease %d withdrawn before launch (%s)", lease.epoch(), why), now_ms);
+    if (!state_.Terminal(job)) state_.jobs_.Move(job, JobMove::kRequeue, absl::StrCat("lease ended before launch: ", why), now_ms);
+    state_.Record(batch, job, absl::StrFormat("lease %d withdrawn before launch (%s)", lease.epoch(), why), now_ms);
     return;
   }
   EndingLease ending;
@@ -107,63 +107,63 @@ void DaemonState::EndLease(v1::Job& job, const std::string& why, LeaseEndCause c
   ending.unadopted_until_ms = launch.adopt_deadline_ms;
   // Plain processes are stopped now; agents first get lease_ending and the
   // grace period to checkpoint (Tick sends the stop after it).
-  if (!job.spec().uses_agent() || Terminal(job)) {
+  if (!job.spec().uses_agent() || state_.Terminal(job)) {
     for (const v1::LeaseSlice& s : lease.slices()) {
-      SendStop(s.node(), job.id(), lease.epoch(), config_.lease_grace_ms());
+      SendStop(s.node(), job.id(), lease.epoch(), state_.config_.lease_grace_ms());
     }
     ending.stop_sent = true;
   }
-  leases_.StartEnding(ending);
+  state_.leases_.StartEnding(ending);
   DropLease(job, cause, now_ms);
-  if (!Terminal(job)) job.set_reason(absl::StrFormat("lease %d ending: %s", lease.epoch(), why));
-  Record(batch, job,
+  if (!state_.Terminal(job)) job.set_reason(absl::StrFormat("lease %d ending: %s", lease.epoch(), why));
+  state_.Record(batch, job,
          absl::StrFormat("lease %d ending (%s): %s", lease.epoch(), why,
                          ending.stop_sent ? "stop ordered" : "agent to checkpoint and exit"),
          now_ms);
 }
 
-void DaemonState::DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms) {
+void LeaseActions::DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms) {
   // Every end counts: planned, crashed, finished, lost with a node.
-  if (job.has_lease()) ++counters_.leases_ended_by_cause[static_cast<size_t>(cause)];
-  const LeaseTable::Launch& launch = leases_.LaunchOf(job.id());
+  if (job.has_lease()) ++state_.counters_.leases_ended_by_cause[static_cast<size_t>(cause)];
+  const LeaseTable::Launch& launch = state_.leases_.LaunchOf(job.id());
   if (job.has_lease() && launch.launched()) job.set_last_lease_end_unix_ms(now_ms);
   // The lease's time held joins the stored service (ServiceNowMs reads the
   // job and runtime these refer to).
   job.set_attained_service_ms(ServiceNowMs(job, launch, now_ms));
   // Its launch state goes with it.
-  if (job.has_lease()) leases_.ForgetCurrent(job.lease());
+  if (job.has_lease()) state_.leases_.ForgetCurrent(job.lease());
   job.clear_lease();
 }
 
-void DaemonState::SendStop(const std::string& node, const std::string& job, int64_t epoch,
+void LeaseActions::SendStop(const std::string& node, const std::string& job, int64_t epoch,
                            int64_t grace_ms) {
-  if (!nodes_.count(node)) return;
+  if (!state_.nodes_.count(node)) return;
   v1::StopOrder stop;
   stop.set_job_id(job);
   stop.set_epoch(epoch);
   stop.set_grace_ms(grace_ms);
-  leases_.OrderStop(node, stop);
+  state_.leases_.OrderStop(node, stop);
 }
 
-void DaemonState::AccountService(int64_t now_ms) {
+void LeaseActions::AccountService(int64_t now_ms) {
   std::vector<std::string> running;
-  for (const auto& [id, launch] : leases_.all_launches()) {
+  for (const auto& [id, launch] : state_.leases_.all_launches()) {
     if (!launch.launched_on.empty()) running.push_back(id);
   }
   for (const std::string& id : running) {
     // Time held, as the core's JobView::attained_service_s means it.
-    v1::Job& held = jobs_.Edit(id);
+    v1::Job& held = state_.jobs_.Edit(id);
     held.set_attained_service_ms(ServiceNowMs(id, now_ms));
-    leases_.EditLaunch(id).service_from_ms = now_ms;
-    jobs_.MarkDirty(id);
+    state_.leases_.EditLaunch(id).service_from_ms = now_ms;
+    state_.jobs_.MarkDirty(id);
   }
 }
 
-int64_t DaemonState::ServiceNowMs(const std::string& id, int64_t now_ms) const {
-  return ServiceNowMs(jobs_.at(id), leases_.LaunchOf(id), now_ms);
+int64_t LeaseActions::ServiceNowMs(const std::string& id, int64_t now_ms) const {
+  return ServiceNowMs(state_.jobs_.at(id), state_.leases_.LaunchOf(id), now_ms);
 }
 
-int64_t DaemonState::ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
+int64_t LeaseActions::ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
   const bool holding = job.has_lease() && !launch.launched_on.empty() && launch.service_from_ms > 0;
   if (!holding) return job.attained_service_ms();
   const int64_t held_ms = std::max<int64_t>(0, now_ms - launch.service_from_ms);

@@ -1,4 +1,4 @@
-// DaemonState, resize in place: a round that keeps a job's GPUs and node
+// LeaseActions, resize in place: a round that keeps a job's GPUs and node
 // but changes its CPUs or memory amends the lease (a stored revision)
 // instead of ending it, when the job's agent follows resizes.
 //
@@ -20,7 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "daemon/state/daemon_state.h"
+#include "daemon/round/lease_actions.h"
 #include "daemon/round/round_input.h"
 #include "spdlog/spdlog.h"
 
@@ -42,7 +42,7 @@ void LowerMemoryLimits(v1::Lease& lease) {
 
 }  // namespace
 
-bool DaemonState::ResizeLease(v1::Job& job, const Assignment& planned, const std::vector<std::string>& node_names,
+bool LeaseActions::ResizeLease(v1::Job& job, const Assignment& planned, const std::vector<std::string>& node_names,
                               Batch& batch, int64_t now_ms) {
   const v1::Lease before = job.lease();
   if (before.slices_size() != 1 || planned.slices.size() != 1) return false;
@@ -75,11 +75,11 @@ bool DaemonState::ResizeLease(v1::Job& job, const Assignment& planned, const std
   after.set_speedup(planned.speedup);
   after.set_at_ideal(planned.at_ideal);
   after.set_resized_unix_ms(now_ms);
-  leases_.AmendCurrent(before, after);
+  state_.leases_.AmendCurrent(before, after);
   *job.mutable_lease() = after;
   job.set_resizes(job.resizes() + 1);
-  ++counters_.leases_resized;
-  Record(batch, job,
+  ++state_.counters_.leases_resized;
+  state_.Record(batch, job,
          absl::StrFormat("lease %d resized in place (revision %d): cpus %d -> %d, mem %.2f -> %.2f GB%s",
                          after.epoch(), after.revision(), held.cpu_ids_size(), slice.cpu_ids_size(), held.mem_gb(),
                          mem, slice.mem_limit_gb() > mem + kMemEpsilonGb ? " (limit lowered once the job has shed)" : ""),
@@ -87,38 +87,38 @@ bool DaemonState::ResizeLease(v1::Job& job, const Assignment& planned, const std
   return true;
 }
 
-std::vector<v1::ResizeOrder> DaemonState::ResizesFor(const v1::HeartbeatRequest& request, int64_t now_ms) {
+std::vector<v1::ResizeOrder> LeaseActions::ResizesFor(const v1::HeartbeatRequest& request, int64_t now_ms) {
   std::vector<v1::ResizeOrder> out;
   const std::string& node = request.name();
   for (const v1::RunningProcess& p : request.running()) {
-    auto it = jobs_.find(p.job_id());
-    if (it == jobs_.end() || Terminal(it->second) || !it->second.has_lease()) continue;
+    auto it = state_.jobs_.find(p.job_id());
+    if (it == state_.jobs_.end() || state_.Terminal(it->second) || !it->second.has_lease()) continue;
     const v1::Lease& lease = it->second.lease();
     if (lease.epoch() != p.epoch() || lease.revision() == 0) continue;
     const v1::LeaseSlice* slice = SliceOn(lease, node);
-    if (slice == nullptr || !leases_.Holds(node, {p.job_id(), p.epoch()})) continue;
+    if (slice == nullptr || !state_.leases_.Holds(node, {p.job_id(), p.epoch()})) continue;
     const double limit = MemLimitGb(*slice);
     const std::vector<int> cpus(slice->cpu_ids().begin(), slice->cpu_ids().end());
     const std::vector<int> gpus(slice->gpu_ids().begin(), slice->gpu_ids().end());
     if (p.revision() == lease.revision() && std::abs(p.mem_limit_gb() - limit) <= kMemEpsilonGb) {
-      if (leases_.LaunchOf(p.job_id()).node_revision < lease.revision()) {
-        LeaseTable::Launch& launch = leases_.EditLaunch(p.job_id());
+      if (state_.leases_.LaunchOf(p.job_id()).node_revision < lease.revision()) {
+        LeaseTable::Launch& launch = state_.leases_.EditLaunch(p.job_id());
         launch.node_revision = lease.revision();
         // Its agent is told now (published again once kept); a lowered
         // memory limit waits from here, not from the round, for it to shed.
         if (limit > slice->mem_gb() + kMemEpsilonGb && launch.shed_deadline_ms == 0) {
-          launch.shed_deadline_ms = now_ms + config_.lease_grace_ms();
+          launch.shed_deadline_ms = now_ms + state_.config_.lease_grace_ms();
         }
-        jobs_.Edit(p.job_id());
+        state_.jobs_.Edit(p.job_id());
         // The ids it no longer has are free to launch on only now.
-        leases_.Hold(node, {p.job_id(), p.epoch()}, {gpus, cpus});
+        state_.leases_.Hold(node, {p.job_id(), p.epoch()}, {gpus, cpus});
       }
       continue;
     }
     // A growth into ids another process on the node still runs on (an
     // ending lease checkpointing) waits for its exit, as a launch would.
     bool busy = false;
-    for (const auto& [other, ids] : leases_.HeldOn(node)) {
+    for (const auto& [other, ids] : state_.leases_.HeldOn(node)) {
       if (other.first == p.job_id()) continue;
       for (int c : slice->cpu_ids()) busy = busy || std::count(ids.cpus.begin(), ids.cpus.end(), c) > 0;
     }
@@ -131,68 +131,68 @@ std::vector<v1::ResizeOrder> DaemonState::ResizesFor(const v1::HeartbeatRequest&
     order.set_mem_limit_gb(limit);
     // Until the node reports it applied, the process may run on the ids it
     // had and those it gets: no launch goes to either.
-    const auto held = leases_.HeldOn(node).find({p.job_id(), p.epoch()});
+    const auto held = state_.leases_.HeldOn(node).find({p.job_id(), p.epoch()});
     std::vector<int> both = cpus;
-    if (held != leases_.HeldOn(node).end()) {
+    if (held != state_.leases_.HeldOn(node).end()) {
       for (int c : held->second.cpus) {
         if (std::find(both.begin(), both.end(), c) == both.end()) both.push_back(c);
       }
     }
-    leases_.Hold(node, {p.job_id(), p.epoch()}, {gpus, both});
+    state_.leases_.Hold(node, {p.job_id(), p.epoch()}, {gpus, both});
     out.push_back(std::move(order));
   }
   return out;
 }
 
-absl::Status DaemonState::NoteResizeReport(const v1::ProgressReport& report, int64_t now_ms) {
-  auto it = jobs_.find(report.job_id());
-  if (it == jobs_.end() || Terminal(it->second) || !it->second.has_lease()) return absl::OkStatus();
+absl::Status LeaseActions::NoteResizeReport(const v1::ProgressReport& report, int64_t now_ms) {
+  auto it = state_.jobs_.find(report.job_id());
+  if (it == state_.jobs_.end() || state_.Terminal(it->second) || !it->second.has_lease()) return absl::OkStatus();
   const v1::Lease& lease = it->second.lease();
   if (lease.epoch() != report.epoch()) return absl::OkStatus();
   // Slurm cannot change a running job's CPUs: under it no lease is resizable.
-  const bool learns_resizable = report.can_resize() && !lease.resizable() && config_.executor != "slurm";
+  const bool learns_resizable = report.can_resize() && !lease.resizable() && state_.config_.executor != "slurm";
   // A revision counts as applied only once the agent can have heard of it.
-  const int64_t applied = std::min(report.applied_revision(), leases_.LaunchOf(report.job_id()).node_revision);
+  const int64_t applied = std::min(report.applied_revision(), state_.leases_.LaunchOf(report.job_id()).node_revision);
   const bool learns_applied = applied > lease.applied_revision();
   if (!learns_resizable && !learns_applied) return absl::OkStatus();
-  Change change(*this);
+  DaemonState::Change change(state_);
   Batch batch;
-  v1::Job& job = jobs_.Edit(report.job_id());
+  v1::Job& job = state_.jobs_.Edit(report.job_id());
   v1::Lease& amended = *job.mutable_lease();
   if (learns_resizable) amended.set_resizable(true);
   if (learns_applied) {
     amended.set_applied_revision(applied);
     if (applied == amended.revision()) {
       LowerMemoryLimits(amended);
-      leases_.EditLaunch(job.id()).shed_deadline_ms = 0;
+      state_.leases_.EditLaunch(job.id()).shed_deadline_ms = 0;
     }
-    Record(batch, job, absl::StrFormat("lease %d: the job applied revision %d", amended.epoch(), applied), now_ms);
+    state_.Record(batch, job, absl::StrFormat("lease %d: the job applied revision %d", amended.epoch(), applied), now_ms);
   } else {
     batch.PutJob(job);
   }
   return change.Commit(std::move(batch));
 }
 
-void DaemonState::LowerOverdueMemoryLimits(Batch& batch, int64_t now_ms) {
+void LeaseActions::LowerOverdueMemoryLimits(Batch& batch, int64_t now_ms) {
   std::vector<std::string> overdue;
-  for (const auto& [id, launch] : leases_.all_launches()) {
+  for (const auto& [id, launch] : state_.leases_.all_launches()) {
     if (launch.shed_deadline_ms > 0 && now_ms >= launch.shed_deadline_ms) overdue.push_back(id);
   }
   for (const std::string& id : overdue) {
-    leases_.EditLaunch(id).shed_deadline_ms = 0;
-    v1::Job& job = jobs_.Edit(id);
+    state_.leases_.EditLaunch(id).shed_deadline_ms = 0;
+    v1::Job& job = state_.jobs_.Edit(id);
     if (!job.has_lease()) continue;
     LowerMemoryLimits(*job.mutable_lease());
-    Record(batch, job,
+    state_.Record(batch, job,
            absl::StrFormat("lease %d: revision %d not confirmed within %g s; memory limit lowered now",
-                           job.lease().epoch(), job.lease().revision(), config_.lease_grace_s),
+                           job.lease().epoch(), job.lease().revision(), state_.config_.lease_grace_s),
            now_ms);
   }
 }
 
-void DaemonState::TellAllocation(const v1::Job& job, int rank, v1::ProgressReply& reply) const {
+void LeaseActions::TellAllocation(const v1::Job& job, int rank, v1::ProgressReply& reply) const {
   if (!job.has_lease() || job.lease().revision() == 0) return;
-  if (leases_.LaunchOf(job.id()).node_revision < job.lease().revision()) return;
+  if (state_.leases_.LaunchOf(job.id()).node_revision < job.lease().revision()) return;
   for (const v1::LeaseSlice& s : job.lease().slices()) {
     if (s.rank() != rank) continue;
     reply.set_revision(job.lease().revision());

@@ -9,6 +9,7 @@
 #include "daemon/agents/agent_gateway.h"
 #include "daemon/api/client_gateway.h"
 #include "daemon/nodes/node_gateway.h"
+#include "daemon/round/lease_actions.h"
 #include "daemon/round/round_driver.h"
 #include "daemon/round/round_input.h"
 #include "service/credentials.h"
@@ -98,7 +99,8 @@ DaemonState::DaemonState(const DaemonConfig& config, std::unique_ptr<Store> stor
       node_gateway_(std::make_unique<NodeGateway>(*this)),
       agent_gateway_(std::make_unique<AgentGateway>(*this)),
       round_driver_(std::make_unique<RoundDriver>(*this)),
-      client_gateway_(std::make_unique<ClientGateway>(*this)) {
+      client_gateway_(std::make_unique<ClientGateway>(*this)),
+      lease_actions_(std::make_unique<LeaseActions>(*this)) {
   jobs_.OnMove([this](const v1::Job& job, JobMove move, int64_t now_ms) {
     if (move == JobMove::kSucceed) counters_.completion_s.Observe((now_ms - job.submitted_unix_ms()) / 1000.0);
   });
@@ -224,7 +226,7 @@ DaemonState::ProgressFlush DaemonState::StartProgressFlush(int64_t now_ms) {
   flush.now_ms = now_ms;
   // Advice, not a change: nothing here needs undoing if the store refuses
   // it (the time held moves from the lease into the job's record either way).
-  AccountService(now_ms);
+  actions().AccountService(now_ms);
   flush.batch = std::make_unique<Batch>();
   jobs_.AddDirtyJobs(*flush.batch);
   flush.marks = jobs_.dirty_marks();
@@ -315,7 +317,7 @@ void DaemonState::PublishLease(const std::string& id) {
   const v1::Lease& lease = it->second.lease();
   ProgressBoard::OpenLease open{lease.epoch(), it->second.spec().iterations(), lease.resizable(), lease.revision(),
                                 lease.applied_revision(), {}};
-  TellAllocation(it->second, 0, open.reply);
+  actions().TellAllocation(it->second, 0, open.reply);
   board_.Publish(id, std::move(open));
 }
 

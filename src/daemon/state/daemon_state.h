@@ -34,10 +34,9 @@
 // (agents/agent_gateway.h: an agent's registration, progress, checkpoints
 // and profile) and RoundDriver (round/round_driver.h: prepare, plan,
 // apply). Its public methods are theirs. What it keeps is what they share:
-// the tables, the store and a Change and its commit (daemon_state.cc), and
-// the lease actions every one of them takes (round/lease_changes.cc:
-// grant, end, drop, stop; round/resize_in_place.cc; agents/
-// profiling_leases.cc).
+// the tables, the store and a Change and its commit (daemon_state.cc); and
+// it holds LeaseActions (round/lease_actions.h), what every one of them
+// does to leases (grant, end, drop, stop, resize, profiling leases).
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -115,6 +114,7 @@ struct DaemonCounters {
 
 class AgentGateway;
 class ClientGateway;
+class LeaseActions;
 class NodeGateway;
 class RoundDriver;
 
@@ -280,10 +280,11 @@ class DaemonState {
  private:
   // The gateways that own the RPCs' transitions (api/client_gateway.h,
   // nodes/node_gateway.h, agents/agent_gateway.h) and the round driver
-  // (round/round_driver.h) act through the tables, changes and lease
-  // actions below.
+  // (round/round_driver.h) act through the tables and changes below, and
+  // through the lease actions they share (round/lease_actions.h).
   friend class AgentGateway;
   friend class ClientGateway;
+  friend class LeaseActions;
   friend class NodeGateway;
   friend class RoundDriver;
   using NodeRecord = NodeTable::NodeRecord;
@@ -331,64 +332,12 @@ class DaemonState {
   static constexpr int kMaxRetiredPerTick = 1000;
   bool Terminal(const v1::Job& job) const;
 
-  // A job to lend a whole node to before it is scheduled: it asks for a
-  // profile, has none, holds no lease, and fits on one registered node.
-  bool WantsProfiling(const v1::Job& job) const;
-  // profile_wait_s has passed since it was submitted: if it still wants a
-  // profile, the round schedules it unprofiled meanwhile.
-  bool ProfileWaitOver(const v1::Job& job, int64_t now_ms) const;
-  // Lends free nodes to the jobs that want a profile, higher priority
-  // classes first, then in queue order.
-  void GrantProfilingLeases(Batch& batch, int64_t now_ms);
-  // An event (once per daemon run) for each job whose wait just ran out.
-  void NoteProfileWaitsOver(Batch& batch, int64_t now_ms);
-  // The node's GPU and CPU ids no lease is granted (in its capacity's order),
-  // less what other work holds there (Node.foreign).
-  v1::NodeResources FreeIds(const std::string& node) const;
-  // `service_weight` > 0: the lease's (typed clusters); 0: none (1).
-  void Grant(v1::Job& job, const Assignment& assignment, const std::vector<std::string>& node_names,
-             double service_weight, Batch& batch, int64_t now_ms);
-  void EndLease(v1::Job& job, const std::string& why, LeaseEndCause cause, Batch& batch, int64_t now_ms);
-  // Forgets the current lease (its processes are gone or never started);
-  // a launched one counts as the job's last run.
-  void DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms);
-  void SendStop(const std::string& node, const std::string& job, int64_t epoch, int64_t grace_ms);
   // The job's lease as the board is to show it (open when current, not
   // ending, and the job live).
   void PublishLease(const std::string& id);
   // The reports the board took, into the jobs' records (in memory; stored
   // with the next flush).
   void FoldProgress();
-  // Adds the time held since service_from_ms to each running job's
-  // attained service (stored with the next flush).
-  void AccountService(int64_t now_ms);
-  // The attained service of `id` now, stored or not: time held, each
-  // lease's weighted by its service_weight (typed clusters).
-  int64_t ServiceNowMs(const std::string& id, int64_t now_ms) const;
-  static int64_t ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms);
-
-  // ---- resize in place (round/resize_in_place.cc)
-  // Amends the job's current lease to `planned`'s CPUs and memory on the
-  // same node and GPUs (a new revision, stored with `batch`): CPU ids it
-  // holds are kept first, then free ones; a lower memory limit waits for
-  // the job to shed (mem_limit_gb). False when nothing changes (no free
-  // CPU ids to grow into).
-  bool ResizeLease(v1::Job& job, const Assignment& planned, const std::vector<std::string>& node_names,
-                   Batch& batch, int64_t now_ms);
-  // Resize orders for the processes `request` reports whose node has not
-  // applied their lease's latest revision and memory limit; a growth waits
-  // while another process on the node still holds the CPU ids. Notes the
-  // revisions nodes have applied (the agent is told from then on).
-  std::vector<v1::ResizeOrder> ResizesFor(const v1::HeartbeatRequest& request, int64_t now_ms);
-  // The agent's news in a progress report: it follows resizes, or it has
-  // applied a revision (then a lowered memory limit is lowered). Stored.
-  absl::Status NoteResizeReport(const v1::ProgressReport& report, int64_t now_ms);
-  // Memory limits whose shedding ran past lease_grace_s (counted from the
-  // node applying the revision) are lowered.
-  void LowerOverdueMemoryLimits(Batch& batch, int64_t now_ms);
-  // What a progress reply tells the job's agent of its allocation: the
-  // lease's latest revision once its node has applied it.
-  void TellAllocation(const v1::Job& job, int rank, v1::ProgressReply& reply) const;
   int MaxRetries(const v1::Job& job) const;
 
   DaemonConfig config_;
@@ -419,6 +368,9 @@ class DaemonState {
   std::unique_ptr<AgentGateway> agent_gateway_;  // the agent API
   std::unique_ptr<RoundDriver> round_driver_;    // rounds
   std::unique_ptr<ClientGateway> client_gateway_;  // the client API
+  // What every owner above does to leases (round/lease_actions.h).
+  std::unique_ptr<LeaseActions> lease_actions_;
+  LeaseActions& actions() const { return *lease_actions_; }
 };
 
 }  // namespace synergy::daemon
