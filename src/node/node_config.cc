@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "service/credentials.h"
+#include "service/log_settings.h"
 #include "service/request_limits.h"
 #include "service/request_validation.h"
 #include "synergy/config_loader.h"
@@ -144,17 +145,10 @@ absl::Status CheckSettings(const YamlMap& m, const NodeConfig& c) {
     return m.Get("name").Error("is not a node name (A-Z a-z 0-9 . _ -, not . or ..; \"\" = the host name)");
   }
   if (m.Has("scheduler") && c.scheduler.empty()) return m.Get("scheduler").Error("is empty");
-  static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
   if (m.Has("gpu_type") && !c.gpu_type.empty() && !IsGpuTypeName(c.gpu_type)) {
     return m.Get("gpu_type").Error(absl::StrCat(kGpuTypeRule, "; \"\" = read from the driver"));
   }
-  if (m.Has("log_level") && !kLevels.count(c.log_level)) {
-    return m.Get("log_level").Error("is not one of trace, debug, info, warn, error");
-  }
-  if (m.Has("log_format") && c.log_format != "text" && c.log_format != "json") {
-    return m.Get("log_format").Error("is not text or json");
-  }
-  return absl::OkStatus();
+  return service::CheckLogSettings(m, c.log_level, c.log_format);
 }
 
 }  // namespace

@@ -330,9 +330,9 @@ TEST(DriverEquivalence, WithResizesInPlaceBothDriversDecideLeasesAlikeEveryRound
   ExpectTheDriversKeepLeasesAlike(testing::Homogeneous(4, 8, 24, 500, 0), {"tune"}, /*resize_in_place=*/true);
 }
 
-// Leases kept on nodes of three GPU types, each lease carrying the service
-// weight synergyd's grant stored.
-TEST(DriverEquivalence, OnSeveralGpuTypesBothDriversKeepTheSameLeasesEveryRound) {
+// Nodes of three GPU types, the k80 one too small for the trace's 8-GPU
+// jobs.
+std::vector<ServerSpec> ThreeGpuTypes() {
   std::vector<ServerSpec> servers = {
       {"a-v100", Resources{8, 24, 500, 0}},
       {"b-v100", Resources{8, 24, 500, 0}},
@@ -342,7 +342,13 @@ TEST(DriverEquivalence, OnSeveralGpuTypesBothDriversKeepTheSameLeasesEveryRound)
   servers[0].gpu_type = servers[1].gpu_type = "v100";
   servers[2].gpu_type = "p100";
   servers[3].gpu_type = "k80";
-  ExpectTheDriversKeepLeasesAlike(Cluster(servers), {"tune"}, /*resize_in_place=*/false,
+  return servers;
+}
+
+// Leases kept on nodes of three GPU types, each lease carrying the service
+// weight synergyd's grant stored.
+TEST(DriverEquivalence, OnSeveralGpuTypesBothDriversKeepTheSameLeasesEveryRound) {
+  ExpectTheDriversKeepLeasesAlike(Cluster(ThreeGpuTypes()), {"tune"}, /*resize_in_place=*/false,
                                   TypeChoice::kBestAllocation);
 }
 
@@ -355,15 +361,7 @@ TEST(DriverEquivalence, TheDaemonsViewsPlanAsTheSimulatorsRoundAfterRound) {
 // jobs: each job's views on each type, its service and carried speedup in
 // the base type's units, and the typed round, alike in both drivers.
 TEST(DriverEquivalence, OnNodesOfSeveralGpuTypesTheDaemonPlansAsTheSimulator) {
-  std::vector<ServerSpec> servers = {
-      {"a-v100", Resources{8, 24, 500, 0}},
-      {"b-v100", Resources{8, 24, 500, 0}},
-      {"c-p100", Resources{8, 24, 500, 0}},
-      {"d-k80", Resources{4, 16, 256, 0}},
-  };
-  servers[0].gpu_type = servers[1].gpu_type = "v100";
-  servers[2].gpu_type = "p100";
-  servers[3].gpu_type = "k80";
+  const std::vector<ServerSpec> servers = ThreeGpuTypes();
   const Cluster cluster(servers);
   ExpectTheDriversAgree(cluster, {"proportional", "tune", "tune-graded"}, TypeChoice::kBestAllocation);
   ExpectTheDriversAgree(cluster, {"tune"}, TypeChoice::kGpuThroughput);

@@ -13,6 +13,7 @@
 #include "daemon/server/security_config.h"
 #include "daemon/nodes/slurm_config.h"
 #include "service/channel.h"
+#include "service/log_settings.h"
 #include "service/request_limits.h"
 #include "synergy/default_configs.h"
 #include "synergy/mechanism.h"
@@ -134,14 +135,7 @@ absl::Status CheckSettings(const YamlMap& m, const DaemonConfig& c) {
   if (c.executor == "slurm" && c.slurm.partition.empty() && (m.Has("slurm") || m.Has("executor"))) {
     return (m.Has("slurm") ? m.Get("slurm") : m.Get("executor")).Error("needs slurm.partition (the partition synergyd owns)");
   }
-  static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
-  if (m.Has("log_level") && !kLevels.count(c.log_level)) {
-    return m.Get("log_level").Error("is not one of trace, debug, info, warn, error");
-  }
-  if (m.Has("log_format") && c.log_format != "text" && c.log_format != "json") {
-    return m.Get("log_format").Error("is not text or json");
-  }
-  return absl::OkStatus();
+  return service::CheckLogSettings(m, c.log_level, c.log_format);
 }
 
 }  // namespace

@@ -64,37 +64,36 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
 
 absl::Status Daemon::ServeMetrics(const DaemonState* opened) {
   last_tick_ms_ = service::NowUnixMs();  // the round loop starts after
-  Daemon* raw = this;
-  metrics_.Handle("/metrics", [raw] {
-    absl::ReaderMutexLock lock(&raw->guarded_.mu);
+  metrics_.Handle("/metrics", [this] {
+    absl::ReaderMutexLock lock(&guarded_.mu);
     return service::HttpReply{200,
-                              absl::StrCat(RenderMetrics(*raw->state_, service::NowUnixMs()),
+                              absl::StrCat(RenderMetrics(*state_, service::NowUnixMs()),
                                            "# HELP synergy_listener_rebuilds_total gRPC listeners rebuilt after "
                                            "they stopped accepting (listener_watchdog.h)\n"
                                            "# TYPE synergy_listener_rebuilds_total counter\n"
                                            "synergy_listener_rebuilds_total ",
-                                           raw->listener_rebuilds_.load(), "\n", raw->SlurmMetrics()),
+                                           listener_rebuilds_.load(), "\n", SlurmMetrics()),
                               service::kPrometheusTextType};
   });
   // Live while the round loop ticks (every 100 ms; a loop stuck for 30 s
   // is worth a restart); ready while it ticks and the daemon is not
   // stopping. Neither takes the daemon's lock.
-  auto ticked_within = [raw](int64_t ms) {
-    return service::NowUnixMs() - raw->last_tick_ms_.load() <= ms;
+  auto ticked_within = [this](int64_t ms) {
+    return service::NowUnixMs() - last_tick_ms_.load() <= ms;
   };
   metrics_.Handle("/healthz", [ticked_within] {
     return ticked_within(30000) ? service::HttpReply{200, "ok\n"}
                                 : service::HttpReply{503, "the round loop has not ticked for 30 s\n"};
   });
-  metrics_.Handle("/readyz", [raw, opened, ticked_within] {
-    if (raw->stop_.HasBeenNotified()) return service::HttpReply{503, "stopping\n"};
+  metrics_.Handle("/readyz", [this, opened, ticked_within] {
+    if (stop_.HasBeenNotified()) return service::HttpReply{503, "stopping\n"};
     // Nothing is acted on before it is stored: a daemon whose store
     // refuses writes takes no submission and changes no lease.
     if (const int64_t refused = opened->store_refusing(); refused > 0) {
       return service::HttpReply{503, absl::StrCat("the state store refuses writes (", refused,
                                                   " change(s) refused in a row)\n")};
     }
-    if (const int64_t since = raw->slurm_ ? raw->slurm_->unreadable_since_ms() : 0; since > 0) {
+    if (const int64_t since = slurm_ ? slurm_->unreadable_since_ms() : 0; since > 0) {
       return service::HttpReply{503, absl::StrCat("Slurm cannot be read for ", (service::NowUnixMs() - since) / 1000,
                                                   " s (slurmctld?): nodes and leases are kept as last seen\n")};
     }
