@@ -87,6 +87,7 @@ absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptio
   config.restart_cost_s = common.reference_compatible ? 0 : common.restart_cost_s;
   config.resize_in_place = common.resize_in_place;
   config.keep_leases = common.keep_leases;
+  config.launch_between_rounds = common.launch_between_rounds && !common.reference_compatible;
   config.gpu_placement = common.gpu_placement;
   config.type_choice = common.type_choice;
   config.progress = progress;
@@ -121,6 +122,7 @@ std::map<std::string, Setting> CommonSettings(const CommonOptions& common, const
           {"placement", common.gpu_placement == GpuPlacement::kConsolidate ? "consolidate" : "first-fit"},
           {"restart_cost_s", common.reference_compatible ? 0.0 : common.restart_cost_s},
           {"resize_in_place", common.resize_in_place},
+          {"launch_between_rounds", common.launch_between_rounds && !common.reference_compatible},
           {"keep_leases", common.keep_leases || common.resize_in_place ||
                               (!common.reference_compatible && common.restart_cost_s > 0)}};
   if (HasOtherGpuTypes(inputs.cluster, inputs.zoo.base_gpu_type())) {

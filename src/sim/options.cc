@@ -68,13 +68,13 @@ const std::set<std::string> kCommonValueFlags = {"--cluster", "--models", "--pol
                                                  "--round-s", "--out",    "--seed",
                                                  "--split",   "--measure", "--placement",
                                                  "--opt-branch-nodes", "--opt-simplex-iterations",
-                                                 "--restart-cost", "--type-choice"};
+                                                 "--restart-cost", "--type-choice", "--launch-between-rounds"};
 const std::set<std::string> kCommonSwitches = {"--multi-gpu", "--reference-compatible",
                                                "--progress", "--no-progress", "--resize-in-place",
                                                "--keep-leases"};
 
-// --reference-compatible, --resize-in-place, --keep-leases and
-// --restart-cost, and which of them go together.
+// --reference-compatible, --resize-in-place, --keep-leases,
+// --restart-cost and --launch-between-rounds, and which of them go together.
 absl::Status ParseRunModes(std::map<std::string, std::string>& f, CommonOptions& c) {
   c.reference_compatible = f.count("--reference-compatible") > 0;
   c.resize_in_place = f.count("--resize-in-place") > 0;
@@ -82,6 +82,16 @@ absl::Status ParseRunModes(std::map<std::string, std::string>& f, CommonOptions&
   if (c.reference_compatible && (c.resize_in_place || c.keep_leases)) {
     return absl::InvalidArgumentError(
         "--resize-in-place and --keep-leases: not with --reference-compatible (the reference plans every round afresh)");
+  }
+  c.launch_between_rounds = !c.reference_compatible;
+  if (f.count("--launch-between-rounds")) {
+    const std::string& v = f["--launch-between-rounds"];
+    if (v != "on" && v != "off") return FlagError("--launch-between-rounds", v, "is not one of on|off");
+    if (c.reference_compatible && v == "on") {
+      return FlagError("--launch-between-rounds", v,
+                       "is not with --reference-compatible (the reference launches only in rounds)");
+    }
+    c.launch_between_rounds = v == "on";
   }
   if (f.count("--restart-cost")) {
     if (!ToDouble(f["--restart-cost"], c.restart_cost_s) || !(c.restart_cost_s >= 0) || c.restart_cost_s > 1e6) {
@@ -285,7 +295,7 @@ std::string RunUsage() {
          "         --policy fifo|srtf|las|ftf\n"
          "         --mechanism proportional|greedy|tune|tune-graded|opt [--opt-branch-nodes 2000] [--opt-simplex-iterations 100000]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
-         "         [--restart-cost S] [--resize-in-place] [--keep-leases]\n"
+         "         [--restart-cost S] [--resize-in-place] [--keep-leases] [--launch-between-rounds on|off]\n"
          "         [--type-choice first-fit|gpu-throughput|best-allocation|program]\n"
          "         [--reference-compatible] [--progress|--no-progress] [--decisions FILE] --out DIR\n"
          "Without --cluster/--models the embedded 128-GPU cluster and model zoo are used.\n"
@@ -297,6 +307,9 @@ std::string RunUsage() {
          "free (else a restart). Either keeps leases as synergyd does (--keep-leases alone:\n"
          "at no cost): a running job stays where it is unless moving or growing it is worth a\n"
          "restart. Restarts and resizes are counted per job in jobs.csv.\n"
+         "--launch-between-rounds on (the default; off with --reference-compatible): when a job\n"
+         "finishes or arrives between rounds, waiting jobs start at once on what is free, placed\n"
+         "as a round would without touching running jobs; off: only rounds launch (the paper's).\n"
          "--decisions FILE: every assignment each round books, one CSV line per server\n"
          "(time_s,job_id,server,gpus,cpus,mem_gb,speedup).\n"
          "On a cluster whose servers name several gpu_type values, each job runs on one type,\n"
@@ -311,7 +324,7 @@ std::string SweepUsage() {
          "         [--loads 4,5,6,7,8,9,10] [--mechanisms proportional,greedy,tune]\n"
          "         [--seed S | --seeds S1,S2,...] [--split I,L,S] [--multi-gpu] [--measure FROM,TO]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
-         "         [--restart-cost S] [--resize-in-place] [--keep-leases]\n"
+         "         [--restart-cost S] [--resize-in-place] [--keep-leases] [--launch-between-rounds on|off]\n"
          "         [--type-choice first-fit|gpu-throughput|best-allocation|program]\n"
          "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
          "Runs every load x mechanism (x seed), writes DIR/sweep.csv (a row per run),\n"

@@ -36,6 +36,9 @@ struct CommonOptions {
   double restart_cost_s = 0;     // --restart-cost (default mode only)
   bool resize_in_place = false;  // --resize-in-place
   bool keep_leases = false;      // --keep-leases (implied by the two above)
+  // --launch-between-rounds on|off: on by default, off with
+  // --reference-compatible (synergy/between_rounds.h).
+  bool launch_between_rounds = true;
   // --type-choice: how a job's GPU type is chosen on a cluster of several.
   TypeChoice type_choice = TypeChoice::kFirstFit;
   int opt_branch_nodes = MechanismOptions{}.opt_branch_nodes;              // --opt-branch-nodes

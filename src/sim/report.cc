@@ -102,12 +102,17 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
   if (span > 0) {
     const Resources& total = cluster.total();
     double gpu = 0, cpu = 0, mem = 0;
+    // Launches between rounds add what they held; jobs that finished
+    // mid-round give back the rest of it (both zero without them).
     for (const RoundSample& r : result.rounds) {
-      gpu += r.allocated.gpus * round_s;
-      cpu += r.allocated.cpus * round_s;
-      mem += r.allocated.mem_gb * round_s;
+      gpu += r.allocated.gpus * round_s + r.launched_s.gpus - r.released_s.gpus;
+      cpu += r.allocated.cpus * round_s + r.launched_s.cpus - r.released_s.cpus;
+      mem += r.allocated.mem_gb * round_s + r.launched_s.mem_gb - r.released_s.mem_gb;
     }
     s.mean_gpu_util = gpu / (total.gpus * span);
+    s.busy_gpu_util = result.busy_gpu_s / (total.gpus * span);
+    s.idle_gpu_h_while_waiting = result.idle_gpu_s_while_waiting / 3600.0;
+    s.idle_share_while_waiting = result.idle_gpu_s_while_waiting / (total.gpus * span);
     s.mean_cpu_util = cpu / (total.cpus * span);
     s.mean_mem_util = mem / (total.mem_gb * span);
   }
@@ -120,6 +125,7 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
   }
   s.restarts = result.restarts;
   s.resizes = result.resizes;
+  s.launches_between_rounds = result.launches_between_rounds;
   if (cluster.heterogeneous()) s.by_gpu_type = ByGpuType(result, cluster, round_s, span);
   s.solver_rounds = result.solver_rounds;
   s.solver_fallbacks = result.solver_fallbacks;
@@ -159,9 +165,14 @@ std::string UtilisationCsv(const SimResult& result, const Cluster& cluster) {
   std::string util =
       "time_s,gpu_util,cpu_util,mem_util,running,queued,throughput,lp_bound,stepped_down,fell_back\n";
   for (const RoundSample& r : result.rounds) {
-    absl::StrAppendFormat(&util, "%.1f,%.6f,%.6f,%.6f,%d,%d,%.6f", r.time_s,
-                          r.allocated.gpus / double(total.gpus), r.allocated.cpus / total.cpus,
-                          r.allocated.mem_gb / total.mem_gb, r.running, r.queued, r.throughput);
+    // Over the round: launches between rounds add, finishes give back.
+    const double round_s = result.round_s > 0 ? result.round_s : 1;
+    absl::StrAppendFormat(
+        &util, "%.1f,%.6f,%.6f,%.6f,%d,%d,%.6f", r.time_s,
+        r.allocated.gpus / double(total.gpus) + (r.launched_s.gpus - r.released_s.gpus) / (total.gpus * round_s),
+        r.allocated.cpus / total.cpus + (r.launched_s.cpus - r.released_s.cpus) / (total.cpus * round_s),
+        r.allocated.mem_gb / total.mem_gb + (r.launched_s.mem_gb - r.released_s.mem_gb) / (total.mem_gb * round_s),
+        r.running, r.queued, r.throughput);
     if (r.solver.solved) {
       absl::StrAppendFormat(&util, ",%.6f,%d,%d\n", r.solver.lp_bound, r.solver.stepped_down,
                             r.solver.fell_back ? 1 : 0);
@@ -196,7 +207,9 @@ std::string SummaryJson(const Summary& summary, const std::map<std::string, Sett
                         "  \"solver_fallbacks\": %d,\n  \"solver_budget_rounds\": %d,\n"
                         "  \"solver_stepped_down_rounds\": %d,\n"
                         "  \"mean_lp_bound\": %.6f,\n  \"mean_realised\": %.6f,\n"
-                        "  \"restarts\": %d,\n  \"resizes\": %d",
+                        "  \"restarts\": %d,\n  \"resizes\": %d,\n"
+                        "  \"busy_gpu_util\": %.6f,\n  \"idle_gpu_h_while_waiting\": %.6f,\n"
+                        "  \"idle_share_while_waiting\": %.6f,\n  \"launches_between_rounds\": %d",
                         summary.jobs, summary.unfinished, summary.mean_jct_h,
                         summary.p50_jct_h, summary.p99_jct_h, summary.makespan_h,
                         summary.mean_gpu_util, summary.mean_cpu_util, summary.mean_mem_util,
@@ -204,7 +217,9 @@ std::string SummaryJson(const Summary& summary, const std::map<std::string, Sett
                         summary.solver_rounds, summary.solver_fallbacks,
                         summary.solver_budget_rounds, summary.solver_stepped_down_rounds,
                         summary.mean_lp_bound,
-                        summary.mean_realised, summary.restarts, summary.resizes);
+                        summary.mean_realised, summary.restarts, summary.resizes, summary.busy_gpu_util,
+                        summary.idle_gpu_h_while_waiting, summary.idle_share_while_waiting,
+                        summary.launches_between_rounds);
   if (!summary.by_gpu_type.empty()) {
     absl::StrAppend(&json, ",\n  \"by_gpu_type\": [");
     for (size_t t = 0; t < summary.by_gpu_type.size(); ++t) {
@@ -249,6 +264,11 @@ std::string OneLineSummary(const Summary& s, const std::string& label) {
       "util gpu %.1f%% cpu %.1f%% mem %.1f%%",
       label, s.jobs, s.mean_jct_h, s.p50_jct_h, s.p99_jct_h, s.makespan_h,
       100 * s.mean_gpu_util, 100 * s.mean_cpu_util, 100 * s.mean_mem_util);
+  if (s.busy_gpu_util > 0) {
+    absl::StrAppendFormat(&line, ", busy gpu %.1f%%, idle while jobs wait %.1f GPU-h (%.2f%%)", 100 * s.busy_gpu_util,
+                          s.idle_gpu_h_while_waiting, 100 * s.idle_share_while_waiting);
+  }
+  if (s.launches_between_rounds > 0) absl::StrAppend(&line, ", ", s.launches_between_rounds, " launched between rounds");
   if (s.restarts > 0 || s.resizes > 0) absl::StrAppend(&line, ", ", s.restarts, " restarts, ", s.resizes, " resizes");
   if (s.unfinished > 0) absl::StrAppend(&line, ", ", s.unfinished, " unfinished");
   return line;

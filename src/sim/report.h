@@ -28,6 +28,14 @@ struct Summary {
   double mean_gpu_util = 0;
   double mean_cpu_util = 0;
   double mean_mem_util = 0;
+  // Default mode: the share of GPU time in which a job ran (held GPUs and
+  // had not finished), and the GPU-hours no job ran on while a job waited
+  // (also as a share of all GPU-hours of the run); jobs launched between
+  // rounds (simulator.h).
+  double busy_gpu_util = 0;
+  double idle_gpu_h_while_waiting = 0;
+  double idle_share_while_waiting = 0;
+  int64_t launches_between_rounds = 0;
   int64_t rounds = 0;
   int64_t unplaced_after_revert = 0;
   double mean_throughput = 0;  // sum of speedups of running jobs, per round

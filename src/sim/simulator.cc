@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "synergy/allocation_speed.h"
+#include "synergy/between_rounds.h"
 #include "synergy/gpu_type_model.h"
 #include "synergy/job_view_rules.h"
 #include "synergy/round.h"
@@ -43,6 +44,7 @@ struct SimJob {
   double restart_debt_s = 0;
   int restarts = 0;
   int resizes = 0;
+  bool running = false;  // in running_: it holds a lease until the next round
   // Heterogeneous clusters: its view on each GPU type (`view`, the one
   // policies order, has the reference type's model fields), the type of
   // its last round, and its iteration time at the share on the reference
@@ -98,22 +100,20 @@ class Engine {
   absl::StatusOr<SimResult> Run() {
     if (absl::Status st = PrepareGpuTypes(); !st.ok()) return st;
     if (config_.standing_queue && !typed_ && !KeepsLeases() && !config_.on_round &&
-        !config_.policy->key_moves_with_time()) {
+        !config_.policy->key_moves_with_time() && !LaunchesBetweenRounds()) {
       standing_.emplace(*config_.policy, *config_.mechanism, config_.reference_compatible);
     }
     const double round = config_.round_s;
-    double t = 0;
-    if (replay_ && lookahead_) t = std::ceil(lookahead_->arrival_s / round) * round;
+    double t = FirstRoundAt();
     result_.first_schedule_s = t;
+    result_.round_s = round;
     while (true) {
       Admit(t);
       if (EndLeases(t)) break;
       if (QueueEmpty()) {
         if (!lookahead_) break;                            // every job has run
         if (replay_ && config_.reference_compatible) break;  // the reference's early stop
-        // Nothing to schedule until the next arrival: skip the empty rounds.
-        const double gap = lookahead_->arrival_s - t;
-        t += std::max(1.0, std::ceil(gap / round)) * round;
+        t = IdleUntilTheNextArrival(t);
         continue;
       }
       ScheduleAt(t);
@@ -124,6 +124,7 @@ class Engine {
             config_.zoo->model(stuck->spec.model).name,
             ") cannot be placed even on an empty cluster"));
       }
+      if (!config_.reference_compatible) BetweenRounds(t);
       if (last_measured_arrival_s_ >= 0 && t - last_measured_arrival_s_ > kGiveUpAfterS) {
         return absl::DeadlineExceededError(absl::StrCat(
             "measured jobs still unfinished ", kGiveUpAfterS / 3600,
@@ -264,6 +265,7 @@ class Engine {
     bool any_finished = false;
     booked_before_.clear();
     for (SimJob* job : running_) {
+      job->running = false;
       job->view.last_execution_end_s = t;
       if (job->executed < job->view.total_iterations) {
         Touched(*job);
@@ -369,10 +371,11 @@ class Engine {
     for (const Assignment& a : round.plan.assignments) {
       SimJob* job = by_id_.at(a.job);
       if (!config_.reference_compatible) HoldFromNow(*job, a, previous);
-      Book(*job, a, t);
+      Book(*job, a, t, config_.round_s);
       Touched(*job);
       if (config_.on_booked) config_.on_booked(t, a);
       running_.push_back(job);
+      job->running = true;
       sample.allocated += a.Total();
       if (typed_) {
         sample.gpus_by_type.resize(type_parts_.parts.size());
@@ -461,15 +464,6 @@ class Engine {
       if (typed_) h.weight = TypeWeight(job, job.held_type);
       return h;
     };
-    // The assignment that keeps what a job holds.
-    auto as_held = [&](const SimJob& job) {
-      Assignment a;
-      a.job = job.spec.id;
-      a.slices = job.held;
-      a.speedup = job.held_speedup;
-      a.at_ideal = job.held_at_ideal;
-      return a;
-    };
     std::vector<JobId> held_jobs;
     for (const SimJob* job : running_before_) {
       if (job->finish_s < 0 && !job->held.empty()) held_jobs.push_back(job->spec.id);
@@ -487,7 +481,7 @@ class Engine {
         },
         [&](const std::set<JobId>& pins) {
           std::unordered_map<JobId, Assignment> pinned;
-          for (JobId id : pins) pinned[id] = as_held(*by_id_.at(id));
+          for (JobId id : pins) pinned[id] = AsHeld(*by_id_.at(id));
           return PlanAroundPinned(input, pinned);
         });
     plan = std::move(kept.plan);
@@ -497,7 +491,7 @@ class Engine {
       std::sort(pinned.begin(), pinned.end());
       config_.on_leases_kept(plan, pinned);
     }
-    for (const auto& [id, decision] : kept.pinned) plan.assignments.push_back(as_held(*by_id_.at(id)));
+    for (const auto& [id, decision] : kept.pinned) plan.assignments.push_back(AsHeld(*by_id_.at(id)));
     // In job order.
     std::sort(plan.assignments.begin(), plan.assignments.end(),
               [](const Assignment& x, const Assignment& y) { return x.job < y.job; });
@@ -588,6 +582,131 @@ class Engine {
     return ScheduleTypedRound(typed, *config_.policy, *config_.mechanism).plan;
   }
 
+  // A replay's first round is on the grid after its first arrival (the
+  // reference's); with launches between rounds, the first job starts at
+  // its arrival, in the round before.
+  double FirstRoundAt() const {
+    if (!replay_ || !lookahead_) return 0;
+    const double rounds = lookahead_->arrival_s / config_.round_s;
+    return (LaunchesBetweenRounds() ? std::floor(rounds) : std::ceil(rounds)) * config_.round_s;
+  }
+
+  // Nothing to schedule at `t` until the next arrival: the empty rounds
+  // are skipped to the time of the next round to run. With launches
+  // between rounds, that is the round the arrival falls in, and one that
+  // arrives within this round launches at its arrival.
+  double IdleUntilTheNextArrival(double t) {
+    const double round = config_.round_s;
+    const double gap = lookahead_->arrival_s - t;
+    if (LaunchesBetweenRounds() && gap < round) {
+      result_.rounds.emplace_back().time_s = t;
+      BetweenRounds(t);
+      return t + round;
+    }
+    const double rounds = LaunchesBetweenRounds() ? std::floor(gap / round) : std::ceil(gap / round);
+    return t + std::max(1.0, rounds) * round;
+  }
+
+  bool LaunchesBetweenRounds() const { return config_.launch_between_rounds && !config_.reference_compatible; }
+
+  // A job that ran its last iteration by `at` (its lease lasts to the next
+  // round; with launches between rounds its resources are free from then).
+  static bool FinishedBy(const SimJob& job, double at) { return job.finishes_at_s >= 0 && job.finishes_at_s <= at; }
+
+  // Default mode, from the round at `t` to the next: each finish and each
+  // arrival in between is an event, at its own time. Arrivals join the
+  // queue then (the next round sees them as it would have); with launches
+  // between rounds, finished jobs free what they held and the waiting jobs
+  // are placed on what is free (LaunchAt). Between events the busy and
+  // idle GPU-seconds are counted.
+  void BetweenRounds(double t) {
+    const double end = t + config_.round_s;
+    double at = t;
+    while (true) {
+      double next = end;
+      for (const SimJob* job : running_) {
+        if (job->finishes_at_s > at && job->finishes_at_s < next) next = job->finishes_at_s;
+      }
+      if (lookahead_ && lookahead_->arrival_s < next) next = std::max(at, lookahead_->arrival_s);
+      CountGpuTime(at, next);
+      if (next >= end) return;
+      at = next;
+      Admit(at);
+      if (LaunchesBetweenRounds()) LaunchAt(at, end);
+    }
+  }
+
+  // GPU-seconds over [from, to): those running jobs hold, and those free
+  // while a job waits.
+  void CountGpuTime(double from, double to) {
+    if (to <= from) return;
+    int busy = 0;
+    for (const SimJob* job : running_) {
+      if (!FinishedBy(*job, from)) busy += job->spec.gpus;
+    }
+    result_.busy_gpu_s += busy * (to - from);
+    const bool waiting = QueueSize() > running_.size();
+    if (waiting) result_.idle_gpu_s_while_waiting += (config_.cluster->total().gpus - busy) * (to - from);
+  }
+
+  // Launches at `at` (synergy/between_rounds.h): the waiting jobs placed
+  // around what every unfinished running job holds, by the round's own
+  // replan (PlanAroundPinned); each runs from `at` to the round's `end`.
+  // A job that finished at `at` gives back the rest of the round.
+  void LaunchAt(double at, double end) {
+    RoundSample& sample = result_.rounds.back();
+    std::vector<JobId> running;
+    std::unordered_map<JobId, Assignment> held;
+    int free_gpus = config_.cluster->total().gpus;
+    for (SimJob* job : running_) {
+      if (FinishedBy(*job, at)) {
+        if (job->finishes_at_s == at) {
+          for (const Slice& s : job->held) sample.released_s.Add(s.resources, end - at);
+        }
+        continue;
+      }
+      running.push_back(job->spec.id);
+      free_gpus -= job->spec.gpus;
+    }
+    RoundInput input;
+    input.now_s = at;
+    input.cluster = config_.cluster;
+    input.gpu_placement = config_.gpu_placement;
+    int fewest = 0;
+    for (SimJob* job : queue_) {
+      if (job->running) continue;
+      input.queue.push_back(&job->view);
+      if (fewest == 0 || job->spec.gpus < fewest) fewest = job->spec.gpus;
+    }
+    if (!CanLaunchAny(free_gpus, fewest)) return;
+    const Plan plan = LaunchBetweenRounds(running, [&](const std::set<JobId>& pins) {
+      std::unordered_map<JobId, Assignment> pinned;
+      for (JobId id : pins) pinned[id] = AsHeld(*by_id_.at(id));
+      return PlanAroundPinned(input, pinned);
+    });
+    std::unordered_map<JobId, Slices> none;
+    for (const Assignment& a : plan.assignments) {
+      SimJob& job = *by_id_.at(a.job);
+      HoldFromNow(job, a, none);
+      Book(job, a, at, end - at);
+      if (config_.on_booked) config_.on_booked(at, a);
+      running_.push_back(&job);
+      job.running = true;
+      sample.launched_s.Add(a.Total(), end - at);
+      ++result_.launches_between_rounds;
+    }
+  }
+
+  // The assignment that keeps what a job holds.
+  static Assignment AsHeld(const SimJob& job) {
+    Assignment a;
+    a.job = job.spec.id;
+    a.slices = job.held;
+    a.speedup = job.held_speedup;
+    a.at_ideal = job.held_at_ideal;
+    return a;
+  }
+
   void ChargeChange(SimJob& job, LeaseChange change, bool one_server) {
     switch (change) {
       case LeaseChange::kFirstStart:
@@ -618,13 +737,14 @@ class Engine {
 
 
 
-  // Progress for one round at the allocation the job was given, less the
-  // restart time it still owes.
-  void Book(SimJob& job, const Assignment& a, double t) {
-    const double lost = std::min(job.restart_debt_s, config_.round_s);
+  // Progress from `t` for `held_s` (a round, or what is left of it for a
+  // job launched between rounds) at the allocation the job was given, less
+  // the restart time it still owes.
+  void Book(SimJob& job, const Assignment& a, double t, double held_s) {
+    const double lost = std::min(job.restart_debt_s, held_s);
     job.restart_debt_s -= lost;
     t += lost;
-    const double round = config_.round_s - lost;
+    const double round = held_s - lost;
     JobView& v = job.view;
     // On a cluster of several types, the job runs as its view on the type
     // it holds says (`speed`); policies keep seeing it in the reference
@@ -664,10 +784,10 @@ class Engine {
     v.remaining_iterations = v.total_iterations - job.executed;
     // It held its GPUs all round, restarting or not.
     if (typed_) {
-      v.attained_service_s += config_.round_s * type_weight;
+      v.attained_service_s += held_s * type_weight;
       v.last_round_speedup = CarriedSpeedup(speed->ideal_speedup, a.speedup, a.at_ideal) * type_weight;
     } else {
-      v.attained_service_s += config_.round_s;
+      v.attained_service_s += held_s;
       v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, a.speedup, a.at_ideal);
     }
     if (job.start_s < 0) job.start_s = t - lost;

@@ -59,6 +59,13 @@ struct SimConfig {
   // every round is planned afresh, as the reference's simulator does.
   bool keep_leases = false;
   double restart_gain = 0.1;
+  // Default mode: launches between rounds (synergy/between_rounds.h).
+  // When a job finishes mid-round its resources are free from its finish
+  // time, and at each finish or arrival the waiting jobs are placed on
+  // what the running leases leave free, to run until the next round. The
+  // CLI's default; reference-compatible runs never launch between rounds.
+  // Runs with it use the sorted round (standing_queue is not used).
+  bool launch_between_rounds = false;
   // Keep the queue in order between rounds (synergy/standing_queue.h)
   // where the policy allows it (FIFO, SRTF, LAS) and nothing needs the
   // whole ordered queue each round (one GPU type, no lease keeping, no
@@ -100,6 +107,18 @@ struct JobRecord {
   double jct_s() const { return finish_s - spec.arrival_s; }
 };
 
+// Resources held over time (resource-seconds).
+struct ResourceSeconds {
+  double gpus = 0;
+  double cpus = 0;
+  double mem_gb = 0;
+  void Add(const Resources& r, double seconds) {
+    gpus += r.gpus * seconds;
+    cpus += r.cpus * seconds;
+    mem_gb += r.mem_gb * seconds;
+  }
+};
+
 // The cluster as one round left it, for utilisation over time.
 struct RoundSample {
   double time_s = 0;
@@ -111,6 +130,12 @@ struct RoundSample {
   // OPT only (solver.solved): its pooled LP bound, jobs stepped down from
   // the pooled choice, and whether TUNE's plan was used.
   SolverStats solver;
+  // Default mode with launches between rounds, in resource-seconds until
+  // the next round: what jobs launched since this round's start were
+  // given, and what jobs that finished in it no longer held (`allocated`
+  // counts them to the round's end). Zero otherwise.
+  ResourceSeconds launched_s;
+  ResourceSeconds released_s;
 };
 
 struct SimResult {
@@ -133,6 +158,14 @@ struct SimResult {
   // Over the measured jobs (JobRecord's): restarts charged and resizes in place.
   int64_t restarts = 0;
   int64_t resizes = 0;
+  // Default mode, over the run: GPU-seconds in which a job ran (held GPUs
+  // and had not finished), GPU-seconds no job ran on while some job
+  // waited (admitted, unfinished, holding nothing), and the jobs launched
+  // between rounds. Zero in reference-compatible runs.
+  double round_s = 0;  // the run's round length
+  double busy_gpu_s = 0;
+  double idle_gpu_s_while_waiting = 0;
+  int64_t launches_between_rounds = 0;
 };
 
 // Replays `jobs` (arrival order) and measures all of them.

@@ -7,7 +7,9 @@ set -euo pipefail
 sim=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-common=(--load 6 --seed 3 --split 20,70,10 --multi-gpu --measure 100,200 --policy fifo)
+# Rounds only: realised is summed over solver rounds and mean_throughput
+# over every round sampled, which launches between rounds add to.
+common=(--load 6 --seed 3 --split 20,70,10 --multi-gpu --measure 100,200 --policy fifo --launch-between-rounds off)
 "$sim" run "${common[@]}" --mechanism opt --out "$work/opt" >/dev/null
 "$sim" run "${common[@]}" --mechanism proportional --out "$work/prop" >/dev/null
 field() { sed -n "s/.*\"$1\": \\([-0-9.e]*\\).*/\\1/p" "$2"; }
