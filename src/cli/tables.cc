@@ -61,6 +61,13 @@ std::string Duration(int64_t ms) {
   return absl::StrCat(s / 86400, "d", (s % 86400) / 3600, "h");
 }
 
+// A waiting job's reason with the time to the next round, as the daemon
+// said when it was read: "waiting for resources; next round in 42s".
+std::string ReasonNow(const v1::Job& j, int64_t now_ms) {
+  if (j.next_round_unix_ms() <= 0) return j.reason();
+  return absl::StrCat(j.reason(), "; next round in ", Duration(j.next_round_unix_ms() - now_ms));
+}
+
 std::string Table(const std::vector<std::vector<std::string>>& raw_rows) {
   // Every cell escaped, whatever the daemon sent: a name cannot move the
   // cursor or forge a row.
@@ -114,10 +121,10 @@ std::string JobsTable(const std::vector<v1::Job>& jobs, bool wide, int64_t now_m
                       j.throughput() > 0 ? absl::StrFormat("%.1f", j.throughput()) : "-", age,
                       j.has_lease() ? std::to_string(j.lease().epoch()) : "-", node_list,
                       j.has_lease() ? std::to_string(cpus) : "-", j.has_lease() ? absl::StrFormat("%.1f", mem) : "-",
-                      std::to_string(j.attempts()), std::to_string(j.spec().priority()), j.reason()});
+                      std::to_string(j.attempts()), std::to_string(j.spec().priority()), ReasonNow(j, now_ms)});
     } else {
       rows.push_back({j.id(), name, ListedState(j), std::to_string(j.spec().gpus()), progress, age, node_list,
-                      j.reason()});
+                      ReasonNow(j, now_ms)});
     }
   }
   return Table(rows);
@@ -226,7 +233,11 @@ std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   line("ID", j.id());
   line("Name", j.spec().name().empty() ? "-" : j.spec().name());
   line("State", StateName(j.state()));
-  line("Reason", j.reason());
+  line("Reason", ReasonNow(j, now_ms));
+  if (j.next_round_unix_ms() > 0) {
+    line("Next round", absl::StrCat(Time(j.next_round_unix_ms()), " (in ", Duration(j.next_round_unix_ms() - now_ms),
+                                    "; jobs ahead ", j.jobs_ahead(), ")"));
+  }
   if (j.held()) {
     line("Held", absl::StrCat("by ", j.held_by_admin() ? "admin " : "", j.held_by(), " (synergyctl release ", j.id(),
                               j.held_by_admin() ? ", an admin's" : "", ")"));

@@ -78,6 +78,23 @@ TEST(Tables, ColumnsAlignOnTheEscapedText) {
   EXPECT_EQ(out, "A     B\nx\\ny  z\n");
 }
 
+// A waiting job counts down to the next round the daemon said it would
+// run, in its reason and on a line of its own.
+TEST(Tables, AWaitingJobCountsDownToTheNextRound) {
+  v1::Job job;
+  job.set_id("j-000003");
+  job.set_state(v1::JOB_STATE_QUEUED);
+  job.set_reason("waiting: 1 job ahead in fifo order");
+  job.set_next_round_unix_ms(43000);
+  job.set_jobs_ahead(1);
+  const std::string out = DescribeJob(job, 1000);
+  EXPECT_NE(out.find("waiting: 1 job ahead in fifo order; next round in 42s"), std::string::npos) << out;
+  EXPECT_NE(out.find("Next round:"), std::string::npos) << out;
+  EXPECT_NE(JobsTable({job}, false, 1000).find("next round in 42s"), std::string::npos);
+  job.set_next_round_unix_ms(0);
+  EXPECT_EQ(DescribeJob(job, 1000).find("Next round"), std::string::npos);
+}
+
 TEST(Tables, DescribeJobEscapesEveryLine) {
   const v1::Job job = HostileJob();
   const std::string out = DescribeJob(job, 1000);

@@ -5,7 +5,8 @@
 // fsyncs), cancels, reads of jobs, nodes, the cluster and a lease's
 // output (client_requests.cc), listing a page at a time
 // (job_listing.cc), and the controls of one job: hold, release, requeue,
-// priority (job_controls.cc). Each change is one stored change; nothing
+// priority (job_controls.cc); a waiting job read says why and until when
+// (waiting_reasons.cc). Each change is one stored change; nothing
 // changes on error.
 //
 // It acts on DaemonState's tables through the state's changes and lease
@@ -53,6 +54,11 @@ class ClientGateway {
 
  private:
   using JobRuntime = JobTable::Runtime;
+  // It waits for a lease (submitted, queued or suspended; not held).
+  bool Waiting(const v1::Job& job) const;
+  // Copies of jobs as read: each waiting one gets the next round's time,
+  // the waiting jobs ahead of it, and a reason that counts them.
+  void SayWhyWaiting(std::vector<v1::Job>& jobs) const;
   DaemonState& state_;
 };
 

@@ -61,6 +61,7 @@ absl::StatusOr<std::string> ClientGateway::FinishSubmit(PreparedSubmit prepared,
   state_.jobs_.EndSubmission(prepared.job.owner());
   if (auto st = state_.NoteCommit(stored, prepared.batch); !st.ok()) return st;
   ++state_.counters_.jobs_submitted;
+  state_.NoteLaunchEvent(prepared.job.submitted_unix_ms());
   const std::string id = prepared.job.id();
   state_.jobs_.Admit(std::move(prepared.job));
   return id;
@@ -100,6 +101,7 @@ absl::StatusOr<v1::Job> ClientGateway::GetJob(const std::string& job_id) const {
   }
   std::vector<v1::Job> one{it->second};
   state_.board_.Overlay(one);
+  SayWhyWaiting(one);
   v1::Job job = std::move(one[0]);
   auto events = state_.store_->LoadEvents(job_id);
   if (!events.ok()) return events.status();
@@ -214,6 +216,7 @@ absl::StatusOr<v1::Node> ClientGateway::SetDrained(const std::string& node, bool
   DaemonState::Change change(state_);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   state_.nodes_.SetDrained(node, std::move(drain));
+  if (!drained) state_.NoteLaunchEvent(now_ms);
   spdlog::info("node {} {}{}", node,
                drained ? "drained: no new leases; running jobs end at the next round" : "undrained",
                drained && !reason.empty() ? absl::StrCat(" (", service::EscapeForDisplay(reason), ")") : "");

@@ -69,6 +69,7 @@ absl::StatusOr<v1::Job> ClientGateway::Release(const std::string& job_id, const 
   if (!state_.Terminal(job) && !job.has_lease()) job.set_reason(absl::StrCat("released by ", by, "; waits for a round"));
   state_.Record(batch, job, absl::StrCat("released by ", by), now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  state_.NoteLaunchEvent(now_ms);
   return state_.jobs_.at(job_id);
 }
 

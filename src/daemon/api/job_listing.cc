@@ -44,6 +44,7 @@ absl::StatusOr<DaemonState::JobPage> ClientGateway::ListJobs(const v1::ListJobsR
     if (Selected(it->second, request)) live.push_back(it->second);
   }
   state_.board_.Overlay(live);
+  SayWhyWaiting(live);
   std::vector<v1::Job> retired;
   if (request.include_retired()) {
     HistoryQuery query;

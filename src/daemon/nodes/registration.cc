@@ -34,6 +34,7 @@ absl::StatusOr<int64_t> NodeGateway::RegisterNode(const v1::RegisterNodeRequest&
     spdlog::warn("node {}: {} process(es) of leases that are not current: stopping them", request.name(), not_current);
   }
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  state_.NoteLaunchEvent(now_ms);
   if (joins) {
     state_.nodes_.NoteJoined(request.name(), now_ms);
     spdlog::info("node {} joined with a join credential; it holds its own credential from now on", request.name());

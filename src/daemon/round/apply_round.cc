@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "daemon/round/lease_actions.h"
 #include "daemon/round/lease_keeping.h"
 #include "daemon/round/round_input.h"
@@ -100,7 +101,94 @@ absl::StatusOr<RoundWorld> RoundDriver::PrepareRound(int64_t now_ms) {
   state_.actions().GrantProfilingLeases(batch, now_ms);
   state_.actions().NoteProfileWaitsOver(batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  // A round plans every job: the events so far need no launch of their own.
+  state_.launch_trigger_.Tried();
   return WorldForRound(now_ms);
+}
+
+absl::StatusOr<RoundWorld> RoundDriver::PrepareLaunch(int64_t now_ms) {
+  auto world = PrepareRound(now_ms);
+  if (world.ok()) ++state_.counters_.launch_tries;
+  return world;
+}
+
+RoundDecisions RoundDriver::PlanLaunches(const RoundWorld& world) const {
+  const auto start = std::chrono::steady_clock::now();
+  RoundDecisions d =
+      PlanLaunchesBetweenRounds(world, state_.zoo_, *state_.policy_, *state_.mechanism_, state_.type_choice_);
+  d.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return d;
+}
+
+absl::Status RoundDriver::ApplyLaunches(const RoundWorld& world, const RoundDecisions& d, int64_t now_ms) {
+  DaemonState::Change change(state_);
+  Batch batch;
+  PlannedByJob planned;
+  for (const Assignment& a : d.plan.assignments) planned[JobIdString(a.job)] = &a;
+  const int launched =
+      d.planned ? static_cast<int>(GrantPlanned(d, planned, /*between_rounds=*/true, batch, now_ms).size()) : 0;
+  QueueTheWaiting(batch, now_ms);
+  if (auto st = change.Commit(std::move(batch)); !st.ok()) {
+    state_.NoteLaunchEvent(now_ms);  // undone: tried again after the debounce
+    return st;
+  }
+  state_.counters_.launches_between_rounds += launched;
+  if (launched > 0) {
+    spdlog::debug("between rounds: {} launched ({} waiting jobs read), {:.3f} ms planning", launched,
+                  world.queue.size() - world.held.size(), d.plan_ms);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RoundDriver::LaunchBetweenRounds(int64_t now_ms) {
+  auto world = PrepareLaunch(now_ms);
+  if (!world.ok()) return world.status();
+  return ApplyLaunches(*world, PlanLaunches(*world), now_ms);
+}
+
+std::vector<std::string> RoundDriver::GrantPlanned(const RoundDecisions& d, const PlannedByJob& planned,
+                                                   bool between_rounds, Batch& batch, int64_t now_ms) {
+  std::vector<std::string> granted;
+  for (const Assignment& a : d.plan.assignments) {
+    auto p = planned.find(JobIdString(a.job));
+    if (p == planned.end() || !StillGrantable(p->first, a, d.node_names)) continue;
+    auto weight = d.service_weight.find(p->first);
+    state_.actions().Grant(state_.jobs_.Edit(p->first), a, d.node_names,
+                           weight == d.service_weight.end() ? 0 : weight->second, batch, now_ms, between_rounds);
+    if (state_.jobs_.at(p->first).has_lease()) granted.push_back(p->first);
+  }
+  return granted;
+}
+
+void RoundDriver::SayWhoTookTheirPlace(const RoundWorld& world, const RoundDecisions& d,
+                                       const std::vector<std::string>& granted, Batch& batch, int64_t now_ms) {
+  std::map<std::pair<std::string, int>, std::string> taken_by;  // (node, GPU id) -> job granted it
+  for (const std::string& id : granted) {
+    for (const v1::LeaseSlice& s : state_.jobs_.at(id).lease().slices()) {
+      for (int gpu : s.gpu_ids()) taken_by[{s.node(), gpu}] = id;
+    }
+  }
+  for (const auto& [id, decision] : d.leases) {
+    if (decision.fate != LeaseFate::kEnd) continue;
+    auto read = world.held.find(id);
+    auto job = state_.jobs_.find(id);
+    // Ended now: it held the lease the round read and holds it no more.
+    if (read == world.held.end() || job == state_.jobs_.end() ||
+        (job->second.has_lease() && job->second.lease().epoch() == read->second.lease.epoch())) {
+      continue;
+    }
+    std::set<std::string> takers;
+    for (const v1::LeaseSlice& s : read->second.lease.slices()) {
+      for (int gpu : s.gpu_ids()) {
+        if (auto t = taken_by.find({s.node(), gpu}); t != taken_by.end()) takers.insert(t->second);
+      }
+    }
+    if (takers.empty()) continue;
+    state_.Record(batch, state_.jobs_.Edit(id),
+                  absl::StrFormat("lease %d ended: the round gave its GPUs to %s (%s order)",
+                                  read->second.lease.epoch(), absl::StrJoin(takers, ", "), state_.config_.policy),
+                  now_ms);
+  }
 }
 
 RoundDecisions RoundDriver::PlanRound(const RoundWorld& world) const {
@@ -215,6 +303,9 @@ void RoundDriver::QueueTheWaiting(Batch& batch, int64_t now_ms) {
 
 absl::Status RoundDriver::ApplyRound(const RoundWorld& world, const RoundDecisions& d, int64_t now_ms) {
   const auto start = std::chrono::steady_clock::now();
+  // The round's own preemptions need no launch of their own; events that
+  // came while it planned still do.
+  const bool events_waiting = state_.launch_trigger_.due_at().has_value();
   DaemonState::Change change(state_);
   Batch batch;
   ++state_.round_;
@@ -236,18 +327,13 @@ absl::Status RoundDriver::ApplyRound(const RoundWorld& world, const RoundDecisio
   }
   // Pass 2: grant the rest, where the job and its nodes are as the round
   // read them.
-  for (const Assignment& a : d.plan.assignments) {
-    auto p = planned.find(JobIdString(a.job));
-    if (p == planned.end() || !StillGrantable(p->first, a, d.node_names)) continue;
-    auto weight = d.service_weight.find(p->first);
-    state_.actions().Grant(state_.jobs_.Edit(p->first), a, d.node_names, weight == d.service_weight.end() ? 0 : weight->second, batch,
-          now_ms);
-  }
+  SayWhoTookTheirPlace(world, d, GrantPlanned(d, planned, /*between_rounds=*/false, batch, now_ms), batch, now_ms);
   QueueTheWaiting(batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   // The queue keeps the policy's order for the next round (once stored);
   // jobs submitted while the round planned follow in arrival order.
   state_.jobs_.SetQueueOrder(d.order);
+  if (!events_waiting) state_.launch_trigger_.Tried();
   state_.counters_.last_plan_ms = d.plan_ms;
   state_.counters_.last_round_ms =
       d.plan_ms + std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -41,8 +41,9 @@ class LeaseActions {
   // less what other work holds there (Node.foreign).
   v1::NodeResources FreeIds(const std::string& node) const;
   // `service_weight` > 0: the lease's (typed clusters); 0: none (1).
+  // `between_rounds`: a launch between rounds (its event says so).
   void Grant(v1::Job& job, const Assignment& assignment, const std::vector<std::string>& node_names,
-             double service_weight, Batch& batch, int64_t now_ms);
+             double service_weight, Batch& batch, int64_t now_ms, bool between_rounds = false);
   void EndLease(v1::Job& job, const std::string& why, LeaseEndCause cause, Batch& batch, int64_t now_ms);
   // Forgets the current lease (its processes are gone or never started);
   // a launched one counts as the job's last run.

@@ -21,7 +21,7 @@ v1::NodeResources LeaseActions::FreeIds(const std::string& node) const {
 }
 
 void LeaseActions::Grant(v1::Job& job, const Assignment& a, const std::vector<std::string>& node_names,
-                        double service_weight, Batch& batch, int64_t now_ms) {
+                        double service_weight, Batch& batch, int64_t now_ms, bool between_rounds) {
   // Free ids per node: all, less those of current leases (LeaseTable:
   // ending leases' ids are free for the plan; their launch waits for the
   // exit).
@@ -66,7 +66,10 @@ void LeaseActions::Grant(v1::Job& job, const Assignment& a, const std::vector<st
   batch.counters[DaemonState::kNextEpochCounter] = state_.leases_.next_epoch();
   // The reason names this lease, not one that is ending.
   state_.jobs_.Move(job, JobMove::kGrant, absl::StrFormat("lease %d granted", lease.epoch()), now_ms);
-  state_.Record(batch, job, absl::StrFormat("lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
+  state_.Record(batch, job,
+                absl::StrFormat("lease %d granted: %s%s", lease.epoch(), service::DescribeLease(lease),
+                                between_rounds ? ", between rounds" : ""),
+                now_ms);
 }
 
 const char* LeaseEndCauseName(LeaseEndCause cause) {
@@ -125,6 +128,8 @@ void LeaseActions::EndLease(v1::Job& job, const std::string& why, LeaseEndCause 
 void LeaseActions::DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms) {
   // Every end counts: planned, crashed, finished, lost with a node.
   if (job.has_lease()) ++state_.counters_.leases_ended_by_cause[static_cast<size_t>(cause)];
+  // Its ids are the plan's again (a launch onto them waits for the exit).
+  if (job.has_lease()) state_.NoteLaunchEvent(now_ms);
   const LeaseTable::Launch& launch = state_.leases_.LaunchOf(job.id());
   if (job.has_lease() && launch.launched()) job.set_last_lease_end_unix_ms(now_ms);
   // The lease's time held joins the stored service (ServiceNowMs reads the

@@ -167,6 +167,8 @@ absl::Status LeaseActions::NoteResizeReport(const v1::ProgressReport& report, in
       state_.leases_.EditLaunch(job.id()).shed_deadline_ms = 0;
     }
     state_.Record(batch, job, absl::StrFormat("lease %d: the job applied revision %d", amended.epoch(), applied), now_ms);
+    // The CPU ids a shrink gave up are free now.
+    state_.NoteLaunchEvent(now_ms);
   } else {
     batch.PutJob(job);
   }

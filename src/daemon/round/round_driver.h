@@ -33,6 +33,12 @@ class RoundDriver {
   absl::Status ApplyRound(const RoundWorld& world, const RoundDecisions& decisions, int64_t now_ms);
   absl::Status RunRound(int64_t now_ms);
   RoundSnapshot SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned) const;
+  // DaemonState's PrepareLaunch, PlanLaunches, ApplyLaunches and
+  // LaunchBetweenRounds (see there).
+  absl::StatusOr<RoundWorld> PrepareLaunch(int64_t now_ms);
+  RoundDecisions PlanLaunches(const RoundWorld& world) const;
+  absl::Status ApplyLaunches(const RoundWorld& world, const RoundDecisions& decisions, int64_t now_ms);
+  absl::Status LaunchBetweenRounds(int64_t now_ms);
 
  private:
   using JobRuntime = JobTable::Runtime;
@@ -61,6 +67,14 @@ class RoundDriver {
                    PlannedByJob& planned, std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms);
   // Jobs the round left waiting: queued, with why.
   void QueueTheWaiting(Batch& batch, int64_t now_ms);
+  // Grants `d`'s assignments that still apply (StillGrantable); the jobs
+  // granted.
+  std::vector<std::string> GrantPlanned(const RoundDecisions& d, const PlannedByJob& planned, bool between_rounds,
+                                        Batch& batch, int64_t now_ms);
+  // Each lease the round ended for its plan says who took its GPUs: the
+  // jobs `granted` now on any of them, and in which order.
+  void SayWhoTookTheirPlace(const RoundWorld& world, const RoundDecisions& d, const std::vector<std::string>& granted,
+                            Batch& batch, int64_t now_ms);
 
   DaemonState& state_;
 };

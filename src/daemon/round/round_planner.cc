@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/round/sticky_servers.h"
+#include "synergy/between_rounds.h"
 #include "synergy/lease_keeping.h"
 
 namespace synergy::daemon {
@@ -276,6 +277,60 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
   out.plan = std::move(plan);
   out.node_names = std::move(judge.names);
   out.service_weight = std::move(judge.types.weight);
+  return out;
+}
+
+namespace {
+
+// GPUs on the nodes that take part that no held lease holds, and the
+// fewest GPUs a waiting job asks for (0: none waits).
+std::pair<int, int> FreeAndFewestWaiting(const RoundWorld& world) {
+  std::map<std::string, std::set<int>> held_gpus;
+  for (const auto& [id, held] : world.held) {
+    for (const v1::LeaseSlice& s : held.lease.slices()) {
+      held_gpus[s.node()].insert(s.gpu_ids().begin(), s.gpu_ids().end());
+    }
+  }
+  int free = 0;
+  for (const RoundNode& n : world.nodes) {
+    if (!n.usable) continue;
+    const std::set<int>& taken = held_gpus[n.name];
+    for (int gpu : n.capacity.gpu_ids()) free += taken.count(gpu) ? 0 : 1;
+  }
+  int fewest = 0;
+  for (const RoundJob& job : world.queue) {
+    if (job.holds_lease) continue;
+    if (fewest == 0 || job.gpus < fewest) fewest = job.gpus;
+  }
+  return {free, fewest};
+}
+
+}  // namespace
+
+RoundDecisions PlanLaunchesBetweenRounds(const RoundWorld& world, const ModelZoo& zoo, const Policy& policy,
+                                         const Mechanism& mechanism, TypeChoice choice) {
+  RoundDecisions out;
+  const auto [free_gpus, fewest] = FreeAndFewestWaiting(world);
+  if (!CanLaunchAny(free_gpus, fewest)) return out;
+  const RoundSnapshot first = SnapshotOf(world, zoo);
+  if (first.cluster.num_servers() == 0) return out;
+  std::vector<JobId> running;
+  for (const auto& [id, held] : world.held) running.push_back(NumericJobId(id));
+  PlannedTypes types;
+  out.plan = LaunchBetweenRounds(running, [&](const std::set<JobId>& pinned) {
+    std::set<std::string> pins;
+    for (JobId job : pinned) pins.insert(JobIdString(job));
+    RoundSnapshot around = SnapshotOf(world, zoo, pins, &first);
+    Plan plan = around.cluster.num_servers() > 0
+                    ? PlanSnapshot(around, world.now_ms, world.held, policy, mechanism, choice).plan
+                    : Plan{};
+    types = TypesPlanned(around, plan);
+    out.node_names = std::move(around.node_names);
+    return plan;
+  });
+  out.planned = true;
+  out.first_plan_size = out.plan.assignments.size();
+  out.service_weight = std::move(types.weight);
   return out;
 }
 

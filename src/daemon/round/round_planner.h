@@ -108,4 +108,14 @@ RoundResult PlanSnapshot(const RoundSnapshot& snap, int64_t now_ms, const std::m
 RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, const Policy& policy,
                               const Mechanism& mechanism, TypeChoice choice);
 
+// Launches between rounds (synergy/between_rounds.h): the waiting jobs of
+// `world` planned around every held lease as it is, by the round's own
+// replan (SnapshotOf with each held job pinned, carrying the speedups of
+// the unpinned snapshot, then PlanSnapshot). No held lease is decided
+// (`leases` is empty: each stays as it is), and the order and the
+// starvation bumps are left to the rounds. `planned` is false when no
+// waiting job asks for no more GPUs than are free (no plan is made).
+RoundDecisions PlanLaunchesBetweenRounds(const RoundWorld& world, const ModelZoo& zoo, const Policy& policy,
+                                         const Mechanism& mechanism, TypeChoice choice);
+
 }  // namespace synergy::daemon

@@ -34,6 +34,7 @@ constexpr double kMaxSeconds = 86400;
 const std::vector<absl::string_view>& Settings() {
   static const std::vector<absl::string_view> kSettings = {
       "listen",         "metrics_listen",        "state_db",            "round_s",        "align_rounds",
+      "launch_between_rounds", "launch_debounce_ms",
       "policy",         "mechanism",             "type_choice",         "models",         "lease_grace_s",
       "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "max_active_jobs_per_user", "profile_wait_s",
       "retain_ended_jobs", "restart_gain",   "executor",              "slurm",
@@ -91,6 +92,8 @@ absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
   // stores the whole queue).
   st.Update(m.Read("round_s", c.round_s, DoubleRange{0.05, kMaxSeconds}));
   st.Update(m.Read("align_rounds", c.align_rounds));
+  st.Update(m.Read("launch_between_rounds", c.launch_between_rounds));
+  st.Update(m.Read("launch_debounce_ms", c.launch_debounce_ms, IntRange{0, 60'000}));
   st.Update(m.Read("policy", c.policy, 64));
   st.Update(m.Read("mechanism", c.mechanism, 64));
   st.Update(m.Read("type_choice", c.type_choice, 64));

@@ -100,6 +100,13 @@ struct DaemonConfig {
   // starting when synergyd starts: predictable round times, and what
   // scripts/deploy-vs-sim lines its submissions up with.
   bool align_rounds = false;
+  // Launches between rounds (synergy/between_rounds.h): when a job ends,
+  // exits, is cancelled, held or released, a lease shrinks, a node joins
+  // or is undrained, or a job arrives, the waiting jobs are placed on what
+  // is free once the events of launch_debounce_ms are in, without touching
+  // running leases. false: only rounds launch (the paper's).
+  bool launch_between_rounds = true;
+  int launch_debounce_ms = 1000;                  // [0, 60000]
   std::string policy = "fifo";                    // a name PolicyNames() lists
   std::string mechanism = "tune";                 // a name MechanismNames() lists
   // How a round chooses each job's GPU type on a cluster of several

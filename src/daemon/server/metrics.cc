@@ -83,6 +83,10 @@ void RoundAndLeaseMetrics(const DaemonState& state, service::MetricsText& m) {
              k.leases_ended_by_cause[i]);
   }
   m.Counter("synergy_leases_kept_total", "Leases a round kept unchanged.", k.leases_kept);
+  m.Counter("synergy_launch_tries_total", "Launches between rounds tried (events coalesced over launch_debounce_ms).",
+            k.launch_tries);
+  m.Counter("synergy_launches_between_rounds_total", "Leases granted between rounds, on what ended leases freed.",
+            k.launches_between_rounds);
   m.Counter("synergy_leases_resized_total", "Leases amended in place: CPUs or memory changed without a restart.",
             k.leases_resized);
   m.Counter("synergy_jobs_submitted_total", "Jobs accepted.", k.jobs_submitted);

@@ -258,18 +258,17 @@ void Daemon::RoundLoop() {
   auto grid = FirstRoundDue(config_);
   auto next_round = grid;
   // Planning reads only what DaemonState::Open set, so it runs without
-  // the lock (DaemonState::PlanRound).
-  const DaemonState* planner = nullptr;
-  // StoreProgress only waits on the store's queue (thread-safe).
-  DaemonState* planner_store = nullptr;
+  // the lock (DaemonState::PlanRound); StoreProgress only waits on the
+  // store's queue (thread-safe).
+  DaemonState* unlocked = nullptr;
   {
     absl::MutexLock lock(&guarded_.mu);
-    planner = state_.get();
-    planner_store = state_.get();
+    unlocked = state_.get();
   }
   while (!stop_.HasBeenNotified()) {
     const auto now = clock::now();
     std::optional<RoundWorld> world;
+    std::optional<RoundWorld> launch_world;  // a launch between rounds (between_rounds.h)
     std::optional<DaemonState::ProgressFlush> flush;
     {
       absl::MutexLock lock(&guarded_.mu);
@@ -281,16 +280,19 @@ void Daemon::RoundLoop() {
         auto prepared = state_->PrepareRound(service::NowUnixMs());
         if (prepared.ok()) world = std::move(*prepared);
         if (!prepared.ok()) next_round = now + std::chrono::seconds(1);
+      } else if (state_->LaunchDue(service::NowUnixMs())) {
+        auto prepared = state_->PrepareLaunch(service::NowUnixMs());
+        if (prepared.ok()) launch_world = std::move(*prepared);
       }
+      state_->SetNextRoundDue(next_round_unix_ms_.load());
       // Last in the lock: a change this thread committed after taking the
       // flush's place would wait for the flush, which waits for this thread.
       if (state_->ProgressFlushDue(service::NowUnixMs())) flush = state_->StartProgressFlush(service::NowUnixMs());
     }
-    if (flush) FinishFlush(planner_store, *flush);
+    if (flush) FinishFlush(unlocked, *flush);
+    if (launch_world) LaunchBetweenRounds(*unlocked, *launch_world);
     if (world) {
-      const RoundDecisions decisions = planner->PlanRound(*world);
-      absl::MutexLock lock(&guarded_.mu);
-      const bool planned = state_->ApplyRound(*world, decisions, service::NowUnixMs()).ok();
+      const bool planned = PlanAndApplyRound(*unlocked, *world);
       // Rounds missed while this one ran (planning included) are skipped,
       // not run back to back.
       const auto after = clock::now();
@@ -303,6 +305,19 @@ void Daemon::RoundLoop() {
                                                   std::chrono::milliseconds(100));
     stop_.WaitForNotificationWithTimeout(absl::FromChrono(wait));
   }
+}
+
+void Daemon::LaunchBetweenRounds(const DaemonState& planner, const RoundWorld& world) {
+  const RoundDecisions decisions = planner.PlanLaunches(world);
+  absl::MutexLock lock(&guarded_.mu);
+  // A refused commit re-arms the launch (DaemonState logged it).
+  state_->ApplyLaunches(world, decisions, service::NowUnixMs()).IgnoreError();
+}
+
+bool Daemon::PlanAndApplyRound(const DaemonState& planner, const RoundWorld& world) {
+  const RoundDecisions decisions = planner.PlanRound(world);
+  absl::MutexLock lock(&guarded_.mu);
+  return state_->ApplyRound(world, decisions, service::NowUnixMs()).ok();
 }
 
 void Daemon::FinishFlush(DaemonState* store_without_lock, DaemonState::ProgressFlush& flush) {

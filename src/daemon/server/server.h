@@ -40,6 +40,12 @@ class Daemon {
   // `store_without_lock` (the state, whose StoreProgress only waits on the
   // store's queue), then finished under the lock.
   void FinishFlush(DaemonState* store_without_lock, DaemonState::ProgressFlush& flush);
+  // A launch between rounds or a round whose world was prepared under the
+  // lock: planned by `planner` without it (planning reads only what
+  // DaemonState::Open set), applied under it. PlanAndApplyRound: whether
+  // the round's changes were stored.
+  void LaunchBetweenRounds(const DaemonState& planner, const RoundWorld& world);
+  bool PlanAndApplyRound(const DaemonState& planner, const RoundWorld& world);
   // /metrics, /healthz and /readyz on metrics_listen (metrics_port_ set
   // from it). `opened`: the state, for what /readyz reads without its lock.
   absl::Status ServeMetrics(const DaemonState* opened);

@@ -96,6 +96,7 @@ DaemonState::DaemonState(const DaemonConfig& config, std::unique_ptr<Store> stor
       store_(std::move(store)),
       group_(std::make_unique<GroupCommit>(*store_)),
       zoo_(std::move(zoo)),
+      launch_trigger_(config.launch_debounce_ms),
       node_gateway_(std::make_unique<NodeGateway>(*this)),
       agent_gateway_(std::make_unique<AgentGateway>(*this)),
       round_driver_(std::make_unique<RoundDriver>(*this)),
@@ -209,6 +210,16 @@ absl::Status DaemonState::ApplyRound(const RoundWorld& world, const RoundDecisio
 }
 
 absl::Status DaemonState::RunRound(int64_t now_ms) { return round_driver_->RunRound(now_ms); }
+
+absl::StatusOr<RoundWorld> DaemonState::PrepareLaunch(int64_t now_ms) { return round_driver_->PrepareLaunch(now_ms); }
+
+RoundDecisions DaemonState::PlanLaunches(const RoundWorld& world) const { return round_driver_->PlanLaunches(world); }
+
+absl::Status DaemonState::ApplyLaunches(const RoundWorld& world, const RoundDecisions& decisions, int64_t now_ms) {
+  return round_driver_->ApplyLaunches(world, decisions, now_ms);
+}
+
+absl::Status DaemonState::LaunchBetweenRounds(int64_t now_ms) { return round_driver_->LaunchBetweenRounds(now_ms); }
 
 RoundSnapshot DaemonState::SnapshotForRound(int64_t now_ms, const std::set<std::string>& pinned) const {
   return round_driver_->SnapshotForRound(now_ms, pinned);

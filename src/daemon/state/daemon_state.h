@@ -61,6 +61,7 @@
 #include "daemon/round/round_planner.h"
 #include "daemon/state/store.h"
 #include "service/metrics_text.h"
+#include "synergy/between_rounds.h"
 #include "synergy/mechanism.h"
 #include "synergy/model_zoo.h"
 #include "synergy/policy.h"
@@ -101,6 +102,9 @@ struct DaemonCounters {
   }
   int64_t leases_kept = 0;
   int64_t leases_resized = 0;  // amended in place (CPUs or memory), no restart
+  // Launches between rounds: tries made, and leases they granted.
+  int64_t launch_tries = 0;
+  int64_t launches_between_rounds = 0;
   double last_plan_ms = 0;  // of which planning, without the lock
   int64_t jobs_submitted = 0;
   int64_t jobs_requeued = 0;
@@ -272,6 +276,25 @@ class DaemonState {
   // to it; the decisions were made at world.now_ms).
   absl::Status ApplyRound(const RoundWorld& world, const RoundDecisions& decisions, int64_t now_ms);
 
+  // Launches between rounds (synergy/between_rounds.h; launch_between_rounds
+  // in the config): a try is due once an event (a lease's processes gone,
+  // a job submitted or released, a node registered or undrained, a lease
+  // shrunk) is launch_debounce_ms old. A try in three steps, as a round:
+  // PrepareLaunch (under the lock) copies what it reads and counts the
+  // events so far as tried; PlanLaunches (without it) places the waiting
+  // jobs around every held lease (round_planner.h); ApplyLaunches (under
+  // it) grants what still applies and queues the jobs left waiting, with
+  // why. No held lease is touched. LaunchBetweenRounds: the three in a row.
+  bool LaunchDue(int64_t now_ms) const { return config_.launch_between_rounds && launch_trigger_.Due(now_ms); }
+  absl::StatusOr<RoundWorld> PrepareLaunch(int64_t now_ms);
+  RoundDecisions PlanLaunches(const RoundWorld& world) const;
+  absl::Status ApplyLaunches(const RoundWorld& world, const RoundDecisions& decisions, int64_t now_ms);
+  absl::Status LaunchBetweenRounds(int64_t now_ms);
+  // When the next round is due (wall clock; 0: not known), as the round
+  // loop says: a waiting job's reason counts down to it when it is read.
+  void SetNextRoundDue(int64_t unix_ms) { next_round_unix_ms_ = unix_ms; }
+  int64_t next_round_unix_ms() const { return next_round_unix_ms_; }
+
   // The round input the next round would see (tests: the daemon and the
   // simulator must plan it identically). `pinned`: jobs whose leases the
   // round keeps as they are; it plans the others on what those leave.
@@ -339,6 +362,11 @@ class DaemonState {
   // with the next flush).
   void FoldProgress();
   int MaxRetries(const v1::Job& job) const;
+  // Something freed resources or a job can now wait for them: a launch
+  // between rounds is tried once the debounce has passed.
+  void NoteLaunchEvent(int64_t now_ms) {
+    if (config_.launch_between_rounds) launch_trigger_.Note(static_cast<double>(now_ms));
+  }
 
   DaemonConfig config_;
   std::unique_ptr<Store> store_;
@@ -364,6 +392,8 @@ class DaemonState {
   bool awaiting_adoption_ = false;
   int64_t round_ = 0;
   DaemonCounters counters_;
+  LaunchTrigger launch_trigger_;     // in milliseconds
+  int64_t next_round_unix_ms_ = 0;
   std::unique_ptr<NodeGateway> node_gateway_;  // RegisterNode, Heartbeat, Tick
   std::unique_ptr<AgentGateway> agent_gateway_;  // the agent API
   std::unique_ptr<RoundDriver> round_driver_;    // rounds

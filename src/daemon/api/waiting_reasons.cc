@@ -1,0 +1,45 @@
+// ClientGateway, what a waiting job is told when it is read: the waiting
+// jobs before it in the last round's policy order ("waiting: 3 jobs ahead
+// in fifo order"), and when the next round is due (synergyctl counts down
+// to it). Computed at each read from the queue, never stored: a stored
+// countdown would be stale the moment it was written, and would cost a
+// write per waiting job per round.
+#include <map>
+
+#include "absl/strings/str_format.h"
+#include "daemon/api/client_gateway.h"
+
+namespace synergy::daemon {
+
+bool ClientGateway::Waiting(const v1::Job& job) const {
+  const bool waiting_state = job.state() == v1::JOB_STATE_PENDING || job.state() == v1::JOB_STATE_QUEUED ||
+                             job.state() == v1::JOB_STATE_SUSPENDED;
+  return waiting_state && !state_.Terminal(job) && !job.has_lease() && !job.held();
+}
+
+void ClientGateway::SayWhyWaiting(std::vector<v1::Job>& jobs) const {
+  bool any = false;
+  for (const v1::Job& job : jobs) any = any || Waiting(job);
+  if (!any) return;
+  std::map<std::string, int> ahead;
+  int waiting = 0;
+  for (const std::string& id : state_.jobs_.queue_order()) {
+    auto it = state_.jobs_.find(id);
+    if (it == state_.jobs_.end() || !Waiting(it->second)) continue;
+    ahead[id] = waiting++;
+  }
+  for (v1::Job& job : jobs) {
+    if (!Waiting(job)) continue;
+    if (state_.next_round_unix_ms() > 0) job.set_next_round_unix_ms(state_.next_round_unix_ms());
+    auto a = ahead.find(job.id());
+    if (a == ahead.end()) continue;
+    job.set_jobs_ahead(a->second);
+    // The round's own word for a job it could not place.
+    if (a->second > 0 && job.reason() == "waiting for resources") {
+      job.set_reason(absl::StrFormat("waiting: %d job%s ahead in %s order", a->second, a->second == 1 ? "" : "s",
+                                     state_.config_.policy));
+    }
+  }
+}
+
+}  // namespace synergy::daemon
