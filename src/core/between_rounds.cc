@@ -4,11 +4,14 @@
 
 namespace synergy {
 
-Plan LaunchBetweenRounds(const std::vector<JobId>& running,
+Plan LaunchBetweenRounds(const std::vector<JobId>& running, int widest_server_gpus,
                          const std::function<Plan(const std::set<JobId>& pinned)>& plan_around) {
   const std::set<JobId> pinned(running.begin(), running.end());
   Plan plan = plan_around(pinned);
-  std::erase_if(plan.assignments, [&](const Assignment& a) { return pinned.count(a.job) > 0; });
+  std::erase_if(plan.assignments, [&](const Assignment& a) {
+    const bool split = static_cast<int>(a.slices.size()) > ServersNeeded(a.Total().gpus, widest_server_gpus);
+    return pinned.count(a.job) > 0 || split;
+  });
   return plan;
 }
 

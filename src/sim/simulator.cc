@@ -107,6 +107,7 @@ class Engine {
     double t = FirstRoundAt();
     result_.first_schedule_s = t;
     result_.round_s = round;
+    for (const ServerSpec& s : config_.cluster->servers()) widest_server_gpus_ = std::max(widest_server_gpus_, s.capacity.gpus);
     while (true) {
       Admit(t);
       if (EndLeases(t)) break;
@@ -679,7 +680,7 @@ class Engine {
       if (fewest == 0 || job->spec.gpus < fewest) fewest = job->spec.gpus;
     }
     if (!CanLaunchAny(free_gpus, fewest)) return;
-    const Plan plan = LaunchBetweenRounds(running, [&](const std::set<JobId>& pins) {
+    const Plan plan = LaunchBetweenRounds(running, widest_server_gpus_, [&](const std::set<JobId>& pins) {
       std::unordered_map<JobId, Assignment> pinned;
       for (JobId id : pins) pinned[id] = AsHeld(*by_id_.at(id));
       return PlanAroundPinned(input, pinned);
@@ -822,6 +823,7 @@ class Engine {
   std::vector<std::vector<ModelSpec>> typed_models_;  // [type][model]
   int64_t finished_measured_ = 0;
   double last_measured_arrival_s_ = -1;
+  int widest_server_gpus_ = 0;  // the most GPUs of one server (launches between rounds)
   SimResult result_;
 };
 

@@ -112,6 +112,34 @@ void BM_Generated(benchmark::State& state) {
   Report(state, last, cluster);
 }
 
+// Default execution (the CLI's) of range(0) jobs at kBusyLoad1024 on 1,024
+// GPUs, with launches between rounds (range(1) 1) or without (0): the
+// cost of an event at every finish and arrival, and of the sorted rounds
+// such runs use instead of the standing queue.
+void BM_DefaultModeBetweenRounds(benchmark::State& state) {
+  Cluster cluster = Replicated(8);
+  ModelZoo zoo = *DefaultModelZoo();
+  auto policy = *MakePolicy("fifo");
+  auto mechanism = *MakeMechanism("tune");
+  GeneratorConfig g;
+  g.load_jobs_per_hour = kBusyLoad1024;
+  SimResult last;
+  for (auto _ : state) {
+    WorkloadGenerator gen(g, zoo);
+    SimConfig config = Config(cluster, zoo, *policy, *mechanism);
+    config.reference_compatible = false;
+    config.launch_between_rounds = state.range(1) != 0;
+    auto r = RunGenerated(config, gen, 0, state.range(0), nullptr);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    last = *std::move(r);
+  }
+  Report(state, last, cluster);
+  state.counters["launches"] = static_cast<double>(last.launches_between_rounds);
+}
+
 void BM_Replay1M(benchmark::State& state) {
   Cluster cluster = Replicated(8);
   ModelZoo zoo = *DefaultModelZoo();
@@ -225,6 +253,11 @@ BENCHMARK(BM_Generated)
     ->Args({100000, static_cast<int64_t>(kBusyLoad1024)})
     ->Args({20000, 30})
     ->Args({20000, 36})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DefaultModeBetweenRounds)
+    ->Args({20000, 0})
+    ->Args({20000, 1})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Replay1M)->Arg(1000000)->Iterations(1)->Unit(benchmark::kMillisecond);

@@ -46,7 +46,7 @@ TEST(CanLaunchAnyTest, NeedsAWaitingJobThatFitsTheFreeGpus) {
 
 TEST(LaunchBetweenRoundsTest, PinsEveryRunningJobAndNeverReplacesOne) {
   std::set<JobId> asked;
-  const Plan plan = LaunchBetweenRounds({3, 1}, [&](const std::set<JobId>& pinned) {
+  const Plan plan = LaunchBetweenRounds({3, 1}, 8, [&](const std::set<JobId>& pinned) {
     asked = pinned;
     Plan p;
     p.assignments.push_back(Assignment{.job = 7});
@@ -56,6 +56,27 @@ TEST(LaunchBetweenRoundsTest, PinsEveryRunningJobAndNeverReplacesOne) {
   EXPECT_EQ(asked, (std::set<JobId>{1, 3}));
   ASSERT_EQ(plan.assignments.size(), 1u);
   EXPECT_EQ(plan.assignments[0].job, 7);
+}
+
+// Two servers of 4 GPUs: a 4-GPU job split 2 + 2 waits for the round; a
+// 4-GPU job on one server and an 8-GPU job on two are launched.
+TEST(LaunchBetweenRoundsTest, NeverSplitsAJobOverMoreServersThanItNeeds) {
+  auto on = [](JobId job, std::vector<std::pair<int, int>> server_gpus) {
+    Assignment a;
+    a.job = job;
+    for (auto [server, gpus] : server_gpus) a.slices.push_back(Slice{server, Resources{gpus, 1, 1, 0}});
+    return a;
+  };
+  const Plan plan = LaunchBetweenRounds({}, 4, [&](const std::set<JobId>&) {
+    Plan p;
+    p.assignments = {on(1, {{0, 2}, {1, 2}}), on(2, {{0, 4}}), on(3, {{0, 4}, {1, 4}})};
+    return p;
+  });
+  ASSERT_EQ(plan.assignments.size(), 2u);
+  EXPECT_EQ(plan.assignments[0].job, 2);
+  EXPECT_EQ(plan.assignments[1].job, 3);
+  EXPECT_EQ(ServersNeeded(9, 8), 2);
+  EXPECT_EQ(ServersNeeded(1, 0), 1);
 }
 
 class SimulatorBetweenRoundsTest : public ::testing::Test {

@@ -316,8 +316,12 @@ RoundDecisions PlanLaunchesBetweenRounds(const RoundWorld& world, const ModelZoo
   if (first.cluster.num_servers() == 0) return out;
   std::vector<JobId> running;
   for (const auto& [id, held] : world.held) running.push_back(NumericJobId(id));
+  int widest = 0;
+  for (const RoundNode& n : world.nodes) {
+    if (n.usable) widest = std::max(widest, n.whole.gpu_ids_size());
+  }
   PlannedTypes types;
-  out.plan = LaunchBetweenRounds(running, [&](const std::set<JobId>& pinned) {
+  out.plan = LaunchBetweenRounds(running, widest, [&](const std::set<JobId>& pinned) {
     std::set<std::string> pins;
     for (JobId job : pinned) pins.insert(JobIdString(job));
     RoundSnapshot around = SnapshotOf(world, zoo, pins, &first);
