@@ -46,6 +46,35 @@ class DaemonStoreFaultsTest : public DaemonStateTest {
   std::map<std::string, int> launches_;
 };
 
+// A launch between rounds the store refuses grants nothing and orders no
+// launch; it is tried again after the debounce, and once the store takes
+// writes the job is granted and launched once.
+TEST_F(DaemonStoreFaultsTest, ALaunchBetweenRoundsWhoseCommitFailsIsTriedAgain) {
+  config_.round_s = 60;
+  auto s = OpenFaulty();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string a = *s->Submit(Spec(1), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  const int64_t epoch = s->GetJob(a)->lease().epoch();
+  ASSERT_EQ(SentBeat(*s, "n1", 100)->launch_size(), 1);
+  ASSERT_TRUE(SentBeat(*s, "n1", 200, {Running(a, epoch)}).ok());
+  const std::string b = *s->Submit(Spec(1), "alice", 300);
+  ASSERT_TRUE(SentBeat(*s, "n1", 5000, {}, {Exit(a, epoch, 0)}).ok());
+  ASSERT_TRUE(s->LaunchDue(6000));
+  faults_->refuse_commits = true;
+  EXPECT_EQ(s->LaunchBetweenRounds(6000).code(), absl::StatusCode::kUnavailable);
+  EXPECT_FALSE(s->GetJob(b)->has_lease());
+  EXPECT_FALSE(s->LaunchDue(6500)) << "tried again after the debounce, not at once";
+  ASSERT_TRUE(s->LaunchDue(7000));
+  faults_->refuse_commits = false;
+  ASSERT_TRUE(SentBeat(*s, "n1", 6800).ok());  // nothing to launch yet
+  ASSERT_TRUE(s->LaunchBetweenRounds(7000).ok());
+  ASSERT_TRUE(s->GetJob(b)->has_lease());
+  ASSERT_TRUE(SentBeat(*s, "n1", 7100).ok());
+  EXPECT_EQ(launches_[b], 1);
+  EXPECT_EQ(launches_[a], 1);
+}
+
 TEST_F(DaemonStoreFaultsTest, ARoundWhoseCommitFailsGrantsAndLaunchesNothing) {
   auto s = OpenFaulty();
   AddNode(*s, "n1", 2, 6, 24, 0);

@@ -108,7 +108,13 @@ absl::StatusOr<RoundWorld> RoundDriver::PrepareRound(int64_t now_ms) {
 
 absl::StatusOr<RoundWorld> RoundDriver::PrepareLaunch(int64_t now_ms) {
   auto world = PrepareRound(now_ms);
-  if (world.ok()) ++state_.counters_.launch_tries;
+  if (!world.ok()) {
+    // Refused: tried again after the debounce, not at every tick.
+    state_.launch_trigger_.Tried();
+    state_.NoteLaunchEvent(now_ms);
+    return world;
+  }
+  ++state_.counters_.launch_tries;
   return world;
 }
 
