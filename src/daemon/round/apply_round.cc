@@ -186,7 +186,8 @@ void RoundDriver::SayWhoTookTheirPlace(const RoundWorld& world, const RoundDecis
     std::set<std::string> takers;
     for (const v1::LeaseSlice& s : read->second.lease.slices()) {
       for (int gpu : s.gpu_ids()) {
-        if (auto t = taken_by.find({s.node(), gpu}); t != taken_by.end()) takers.insert(t->second);
+        // Itself, granted again smaller or elsewhere: its ending says why.
+        if (auto t = taken_by.find({s.node(), gpu}); t != taken_by.end() && t->second != id) takers.insert(t->second);
       }
     }
     if (takers.empty()) continue;
