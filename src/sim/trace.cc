@@ -18,8 +18,30 @@
 namespace synergy::sim {
 namespace {
 
-constexpr const char* kFields[] = {"job_id", "model", "arrival_s", "iterations", "gpus", "checkpoints"};
+// A trace's columns: the reference's five and synergy-sim's `checkpoints`
+// by position, or any of them by name after a header line.
+enum class Column { kJobId, kModel, kArrival, kIterations, kGpus, kCheckpoints, kCpus, kMemGb, kGpuFraction,
+                    kGpuType, kDurationS, kUser };
+struct ColumnInfo {
+  Column column;
+  const char* name;
+  bool required;
+};
+constexpr ColumnInfo kColumns[] = {
+    {Column::kJobId, "job_id", true},          {Column::kModel, "model", true},
+    {Column::kArrival, "arrival_s", true},     {Column::kIterations, "iterations", true},
+    {Column::kGpus, "gpus", true},             {Column::kCheckpoints, "checkpoints", false},
+    {Column::kCpus, "cpus", false},            {Column::kMemGb, "mem_gb", false},
+    {Column::kGpuFraction, "gpu_fraction", false}, {Column::kGpuType, "gpu_type", false},
+    {Column::kDurationS, "duration_s", false}, {Column::kUser, "user", false}};
+constexpr size_t kPositional = 6;  // job_id .. checkpoints, without a header
 constexpr const char* kFieldList = "job_id,model,arrival_s,iterations,gpus[,checkpoints]";
+// Past any real request: a million CPUs, a billion GB.
+constexpr double kMaxRequestedCpus = 1e6;
+constexpr double kMaxRequestedMemGb = 1e9;
+constexpr size_t kMaxNameBytes = 128;
+
+const char* NameOf(Column c) { return kColumns[static_cast<size_t>(c)].name; }
 
 // "file:line: field: 'value': why", the value quoted, escaped and cut short.
 absl::Status LineError(const std::string& source, int64_t line, absl::string_view field,
@@ -45,52 +67,139 @@ std::string FormatNumber(double v) {
   return absl::StrFormat("%.17g", v);
 }
 
-// One line's fields (already split and stripped) as a job, or the error.
-absl::StatusOr<JobSpec> ParseJob(const std::vector<absl::string_view>& fields,
+// A user or GPU type name: printable, no comma or quote (a CSV cell as is).
+bool PlainName(absl::string_view text) {
+  if (text.size() > kMaxNameBytes) return false;
+  for (char c : text) {
+    if (c <= ' ' || c > '~' || c == ',' || c == '"' || c == '\'') return false;
+  }
+  return true;
+}
+
+// A header line's columns: known names, each once, the required ones all
+// there.
+absl::StatusOr<std::vector<Column>> HeaderColumns(const std::vector<absl::string_view>& names,
+                                                  const std::string& source, int64_t line_no) {
+  std::vector<Column> columns;
+  std::vector<bool> seen(std::size(kColumns), false);
+  for (absl::string_view name : names) {
+    const auto* info = std::find_if(std::begin(kColumns), std::end(kColumns),
+                                    [&](const ColumnInfo& c) { return name == c.name; });
+    if (info == std::end(kColumns)) {
+      std::vector<std::string> known;
+      for (const ColumnInfo& c : kColumns) known.push_back(c.name);
+      return LineError(source, line_no, "header", name,
+                       absl::StrCat("is not a column (", absl::StrJoin(known, ", "), ")"));
+    }
+    if (seen[static_cast<size_t>(info->column)]) return LineError(source, line_no, "header", name, "appears twice");
+    seen[static_cast<size_t>(info->column)] = true;
+    columns.push_back(info->column);
+  }
+  for (const ColumnInfo& c : kColumns) {
+    if (c.required && !seen[static_cast<size_t>(c.column)]) {
+      return LineError(source, line_no, "header", absl::StrJoin(names, ","), absl::StrCat("has no ", c.name, " column"));
+    }
+  }
+  return columns;
+}
+
+// One of a job's recorded fields beyond the five (an empty cell: not recorded).
+absl::Status ParseRecorded(Column column, absl::string_view v, JobSpec& job, const std::string& source,
+                           int64_t line_no) {
+  const char* name = NameOf(column);
+  switch (column) {
+    case Column::kCheckpoints:
+      if (v != "0" && v != "1") return LineError(source, line_no, name, v, "is not 0 (a plain process) or 1 (it checkpoints)");
+      job.checkpoints = v == "1";
+      return absl::OkStatus();
+    case Column::kCpus:
+      if (!v.empty() && (!ParseDouble(v, job.requested_cpus) || job.requested_cpus < 0 ||
+                         job.requested_cpus > kMaxRequestedCpus)) {
+        return LineError(source, line_no, name, v, absl::StrCat("is not a number of CPUs from 0 to ", kMaxRequestedCpus));
+      }
+      return absl::OkStatus();
+    case Column::kMemGb:
+      if (!v.empty() && (!ParseDouble(v, job.requested_mem_gb) || job.requested_mem_gb < 0 ||
+                         job.requested_mem_gb > kMaxRequestedMemGb)) {
+        return LineError(source, line_no, name, v, absl::StrCat("is not a number of GB from 0 to ", kMaxRequestedMemGb));
+      }
+      return absl::OkStatus();
+    case Column::kGpuFraction:
+      if (!v.empty() && (!ParseDouble(v, job.gpu_fraction) || !(job.gpu_fraction > 0) || job.gpu_fraction > 1)) {
+        return LineError(source, line_no, name, v, "is not a share of a GPU in (0, 1]");
+      }
+      return absl::OkStatus();
+    case Column::kDurationS:
+      if (!v.empty() && (!ParseDouble(v, job.duration_s) || job.duration_s < 0 || job.duration_s > kMaxTraceArrivalS)) {
+        return LineError(source, line_no, name, v, absl::StrCat("is not a number of seconds from 0 to ", kMaxTraceArrivalS));
+      }
+      return absl::OkStatus();
+    case Column::kGpuType:
+    case Column::kUser:
+      if (!PlainName(v)) {
+        return LineError(source, line_no, name, v,
+                         absl::StrCat("is not a name of at most ", kMaxNameBytes,
+                                      " printable characters without spaces, commas or quotes"));
+      }
+      (column == Column::kUser ? job.user : job.gpu_type) = std::string(v);
+      return absl::OkStatus();
+    default:
+      return absl::OkStatus();
+  }
+}
+
+// One line's fields (already split and stripped, one per column) as a job,
+// or the error.
+absl::StatusOr<JobSpec> ParseJob(const std::vector<absl::string_view>& fields, const std::vector<Column>& columns,
                                  const std::string& source, int64_t line_no, const ModelZoo& zoo,
                                  const Cluster& cluster) {
   JobSpec job;
-  int64_t id = 0;
-  if (!ParseInt(fields[0], id) || id < 0) {
-    return LineError(source, line_no, "job_id", fields[0], "is not a non-negative integer");
-  }
-  job.id = id;
-  job.model = zoo.Find(std::string(fields[1]));
-  if (job.model < 0) {
-    std::vector<std::string> names;
-    for (const ModelSpec& m : zoo.models()) names.push_back(m.name);
-    return LineError(source, line_no, "model", fields[1],
-                     absl::StrCat("unknown model (the zoo has ", absl::StrJoin(names, ", "), ")"));
-  }
-  if (!ParseDouble(fields[2], job.arrival_s) || job.arrival_s < 0 ||
-      job.arrival_s > kMaxTraceArrivalS) {
-    return LineError(source, line_no, "arrival_s", fields[2],
-                     absl::StrCat("is not a number between 0 and ", kMaxTraceArrivalS));
-  }
-  if (!ParseDouble(fields[3], job.iterations) || job.iterations <= 0 ||
-      job.iterations > kMaxTraceIterations) {
-    return LineError(source, line_no, "iterations", fields[3],
-                     absl::StrCat("is not a number > 0 and at most ", kMaxTraceIterations));
-  }
-  int64_t gpus = 0;
-  if (!ParseInt(fields[4], gpus) || gpus <= 0) {
-    return LineError(source, line_no, "gpus", fields[4], "is not a positive integer");
-  }
-  if (gpus > cluster.total().gpus) {
-    return LineError(source, line_no, "gpus", fields[4],
-                     absl::StrCat("is more than the cluster's ", cluster.total().gpus, " GPUs"));
-  }
-  // A job runs on servers of one GPU type.
-  if (cluster.heterogeneous() && gpus > LargestGpuType(cluster)) {
-    return LineError(source, line_no, "gpus", fields[4],
-                     absl::StrCat("is more than any one GPU type's ", LargestGpuType(cluster), " GPUs"));
-  }
-  job.gpus = static_cast<int>(gpus);
-  if (fields.size() > 5) {
-    if (fields[5] != "0" && fields[5] != "1") {
-      return LineError(source, line_no, "checkpoints", fields[5], "is not 0 (a plain process) or 1 (it checkpoints)");
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const absl::string_view v = fields[i];
+    switch (columns[i]) {
+      case Column::kJobId: {
+        int64_t id = 0;
+        if (!ParseInt(v, id) || id < 0) return LineError(source, line_no, "job_id", v, "is not a non-negative integer");
+        job.id = id;
+        break;
+      }
+      case Column::kModel:
+        job.model = zoo.Find(std::string(v));
+        if (job.model < 0) {
+          std::vector<std::string> names;
+          for (const ModelSpec& m : zoo.models()) names.push_back(m.name);
+          return LineError(source, line_no, "model", v,
+                           absl::StrCat("unknown model (the zoo has ", absl::StrJoin(names, ", "), ")"));
+        }
+        break;
+      case Column::kArrival:
+        if (!ParseDouble(v, job.arrival_s) || job.arrival_s < 0 || job.arrival_s > kMaxTraceArrivalS) {
+          return LineError(source, line_no, "arrival_s", v, absl::StrCat("is not a number between 0 and ", kMaxTraceArrivalS));
+        }
+        break;
+      case Column::kIterations:
+        if (!ParseDouble(v, job.iterations) || job.iterations <= 0 || job.iterations > kMaxTraceIterations) {
+          return LineError(source, line_no, "iterations", v,
+                           absl::StrCat("is not a number > 0 and at most ", kMaxTraceIterations));
+        }
+        break;
+      case Column::kGpus: {
+        int64_t gpus = 0;
+        if (!ParseInt(v, gpus) || gpus <= 0) return LineError(source, line_no, "gpus", v, "is not a positive integer");
+        if (gpus > cluster.total().gpus) {
+          return LineError(source, line_no, "gpus", v, absl::StrCat("is more than the cluster's ", cluster.total().gpus, " GPUs"));
+        }
+        // A job runs on servers of one GPU type.
+        if (cluster.heterogeneous() && gpus > LargestGpuType(cluster)) {
+          return LineError(source, line_no, "gpus", v,
+                           absl::StrCat("is more than any one GPU type's ", LargestGpuType(cluster), " GPUs"));
+        }
+        job.gpus = static_cast<int>(gpus);
+        break;
+      }
+      default:
+        if (absl::Status st = ParseRecorded(columns[i], v, job, source, line_no); !st.ok()) return st;
     }
-    job.checkpoints = fields[5] == "1";
   }
   return job;
 }
@@ -102,29 +211,42 @@ absl::StatusOr<std::vector<JobSpec>> ParseTrace(absl::string_view text,
                                                 const ModelZoo& zoo, const Cluster& cluster) {
   std::vector<JobSpec> jobs;
   std::unordered_map<JobId, int64_t> line_of_id;
+  // Without a header, the positional columns; a header names them.
+  std::vector<Column> columns;
+  for (size_t i = 0; i < kPositional; ++i) columns.push_back(kColumns[i].column);
+  bool header = false;
   int64_t line_no = 0;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     ++line_no;
     absl::string_view line = absl::StripAsciiWhitespace(raw);
     if (line.empty()) continue;
-    std::vector<absl::string_view> fields = absl::StrSplit(line, absl::MaxSplits(',', 6));
-    if (fields.size() < 5) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          source, ":", line_no, ": ", kFields[fields.size()], ": missing: expected 5 fields (",
-          kFieldList, "), found ", fields.size(), " in ", QuoteValue(line)));
-    }
-    if (fields.size() > 6) {
-      return LineError(source, line_no, "line", line,
-                       absl::StrCat("expected 5 or 6 fields (", kFieldList, "), found more"));
-    }
+    std::vector<absl::string_view> fields = absl::StrSplit(line, absl::MaxSplits(',', std::size(kColumns)));
     for (auto& f : fields) f = absl::StripAsciiWhitespace(f);
-    absl::StatusOr<JobSpec> job = ParseJob(fields, source, line_no, zoo, cluster);
+    if (jobs.empty() && !header && fields[0] == "job_id") {
+      absl::StatusOr<std::vector<Column>> named = HeaderColumns(fields, source, line_no);
+      if (!named.ok()) return named.status();
+      columns = *std::move(named);
+      header = true;
+      continue;
+    }
+    const size_t fewest = header ? columns.size() : 5;
+    if (fields.size() < fewest) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ":", line_no, ": ", NameOf(columns[fields.size()]), ": missing: expected ", fewest, " fields (",
+          header ? "as the header says" : kFieldList, "), found ", fields.size(), " in ", QuoteValue(line)));
+    }
+    if (fields.size() > columns.size()) {
+      return LineError(source, line_no, "line", line,
+                       header ? absl::StrCat("expected ", columns.size(), " fields (as the header says), found more")
+                              : absl::StrCat("expected 5 or 6 fields (", kFieldList, "), found more"));
+    }
+    absl::StatusOr<JobSpec> job = ParseJob(fields, columns, source, line_no, zoo, cluster);
     if (!job.ok()) return job.status();
     if (auto [it, fresh] = line_of_id.emplace(job->id, line_no); !fresh) {
       return LineError(source, line_no, "job_id", fields[0],
                        absl::StrCat("appears twice (first on line ", it->second, ")"));
     }
-    jobs.push_back(*job);
+    jobs.push_back(*std::move(job));
   }
   if (jobs.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": trace: no jobs"));
@@ -147,6 +269,26 @@ absl::StatusOr<std::vector<JobSpec>> LoadTrace(const std::string& path, const Mo
 std::string FormatTraceLine(const JobSpec& job, const ModelZoo& zoo) {
   return absl::StrCat(job.id, ",", zoo.model(job.model).name, ",", FormatNumber(job.arrival_s),
                       ",", FormatNumber(job.iterations), ",", job.gpus, job.checkpoints ? "" : ",0", "\n");
+}
+
+std::string FormatTrace(const std::vector<JobSpec>& jobs, const ModelZoo& zoo) {
+  const bool recorded = std::any_of(jobs.begin(), jobs.end(), [](const JobSpec& j) { return j.has_recorded_fields(); });
+  std::string out;
+  if (!recorded) {
+    for (const JobSpec& job : jobs) out += FormatTraceLine(job, zoo);
+    return out;
+  }
+  std::vector<std::string> names;
+  for (const ColumnInfo& c : kColumns) names.push_back(c.name);
+  absl::StrAppend(&out, absl::StrJoin(names, ","), "\n");
+  for (const JobSpec& j : jobs) {
+    absl::StrAppend(&out, j.id, ",", zoo.model(j.model).name, ",", FormatNumber(j.arrival_s), ",",
+                    FormatNumber(j.iterations), ",", j.gpus, ",", j.checkpoints ? 1 : 0, ",",
+                    FormatNumber(j.requested_cpus), ",", FormatNumber(j.requested_mem_gb), ",",
+                    FormatNumber(j.gpu_fraction), ",", j.gpu_type, ",", FormatNumber(j.duration_s), ",", j.user,
+                    "\n");
+  }
+  return out;
 }
 
 }  // namespace synergy::sim

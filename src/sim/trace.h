@@ -5,6 +5,17 @@
 // model's iteration time when the trace was recorded). The sixth field is
 // synergy-sim's own: 1 (the default) for a job that checkpoints, 0 for a
 // plain process that cannot (JobSpec::checkpoints).
+//
+// Or, after a header line that names them (its first column job_id), the
+// same columns in any order and what a trace recorded of each job beyond
+// them (JobSpec's recorded fields; imported traces carry them):
+//   cpus, mem_gb    what it requested (an empty cell or 0: not recorded)
+//   gpu_fraction    the share of a GPU it asked for, in (0, 1] (empty: 1)
+//   gpu_type        the GPU type it asked for (empty: any)
+//   duration_s      its recorded run time (empty or 0: none)
+//   user            who submitted it (empty: none)
+// Every line then has the header's number of fields; names are printable,
+// without spaces, commas or quotes, at most 128 bytes.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +36,9 @@ inline constexpr double kMaxTraceIterations = 1e12;
 
 // Parses and validates a whole trace; on any error returns
 // "FILE:LINE: FIELD: 'VALUE': why" (the value quoted, escaped and cut at 64
-// characters, synergy/quote.h) and nothing else. Checks: five or six fields,
+// characters, synergy/quote.h) and nothing else. Checks: a header of known
+// columns, each once, with the five required; five or six fields without
+// one, the header's number with one; recorded fields in their ranges;
 // unique non-negative integer ids, a model the zoo knows, finite arrival in
 // [0, kMaxTraceArrivalS], iterations in (0, kMaxTraceIterations], 1 <= gpus
 // <= the cluster's GPUs, checkpoints 0 or 1. Jobs come back in arrival order (file order among
@@ -40,5 +53,10 @@ absl::StatusOr<std::vector<JobSpec>> LoadTrace(const std::string& path, const Mo
 // written without a fraction, as the reference writes them, and the sixth
 // field only for a job that cannot checkpoint.
 std::string FormatTraceLine(const JobSpec& job, const ModelZoo& zoo);
+
+// A whole trace ParseTrace reads back as `jobs`: FormatTraceLine's lines,
+// or, where any job has recorded fields, a header naming every column and
+// a line of all of them per job.
+std::string FormatTrace(const std::vector<JobSpec>& jobs, const ModelZoo& zoo);
 
 }  // namespace synergy::sim

@@ -4,6 +4,7 @@
 // mix that tracks a (image, language, speech) split. Seeded; the same seed
 // gives the same jobs, in the same order, as the reference's --record_trace.
 #include <array>
+#include <string>
 #include <cstdint>
 
 #include "sim/python_random.h"
@@ -24,6 +25,21 @@ struct JobSpec {
   // never time-sliced (JobView::runs_without_checkpoint) nor re-placed
   // (lease_fate.h); only default-mode replays have such jobs.
   bool checkpoints = true;
+  // What a trace recorded of the job beyond the reference's five fields
+  // (trace.h's named columns; imported traces carry them): the CPUs and
+  // memory it requested (0: not recorded), the share of a GPU it asked for
+  // where below one, the GPU type it asked for ("" none), its recorded run
+  // time (0: none) and who submitted it ("" none).
+  double requested_cpus = 0;
+  double requested_mem_gb = 0;
+  double gpu_fraction = 1;
+  std::string gpu_type;
+  double duration_s = 0;
+  std::string user;
+  bool has_recorded_fields() const {
+    return requested_cpus > 0 || requested_mem_gb > 0 || gpu_fraction != 1 || !gpu_type.empty() || duration_s > 0 ||
+           !user.empty();
+  }
 };
 
 struct GeneratorConfig {

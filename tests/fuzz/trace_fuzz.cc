@@ -40,8 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   CheckJobs(*jobs, *world);
-  std::string replay;
-  for (const auto& job : *jobs) replay += synergy::sim::FormatTraceLine(job, world->zoo);
+  const std::string replay = synergy::sim::FormatTrace(*jobs, world->zoo);
   auto again = synergy::sim::ParseTrace(replay, "replay.csv", world->zoo, world->cluster);
   if (!again.ok()) Fail("a formatted trace is refused", again.status().message());
   if (again->size() != jobs->size()) Fail("replay has another number of jobs", "");
@@ -49,7 +48,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto& a = (*jobs)[i];
     const auto& b = (*again)[i];
     if (a.id != b.id || a.model != b.model || a.arrival_s != b.arrival_s ||
-        a.iterations != b.iterations || a.gpus != b.gpus) {
+        a.iterations != b.iterations || a.gpus != b.gpus || a.checkpoints != b.checkpoints ||
+        a.requested_cpus != b.requested_cpus || a.requested_mem_gb != b.requested_mem_gb ||
+        a.gpu_fraction != b.gpu_fraction || a.gpu_type != b.gpu_type || a.duration_s != b.duration_s ||
+        a.user != b.user) {
       Fail("replay differs", synergy::sim::FormatTraceLine(a, world->zoo));
     }
   }

@@ -50,6 +50,55 @@ TEST_F(TraceTest, ASixthFieldSaysWhetherAJobCheckpoints) {
   EXPECT_THAT(ErrorOf("0,alexnet,1,10,1,1,1\n"), HasSubstr("expected 5 or 6 fields"));
 }
 
+// A header names the columns, in any order, and what a trace recorded of
+// each job beyond the five; FormatTrace writes them back as read.
+TEST_F(TraceTest, AHeaderNamesTheColumnsAndTheRecordedFields) {
+  const std::string text =
+      "job_id,gpus,model,arrival_s,iterations,cpus,mem_gb,gpu_fraction,gpu_type,duration_s,user\n"
+      "7,1,res18,60,1000,6,12.5,0.25,V100M32,3600,alice\n"
+      "8,2,gnmt,30,50,,,,,,\n";
+  auto t = ParseTrace(text, "t.csv", zoo_, cluster_);
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->size(), 2u);
+  const JobSpec& a = (*t)[1];
+  EXPECT_EQ(a.id, 7);
+  EXPECT_EQ(a.gpus, 1);
+  EXPECT_EQ(a.requested_cpus, 6);
+  EXPECT_EQ(a.requested_mem_gb, 12.5);
+  EXPECT_EQ(a.gpu_fraction, 0.25);
+  EXPECT_EQ(a.gpu_type, "V100M32");
+  EXPECT_EQ(a.duration_s, 3600);
+  EXPECT_EQ(a.user, "alice");
+  const JobSpec& b = (*t)[0];
+  EXPECT_EQ(b.id, 8);
+  EXPECT_FALSE(b.has_recorded_fields()) << "empty cells: not recorded";
+  auto again = ParseTrace(FormatTrace(*t, zoo_), "again.csv", zoo_, cluster_);
+  ASSERT_TRUE(again.ok()) << again.status() << "\n" << FormatTrace(*t, zoo_);
+  ASSERT_EQ(again->size(), 2u);
+  EXPECT_EQ((*again)[1].user, "alice");
+  EXPECT_EQ((*again)[1].gpu_fraction, 0.25);
+  EXPECT_EQ((*again)[1].requested_mem_gb, 12.5);
+  EXPECT_EQ((*again)[0].gpus, 2);
+  // Without recorded fields, the reference's lines, no header.
+  EXPECT_EQ(FormatTrace({b}, zoo_), "8,gnmt,30,50,2\n");
+}
+
+TEST_F(TraceTest, ABadHeaderOrRecordedFieldNamesLineFieldAndValue) {
+  EXPECT_THAT(ErrorOf("job_id,model,arrival_s,iterations,gpus,colour\n0,m5,0,1,1,red\n"),
+              HasSubstr("t.csv:1: header: 'colour': is not a column"));
+  EXPECT_THAT(ErrorOf("job_id,model,arrival_s,gpus\n0,m5,0,1\n"), HasSubstr("has no iterations column"));
+  EXPECT_THAT(ErrorOf("job_id,model,model,arrival_s,iterations,gpus\n"), HasSubstr("'model': appears twice"));
+  const std::string header = "job_id,model,arrival_s,iterations,gpus,cpus,gpu_fraction,user\n";
+  EXPECT_THAT(ErrorOf(header + "0,m5,0,1,1,-2,,\n"), HasSubstr("t.csv:2: cpus: '-2': is not a number of CPUs"));
+  EXPECT_THAT(ErrorOf(header + "0,m5,0,1,1,,1.5,\n"), HasSubstr("t.csv:2: gpu_fraction: '1.5'"));
+  EXPECT_THAT(ErrorOf(header + "0,m5,0,1,1,,0,\n"), HasSubstr("gpu_fraction: '0'"));
+  EXPECT_THAT(ErrorOf(header + "0,m5,0,1,1,,,a b\n"), HasSubstr("t.csv:2: user: 'a b': is not a name"));
+  EXPECT_THAT(ErrorOf(header + "0,m5,0,1,1,,\n"), HasSubstr("t.csv:2: user: missing: expected 8 fields"));
+  EXPECT_THAT(ErrorOf(header + "0,m5,0,1,1,,,,x\n"), HasSubstr("expected 8 fields (as the header says), found more"));
+  EXPECT_THAT(ErrorOf("0,m5,0,1,1\njob_id,model,arrival_s,iterations,gpus\n"), HasSubstr("t.csv:2: job_id: 'job_id'"))
+      << "a header only on the first line";
+}
+
 TEST_F(TraceTest, UnknownModel) {
   EXPECT_THAT(ErrorOf("0,vgg,1,1,1\n"), HasSubstr("t.csv:1: model: 'vgg': unknown model (the zoo has alexnet"));
 }
