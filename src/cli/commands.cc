@@ -37,12 +37,12 @@ const std::vector<CommandHelp>& Commands() {
        "name: ids (or node names) only, one a line. -w: again every 2 s (--interval S), each listing under\n"
        "the time it was read, until interrupted.",
        {"jobs", "nodes", "job", "--state", "--user", "--tenant", "--limit", "--sort-by", "-o", "-w", "--interval"}},
-      {"history", "history [--since 2h|2026-12-04T09:00:00Z] [--state S,S] [--user U] [--tenant T] [--limit N] [-o json|csv]",
-       "Jobs as sacct shows them: submitted, first launched, ended (UTC); waited (launch - submission),\n"
-       "ran (time holding GPUs), JCT (end - submission); launches and outcome. --since: jobs submitted\n"
-       "since a duration ago (90s, 30m, 2h, 7d) or an RFC 3339 time. --state, --user, --tenant: as get jobs,\n"
-       "filtered in synergyd. Ended jobs retired into synergyd's history table (retain_ended_jobs) are\n"
-       "included. --limit: the first N by id. -o csv or json: durations in seconds.",
+      {"history", "history [--since 2h|2026-12-04T09:00:00Z] [--state S,S] [--user U] [--tenant T] [--limit N] [-o json|csv|trace]",
+       "Jobs as sacct shows them: submitted, first launched, ended (UTC); waited (launch - submission), ran (time\n"
+       "holding GPUs), JCT (end - submission); launches and outcome. --since: submitted since a duration ago (90s,\n"
+       "30m, 2h, 7d) or an RFC 3339 time. --state, --user, --tenant: as get jobs, filtered in synergyd; retired jobs\n"
+       "included. --limit: the first N by id. -o csv or json: durations in seconds. -o trace: the jobs that\n"
+       "succeeded, for synergy-sim run --trace FILE (what would another policy have done?); skips on stderr.",
        {"--since", "--state", "--user", "--tenant", "--limit", "-o"}},
       {"describe", "describe job ID\ndescribe node NAME",
        "One job in full, with its events (-o json or yaml: the protocol's message); or one node: status, ids\n"
@@ -124,7 +124,7 @@ std::string CompletionScript(const std::string& shell) {
       "  done\n"
       "  case $prev in\n"
       "    -f|--ca) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
-      "    -o) COMPREPLY=($(compgen -W \"wide json yaml name csv\" -- \"$cur\")); return ;;\n"
+      "    -o) COMPREPLY=($(compgen -W \"wide json yaml name csv trace\" -- \"$cur\")); return ;;\n"
       "    --state) COMPREPLY=($(compgen -W \"pending queued profiling running suspended succeeded failed cancelled\" "
       "-- \"$cur\")); return ;;\n"
       "    --sort-by) COMPREPLY=($(compgen -W \"id name state user tenant gpus age priority\" -- \"$cur\")); return ;;\n"

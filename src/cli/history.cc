@@ -11,6 +11,7 @@
 #include "synergy/json_text.h"
 #include "service/names.h"
 #include "service/rfc3339.h"
+#include "sim/trace_columns.h"
 
 namespace synergy::cli {
 
@@ -125,6 +126,49 @@ std::string HistoryJson(const std::vector<v1::Job>& jobs) {
     objects.push_back(absl::StrCat("  {", absl::StrJoin(fields, ", "), "}"));
   }
   return objects.empty() ? "[]\n" : absl::StrCat("[\n", absl::StrJoin(objects, ",\n"), "\n]\n");
+}
+
+HistoryTraceOut HistoryTrace(const std::vector<v1::Job>& jobs) {
+  using sim::TraceColumn;
+  HistoryTraceOut out;
+  std::vector<std::string> names;
+  for (TraceColumn c : {TraceColumn::kJobId, TraceColumn::kModel, TraceColumn::kArrival, TraceColumn::kIterations,
+                        TraceColumn::kGpus, TraceColumn::kCheckpoints, TraceColumn::kDurationS, TraceColumn::kUser}) {
+    names.push_back(sim::TraceColumnName(c));
+  }
+  out.trace = absl::StrCat(absl::StrJoin(names, ","), "\n");
+  int64_t first_ms = -1;
+  std::vector<const v1::Job*> kept;
+  for (const v1::Job& j : jobs) {
+    if (j.state() != v1::JOB_STATE_SUCCEEDED) {
+      ++out.not_succeeded;
+      continue;
+    }
+    if (j.spec().model().empty() || j.spec().iterations() <= 0) {
+      ++out.without_model_or_iterations;
+      continue;
+    }
+    kept.push_back(&j);
+    if (first_ms < 0 || j.submitted_unix_ms() < first_ms) first_ms = j.submitted_unix_ms();
+  }
+  for (const v1::Job* j : kept) {
+    // Ids are j-NNNNNN; the trace's are their numbers.
+    uint64_t number = 0;
+    absl::string_view id = j->id();
+    if (id.size() > 2 && id.substr(0, 2) == "j-") id.remove_prefix(2);
+    if (!absl::SimpleAtoi(id, &number)) number = static_cast<uint64_t>(out.written);
+    // A name the trace takes as it is (no space, comma or quote), else none.
+    const bool plain_owner = !j->owner().empty() && j->owner().size() <= 128 &&
+                             j->owner().find_first_of(" ,\"'") == std::string::npos &&
+                             std::all_of(j->owner().begin(), j->owner().end(), [](char c) { return c > ' ' && c <= '~'; });
+    absl::StrAppend(&out.trace, number, ",", j->spec().model(), ",",
+                    absl::StrFormat("%.3f", (j->submitted_unix_ms() - first_ms) / 1000.0), ",", j->spec().iterations(),
+                    ",", j->spec().gpus(), ",", j->spec().uses_agent() ? 1 : 0, ",",
+                    absl::StrFormat("%.3f", j->attained_service_ms() / 1000.0), ",", plain_owner ? j->owner() : "",
+                    "\n");
+    ++out.written;
+  }
+  return out;
 }
 
 }  // namespace synergy::cli

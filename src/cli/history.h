@@ -27,4 +27,19 @@ std::string HistoryCsv(const std::vector<v1::Job>& jobs);
 // not happened yet.
 std::string HistoryJson(const std::vector<v1::Job>& jobs);
 
+// -o trace: the jobs that succeeded as a trace synergy-sim replays
+// (sim/trace.h, with a header): job_id (the id's number), model, arrival_s
+// (from the first one's submission), iterations (the spec's), gpus,
+// checkpoints (1 for an agent job), duration_s (the time it held its GPUs)
+// and user, so that an operator can ask what another policy or mechanism
+// would have done with them. A job that did not succeed, or has no model
+// or no iteration count, cannot be replayed: skipped, and counted.
+struct HistoryTraceOut {
+  std::string trace;  // header only when no job was written
+  int written = 0;
+  int not_succeeded = 0;
+  int without_model_or_iterations = 0;
+};
+HistoryTraceOut HistoryTrace(const std::vector<v1::Job>& jobs);
+
 }  // namespace synergy::cli

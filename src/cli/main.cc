@@ -100,8 +100,9 @@ int ReadListingFlag(const std::string& a, FlagReader& r, Context& c, Flags& f) {
   }
   if (a == "-o" || a == "--output") {
     if (!r.Value(f.output)) return Usage("-o needs wide, json, yaml or name");
-    if (f.output != "wide" && !synergy::cli::IsStructuredOutput(f.output) && f.output != "name" && f.output != "csv") {
-      return Usage("-o: " + synergy::service::QuoteForMessage(f.output) + " is not wide, json, yaml, name or csv");
+    if (f.output != "wide" && !synergy::cli::IsStructuredOutput(f.output) && f.output != "name" && f.output != "csv" &&
+        f.output != "trace") {
+      return Usage("-o: " + synergy::service::QuoteForMessage(f.output) + " is not wide, json, yaml, name, csv or trace");
     }
     return kTaken;
   }
@@ -213,6 +214,7 @@ int CheckFlagsFit(Flags& f) {
     return Usage("--follow, --lease, --rank and --stderr are for logs only");
   }
   if (f.output == "csv" && cmd != "history" && cmd != "submit") return Usage("-o csv is for history only");
+  if (f.output == "trace" && cmd != "history") return Usage("-o trace is for history only");
   return kTaken;
 }
 
@@ -368,8 +370,8 @@ int Get(Context& c, const Flags& f) {
 }
 
 int History(Context& c, const Flags& f) {
-  if (f.args.size() != 1) return Usage("history takes flags only: --since, --state, --user, --tenant, --limit, -o json|csv");
-  if (f.output == "wide" || f.output == "name" || f.output == "yaml") return Usage("history: -o is json or csv");
+  if (f.args.size() != 1) return Usage("history takes flags only: --since, --state, --user, --tenant, --limit, -o json|csv|trace");
+  if (f.output == "wide" || f.output == "name" || f.output == "yaml") return Usage("history: -o is json, csv or trace");
   int64_t since_ms = 0;
   if (!f.since.empty()) {
     auto parsed = synergy::cli::ParseSince(f.since, NowUnixMs());
@@ -387,6 +389,14 @@ int History(Context& c, const Flags& f) {
   std::vector<v1::Job> listed;
   if (grpc::Status st = synergy::cli::ListAllJobs(ListCallOf(c), req, f.limit, listed); !st.ok()) return Refused(st);
   const std::vector<v1::Job> jobs = synergy::cli::JobsSince(std::move(listed), since_ms);
+  if (f.output == "trace") {
+    const synergy::cli::HistoryTraceOut trace = synergy::cli::HistoryTrace(jobs);
+    std::cout << trace.trace;
+    std::cerr << "history: " << trace.written << " succeeded jobs as a trace (synergy-sim run --trace FILE); skipped "
+              << trace.not_succeeded << " that did not succeed, " << trace.without_model_or_iterations
+              << " without a model or an iteration count\n";
+    return 0;
+  }
   std::cout << (f.output == "csv"    ? synergy::cli::HistoryCsv(jobs)
                 : f.output == "json" ? synergy::cli::HistoryJson(jobs)
                                      : synergy::cli::HistoryTable(jobs, NowUnixMs()));

@@ -13,35 +13,24 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
+#include "sim/trace_columns.h"
 #include "synergy/quote.h"
 
 namespace synergy::sim {
 namespace {
 
-// A trace's columns: the reference's five and synergy-sim's `checkpoints`
-// by position, or any of them by name after a header line.
-enum class Column { kJobId, kModel, kArrival, kIterations, kGpus, kCheckpoints, kCpus, kMemGb, kGpuFraction,
-                    kGpuType, kDurationS, kUser };
-struct ColumnInfo {
-  Column column;
-  const char* name;
-  bool required;
-};
-constexpr ColumnInfo kColumns[] = {
-    {Column::kJobId, "job_id", true},          {Column::kModel, "model", true},
-    {Column::kArrival, "arrival_s", true},     {Column::kIterations, "iterations", true},
-    {Column::kGpus, "gpus", true},             {Column::kCheckpoints, "checkpoints", false},
-    {Column::kCpus, "cpus", false},            {Column::kMemGb, "mem_gb", false},
-    {Column::kGpuFraction, "gpu_fraction", false}, {Column::kGpuType, "gpu_type", false},
-    {Column::kDurationS, "duration_s", false}, {Column::kUser, "user", false}};
-constexpr size_t kPositional = 6;  // job_id .. checkpoints, without a header
+// The columns by position without a header, or by name after one
+// (trace_columns.h).
+using Column = TraceColumn;
+constexpr const auto& kColumns = kTraceColumns;
+constexpr size_t kPositional = kPositionalTraceColumns;
 constexpr const char* kFieldList = "job_id,model,arrival_s,iterations,gpus[,checkpoints]";
 // Past any real request: a million CPUs, a billion GB.
 constexpr double kMaxRequestedCpus = 1e6;
 constexpr double kMaxRequestedMemGb = 1e9;
 constexpr size_t kMaxNameBytes = 128;
 
-const char* NameOf(Column c) { return kColumns[static_cast<size_t>(c)].name; }
+const char* NameOf(Column c) { return TraceColumnName(c); }
 
 // "file:line: field: 'value': why", the value quoted, escaped and cut short.
 absl::Status LineError(const std::string& source, int64_t line, absl::string_view field,
@@ -84,10 +73,10 @@ absl::StatusOr<std::vector<Column>> HeaderColumns(const std::vector<absl::string
   std::vector<bool> seen(std::size(kColumns), false);
   for (absl::string_view name : names) {
     const auto* info = std::find_if(std::begin(kColumns), std::end(kColumns),
-                                    [&](const ColumnInfo& c) { return name == c.name; });
+                                    [&](const TraceColumnInfo& c) { return name == c.name; });
     if (info == std::end(kColumns)) {
       std::vector<std::string> known;
-      for (const ColumnInfo& c : kColumns) known.push_back(c.name);
+      for (const TraceColumnInfo& c : kColumns) known.push_back(c.name);
       return LineError(source, line_no, "header", name,
                        absl::StrCat("is not a column (", absl::StrJoin(known, ", "), ")"));
     }
@@ -95,7 +84,7 @@ absl::StatusOr<std::vector<Column>> HeaderColumns(const std::vector<absl::string
     seen[static_cast<size_t>(info->column)] = true;
     columns.push_back(info->column);
   }
-  for (const ColumnInfo& c : kColumns) {
+  for (const TraceColumnInfo& c : kColumns) {
     if (c.required && !seen[static_cast<size_t>(c.column)]) {
       return LineError(source, line_no, "header", absl::StrJoin(names, ","), absl::StrCat("has no ", c.name, " column"));
     }
@@ -279,7 +268,7 @@ std::string FormatTrace(const std::vector<JobSpec>& jobs, const ModelZoo& zoo) {
     return out;
   }
   std::vector<std::string> names;
-  for (const ColumnInfo& c : kColumns) names.push_back(c.name);
+  for (const TraceColumnInfo& c : kColumns) names.push_back(c.name);
   absl::StrAppend(&out, absl::StrJoin(names, ","), "\n");
   for (const JobSpec& j : jobs) {
     absl::StrAppend(&out, j.id, ",", zoo.model(j.model).name, ",", FormatNumber(j.arrival_s), ",",

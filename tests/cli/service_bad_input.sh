@@ -75,7 +75,8 @@ expect node_token "node_token.yaml:2: token: character 4 (byte 0x0d) is not prin
 expect node_list_key "list_key.yaml:1: document: (a list): is not a field name" "$bin/synergy-node" --config "$work/list_key.yaml"
 expect node_flag "unknown flag '--gpus'" "$bin/synergy-node" --gpus 2
 expect ctl_command "unknown command 'launch'" "$bin/synergyctl" launch
-expect ctl_output "-o: 'xml' is not wide, json, yaml, name or csv" "$bin/synergyctl" get jobs -o xml
+expect ctl_output "-o: 'xml' is not wide, json, yaml, name, csv or trace" "$bin/synergyctl" get jobs -o xml
+expect ctl_output_trace "-o trace is for history only" "$bin/synergyctl" get jobs -o trace
 expect ctl_update "update needs what to change: --priority N" "$bin/synergyctl" update j-000001
 expect ctl_priority_flag "--priority needs a priority class from 0 to 1000" "$bin/synergyctl" update j-000001 --priority 99999999999
 expect ctl_reason_elsewhere "--reason is for drain only" "$bin/synergyctl" undrain n1 --reason x

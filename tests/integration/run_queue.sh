@@ -179,4 +179,13 @@ after=$(ctl history -o csv)
 [[ $(ctl history --limit 3 -o csv | tail -n +2 | cut -d, -f1 | tr '\n' ' ') == "${ids[0]} ${ids[1]} ${ids[2]} " ]] ||
   fail "history --limit 3: $(ctl history --limit 3 -o csv)"
 ctl describe job "${ids[0]}" | grep -q "^State: *succeeded" || fail "describe of a retired job: $(ctl describe job "${ids[0]}")"
+# What another mechanism would have done with this queue: its history as
+# a trace (the six jobs with a zoo model; the profiled one has none), then
+# replayed by the simulator on a cluster like this one.
+ctl history -o trace >"$work/history.csv" 2>"$work/history.err" || fail "history -o trace: $(cat "$work/history.err")"
+grep -q "^history: 6 succeeded jobs as a trace" "$work/history.err" || fail "history -o trace said: $(cat "$work/history.err")"
+printf 'servers:\n  - {name: n, count: 2, gpus: 2, cpus: 6, memory_gb: 24, storage_mbps: 500}\n' >"$work/cluster.yaml"
+"$BIN/synergy-sim" run --trace "$work/history.csv" --cluster "$work/cluster.yaml" --policy las --mechanism tune \
+  --no-progress --out "$work/replay" >/dev/null || fail "synergy-sim did not replay the history: $(head -3 "$work/history.csv")"
+[[ $(tail -n +2 "$work/replay/jobs.csv" | wc -l) == 6 ]] || fail "the replay ran $(tail -n +2 "$work/replay/jobs.csv" | wc -l) jobs, not 6"
 echo "ok run_queue"

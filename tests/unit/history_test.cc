@@ -1,6 +1,8 @@
 #include "cli/history.h"
 
 #include "gtest/gtest.h"
+#include "sim/trace.h"
+#include "test_support.h"
 
 namespace synergy::cli {
 namespace {
@@ -29,6 +31,48 @@ v1::Job Waiting() {
   j.set_state(v1::JOB_STATE_QUEUED);
   j.set_submitted_unix_ms(kT0 + 60000);
   return j;
+}
+
+// -o trace: the succeeded jobs as a trace the simulator reads back, with
+// arrivals from the first submission and the time each held its GPUs.
+TEST(History, TraceIsWhatTheSimulatorReplays) {
+  v1::Job a = Finished();
+  a.mutable_spec()->set_model("res18");
+  a.mutable_spec()->set_iterations(1200);
+  a.mutable_spec()->set_gpus(2);
+  a.mutable_spec()->set_uses_agent(true);
+  v1::Job b = Finished();
+  b.set_id("j-000007");
+  b.mutable_spec()->set_model("gnmt");
+  b.mutable_spec()->set_iterations(50);
+  b.mutable_spec()->set_gpus(1);
+  b.set_owner("bob smith");  // not a plain name: left out
+  b.set_submitted_unix_ms(kT0 + 90500);
+  v1::Job no_model = Finished();
+  no_model.set_id("j-000009");
+  const HistoryTraceOut out = HistoryTrace({a, b, no_model, Waiting()});
+  EXPECT_EQ(out.written, 2);
+  EXPECT_EQ(out.not_succeeded, 1);
+  EXPECT_EQ(out.without_model_or_iterations, 1);
+  const Cluster cluster = testing::DefaultClusterOrDie();
+  const ModelZoo zoo = testing::ZooOrDie();
+  auto jobs = sim::ParseTrace(out.trace, "history.csv", zoo, cluster);
+  ASSERT_TRUE(jobs.ok()) << jobs.status() << "\n" << out.trace;
+  ASSERT_EQ(jobs->size(), 2u);
+  const sim::JobSpec& first = (*jobs)[0];
+  EXPECT_EQ(first.id, 1);
+  EXPECT_EQ(zoo.model(first.model).name, "res18");
+  EXPECT_EQ(first.arrival_s, 0);
+  EXPECT_EQ(first.iterations, 1200);
+  EXPECT_EQ(first.gpus, 2);
+  EXPECT_TRUE(first.checkpoints);
+  EXPECT_EQ(first.duration_s, 290);
+  EXPECT_EQ(first.user, "alice");
+  const sim::JobSpec& second = (*jobs)[1];
+  EXPECT_EQ(second.id, 7);
+  EXPECT_EQ(second.arrival_s, 90.5);
+  EXPECT_FALSE(second.checkpoints) << "a plain process";
+  EXPECT_EQ(second.user, "");
 }
 
 TEST(History, CsvHasSecondsAndUtcTimesAndQuotesWhatNeedsIt) {

@@ -1,0 +1,29 @@
+#pragma once
+// The named columns of a synergy-sim trace (trace.h), in the order
+// FormatTrace writes them: the one list the simulator's reader and every
+// writer of traces (synergyctl history -o trace) share. Header-only, so a
+// writer needs no part of the simulator.
+#include <cstddef>
+
+namespace synergy::sim {
+
+enum class TraceColumn { kJobId, kModel, kArrival, kIterations, kGpus, kCheckpoints, kCpus, kMemGb, kGpuFraction,
+                         kGpuType, kDurationS, kUser };
+struct TraceColumnInfo {
+  TraceColumn column;
+  const char* name;
+  bool required;
+};
+inline constexpr TraceColumnInfo kTraceColumns[] = {
+    {TraceColumn::kJobId, "job_id", true},          {TraceColumn::kModel, "model", true},
+    {TraceColumn::kArrival, "arrival_s", true},     {TraceColumn::kIterations, "iterations", true},
+    {TraceColumn::kGpus, "gpus", true},             {TraceColumn::kCheckpoints, "checkpoints", false},
+    {TraceColumn::kCpus, "cpus", false},            {TraceColumn::kMemGb, "mem_gb", false},
+    {TraceColumn::kGpuFraction, "gpu_fraction", false}, {TraceColumn::kGpuType, "gpu_type", false},
+    {TraceColumn::kDurationS, "duration_s", false}, {TraceColumn::kUser, "user", false}};
+// Without a header, the first six by position (job_id .. checkpoints).
+inline constexpr size_t kPositionalTraceColumns = 6;
+
+inline constexpr const char* TraceColumnName(TraceColumn c) { return kTraceColumns[static_cast<size_t>(c)].name; }
+
+}  // namespace synergy::sim
