@@ -62,6 +62,10 @@ std::vector<Summary::ByGpuType> ByGpuType(const SimResult& result, const Cluster
     double gpu_s = 0;
     for (const RoundSample& r : result.rounds) {
       if (t < static_cast<int>(r.gpus_by_type.size())) gpu_s += r.gpus_by_type[t] * round_s;
+      // Launches between rounds, less what finished jobs gave back.
+      if (t < static_cast<int>(r.launched_less_released_gpu_s_by_type.size())) {
+        gpu_s += r.launched_less_released_gpu_s_by_type[t];
+      }
     }
     if (span > 0 && type.gpus > 0) type.mean_gpu_util = gpu_s / (type.gpus * span);
     double sum = 0;

@@ -663,6 +663,7 @@ class Engine {
       if (FinishedBy(*job, at)) {
         if (job->finishes_at_s == at) {
           for (const Slice& s : job->held) sample.released_s.Add(s.resources, end - at);
+          if (typed_) AddTypeGpuSeconds(sample, job->held_type, -job->spec.gpus * (end - at));
         }
         continue;
       }
@@ -694,8 +695,14 @@ class Engine {
       running_.push_back(&job);
       job.running = true;
       sample.launched_s.Add(a.Total(), end - at);
+      if (typed_) AddTypeGpuSeconds(sample, job.held_type, a.Total().gpus * (end - at));
       ++result_.launches_between_rounds;
     }
+  }
+
+  void AddTypeGpuSeconds(RoundSample& sample, int type, double gpu_s) const {
+    sample.launched_less_released_gpu_s_by_type.resize(type_parts_.parts.size());
+    sample.launched_less_released_gpu_s_by_type[type] += gpu_s;
   }
 
   // The assignment that keeps what a job holds.

@@ -136,6 +136,9 @@ struct RoundSample {
   // counts them to the round's end). Zero otherwise.
   ResourceSeconds launched_s;
   ResourceSeconds released_s;
+  // The same GPU-seconds per type (heterogeneous clusters): launched less
+  // released, by Cluster::gpu_types index.
+  std::vector<double> launched_less_released_gpu_s_by_type;
 };
 
 struct SimResult {

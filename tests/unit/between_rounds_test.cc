@@ -8,7 +8,9 @@
 #include <map>
 
 #include "gtest/gtest.h"
+#include "sim/report.h"
 #include "sim/simulator.h"
+#include "synergy/config_loader.h"
 #include "sim/trace.h"
 #include "sim/workload.h"
 #include "test_support.h"
@@ -91,6 +93,17 @@ class SimulatorBetweenRoundsTest : public ::testing::Test {
     return Run(cluster, *jobs, policy, mechanism, launch, reference, std::move(on_booked));
   }
 
+  // `jobs` jobs of the reference's generator, multi-GPU, at `load` an hour.
+  std::vector<sim::JobSpec> Generated(double load, int jobs) {
+    sim::GeneratorConfig config;
+    config.load_jobs_per_hour = load;
+    config.multi_gpu = true;
+    sim::WorkloadGenerator gen(config, zoo_);
+    std::vector<sim::JobSpec> trace;
+    for (int i = 0; i < jobs; ++i) trace.push_back(gen.Next());
+    return trace;
+  }
+
   sim::SimResult Run(const Cluster& cluster, const std::vector<sim::JobSpec>& jobs, const std::string& policy,
                      const std::string& mechanism, bool launch, bool reference = false,
                      std::function<void(double, const Assignment&)> on_booked = nullptr) {
@@ -149,12 +162,7 @@ TEST_F(SimulatorBetweenRoundsTest, AnArrivalOnAnIdleClusterStartsAtOnce) {
 // the reference's JCTs stay exact.
 TEST_F(SimulatorBetweenRoundsTest, ReferenceModeLaunchesOnlyInRounds) {
   const Cluster cluster = testing::DefaultClusterOrDie();
-  sim::GeneratorConfig load;
-  load.load_jobs_per_hour = 9;
-  load.multi_gpu = true;
-  sim::WorkloadGenerator gen(load, zoo_);
-  std::vector<sim::JobSpec> trace;
-  for (int i = 0; i < 200; ++i) trace.push_back(gen.Next());
+  const std::vector<sim::JobSpec> trace = Generated(9, 200);
   const sim::SimResult asked = Run(cluster, trace, "las", "tune", true, /*reference=*/true);
   const sim::SimResult plain = Run(cluster, trace, "las", "tune", false, /*reference=*/true);
   ASSERT_EQ(asked.jobs.size(), plain.jobs.size());
@@ -171,12 +179,7 @@ TEST_F(SimulatorBetweenRoundsTest, ReferenceModeLaunchesOnlyInRounds) {
 // proportional share's speed.
 TEST_F(SimulatorBetweenRoundsTest, LaunchesFitBesideTheRunningJobsAndKeepTheShare) {
   const Cluster cluster = testing::DefaultClusterOrDie();
-  sim::GeneratorConfig load;
-  load.load_jobs_per_hour = 10;
-  load.multi_gpu = true;
-  sim::WorkloadGenerator gen(load, zoo_);
-  std::vector<sim::JobSpec> trace;
-  for (int i = 0; i < 400; ++i) trace.push_back(gen.Next());
+  const std::vector<sim::JobSpec> trace = Generated(10, 400);
   for (const char* policy : {"fifo", "las"}) {
     std::vector<std::pair<double, Assignment>> booked;
     const sim::SimResult r = Run(cluster, trace, policy, "tune", true, false,
@@ -208,14 +211,28 @@ TEST_F(SimulatorBetweenRoundsTest, LaunchesFitBesideTheRunningJobsAndKeepTheShar
   }
 }
 
+// On a cluster of two GPU types, the per-type utilisation counts what
+// launches between rounds held and what finished jobs gave back, as the
+// whole cluster's does: the types' GPU-seconds add up to the cluster's.
+TEST_F(SimulatorBetweenRoundsTest, PerTypeUtilisationCountsLaunchesBetweenRounds) {
+  const Cluster cluster = *ParseCluster(
+      "servers:\n"
+      "  - {name: v, count: 2, gpus: 8, cpus: 24, memory_gb: 500, storage_mbps: 500, gpu_type: v100}\n"
+      "  - {name: k, count: 2, gpus: 8, cpus: 24, memory_gb: 500, storage_mbps: 500, gpu_type: k80}\n",
+      "c.yaml");
+  const std::vector<sim::JobSpec> trace = Generated(3, 150);
+  const sim::SimResult r = Run(cluster, trace, "fifo", "tune", true);
+  ASSERT_GT(r.launches_between_rounds, 0);
+  const sim::Summary s = sim::Summarize(r, cluster, 300);
+  ASSERT_EQ(s.by_gpu_type.size(), 2u);
+  double by_type = 0;
+  for (const sim::Summary::ByGpuType& t : s.by_gpu_type) by_type += t.mean_gpu_util * t.gpus;
+  EXPECT_NEAR(by_type, s.mean_gpu_util * cluster.total().gpus, 1e-9 * cluster.total().gpus);
+}
+
 TEST_F(SimulatorBetweenRoundsTest, TheSameInputsGiveTheSameRun) {
   const Cluster cluster = testing::DefaultClusterOrDie();
-  sim::GeneratorConfig load;
-  load.load_jobs_per_hour = 9;
-  load.multi_gpu = true;
-  sim::WorkloadGenerator gen(load, zoo_);
-  std::vector<sim::JobSpec> trace;
-  for (int i = 0; i < 200; ++i) trace.push_back(gen.Next());
+  const std::vector<sim::JobSpec> trace = Generated(9, 200);
   const sim::SimResult a = Run(cluster, trace, "ftf", "tune", true);
   const sim::SimResult b = Run(cluster, trace, "ftf", "tune", true);
   ASSERT_EQ(a.jobs.size(), b.jobs.size());
