@@ -157,10 +157,8 @@ HistoryTraceOut HistoryTrace(const std::vector<v1::Job>& jobs) {
     absl::string_view id = j->id();
     if (id.size() > 2 && id.substr(0, 2) == "j-") id.remove_prefix(2);
     if (!absl::SimpleAtoi(id, &number)) number = static_cast<uint64_t>(out.written);
-    // A name the trace takes as it is (no space, comma or quote), else none.
-    const bool plain_owner = !j->owner().empty() && j->owner().size() <= 128 &&
-                             j->owner().find_first_of(" ,\"'") == std::string::npos &&
-                             std::all_of(j->owner().begin(), j->owner().end(), [](char c) { return c > ' ' && c <= '~'; });
+    // A name the trace takes as it is, else none.
+    const bool plain_owner = sim::IsPlainTraceName(j->owner());
     absl::StrAppend(&out.trace, number, ",", j->spec().model(), ",",
                     absl::StrFormat("%.3f", (j->submitted_unix_ms() - first_ms) / 1000.0), ",", j->spec().iterations(),
                     ",", j->spec().gpus(), ",", j->spec().uses_agent() ? 1 : 0, ",",

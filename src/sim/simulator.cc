@@ -480,11 +480,7 @@ class Engine {
           const double planned_weight = typed_ && planned != nullptr ? TypeWeight(job, TypeOf(*planned)) : held.weight;
           return DecideLease(held, planned, config_.restart_gain, planned_weight);
         },
-        [&](const std::set<JobId>& pins) {
-          std::unordered_map<JobId, Assignment> pinned;
-          for (JobId id : pins) pinned[id] = AsHeld(*by_id_.at(id));
-          return PlanAroundPinned(input, pinned);
-        });
+        [&](const std::set<JobId>& pins) { return PlanAroundHeld(input, pins); });
     plan = std::move(kept.plan);
     if (config_.on_leases_kept) {
       std::vector<JobId> pinned;
@@ -657,7 +653,6 @@ class Engine {
   void LaunchAt(double at, double end) {
     RoundSample& sample = result_.rounds.back();
     std::vector<JobId> running;
-    std::unordered_map<JobId, Assignment> held;
     int free_gpus = config_.cluster->total().gpus;
     for (SimJob* job : running_) {
       if (FinishedBy(*job, at)) {
@@ -682,9 +677,7 @@ class Engine {
     }
     if (!CanLaunchAny(free_gpus, fewest)) return;
     const Plan plan = LaunchBetweenRounds(running, widest_server_gpus_, [&](const std::set<JobId>& pins) {
-      std::unordered_map<JobId, Assignment> pinned;
-      for (JobId id : pins) pinned[id] = AsHeld(*by_id_.at(id));
-      return PlanAroundPinned(input, pinned);
+      return PlanAroundHeld(input, pins);
     });
     std::unordered_map<JobId, Slices> none;
     for (const Assignment& a : plan.assignments) {
@@ -703,6 +696,14 @@ class Engine {
   void AddTypeGpuSeconds(RoundSample& sample, int type, double gpu_s) const {
     sample.launched_less_released_gpu_s_by_type.resize(type_parts_.parts.size());
     sample.launched_less_released_gpu_s_by_type[type] += gpu_s;
+  }
+
+  // The plan of `input`'s jobs but `pins` around what each of those holds
+  // (the replan's and the launches' callback).
+  Plan PlanAroundHeld(const RoundInput& input, const std::set<JobId>& pins) const {
+    std::unordered_map<JobId, Assignment> pinned;
+    for (JobId id : pins) pinned[id] = AsHeld(*by_id_.at(id));
+    return PlanAroundPinned(input, pinned);
   }
 
   // The assignment that keeps what a job holds.

@@ -28,7 +28,6 @@ constexpr const char* kFieldList = "job_id,model,arrival_s,iterations,gpus[,chec
 // Past any real request: a million CPUs, a billion GB.
 constexpr double kMaxRequestedCpus = 1e6;
 constexpr double kMaxRequestedMemGb = 1e9;
-constexpr size_t kMaxNameBytes = 128;
 
 const char* NameOf(Column c) { return TraceColumnName(c); }
 
@@ -54,15 +53,6 @@ bool ParseDouble(absl::string_view text, double& out) {
 std::string FormatNumber(double v) {
   if (v == std::trunc(v) && std::fabs(v) < 1e18) return absl::StrFormat("%d", int64_t(v));
   return absl::StrFormat("%.17g", v);
-}
-
-// A user or GPU type name: printable, no comma or quote (a CSV cell as is).
-bool PlainName(absl::string_view text) {
-  if (text.size() > kMaxNameBytes) return false;
-  for (char c : text) {
-    if (c <= ' ' || c > '~' || c == ',' || c == '"' || c == '\'') return false;
-  }
-  return true;
 }
 
 // A header line's columns: known names, each once, the required ones all
@@ -125,9 +115,9 @@ absl::Status ParseRecorded(Column column, absl::string_view v, JobSpec& job, con
       return absl::OkStatus();
     case Column::kGpuType:
     case Column::kUser:
-      if (!PlainName(v)) {
+      if (!IsPlainTraceName(std::string_view(v.data(), v.size()))) {
         return LineError(source, line_no, name, v,
-                         absl::StrCat("is not a name of at most ", kMaxNameBytes,
+                         absl::StrCat("is not a name of at most ", kMaxTraceNameBytes,
                                       " printable characters without spaces, commas or quotes"));
       }
       (column == Column::kUser ? job.user : job.gpu_type) = std::string(v);

@@ -4,6 +4,7 @@
 // writer of traces (synergyctl history -o trace) share. Header-only, so a
 // writer needs no part of the simulator.
 #include <cstddef>
+#include <string_view>
 
 namespace synergy::sim {
 
@@ -25,5 +26,19 @@ inline constexpr TraceColumnInfo kTraceColumns[] = {
 inline constexpr size_t kPositionalTraceColumns = 6;
 
 inline constexpr const char* TraceColumnName(TraceColumn c) { return kTraceColumns[static_cast<size_t>(c)].name; }
+
+// The longest user or GPU type name a trace holds.
+inline constexpr size_t kMaxTraceNameBytes = 128;
+
+// A user or GPU type name a trace holds as it is: at most
+// kMaxTraceNameBytes printable characters, no space, comma or quote (a
+// CSV cell without quoting).
+inline bool IsPlainTraceName(std::string_view text) {
+  if (text.size() > kMaxTraceNameBytes) return false;
+  for (char c : text) {
+    if (c <= ' ' || c > '~' || c == ',' || c == '"' || c == '\'') return false;
+  }
+  return true;
+}
 
 }  // namespace synergy::sim

@@ -12,6 +12,7 @@
 // Counters say what each run did (jobs finished, busy fraction, peak
 // resident memory), so a faster run that does less shows. Each run is long:
 // one iteration each (--benchmark_filter picks one).
+#include <functional>
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
@@ -66,6 +67,20 @@ void Report(benchmark::State& state, const SimResult& r, const Cluster& cluster)
   state.counters["peak_rss_mb"] = PeakResidentMb();
 }
 
+// Runs `run` once an iteration, keeping its last result in `last`; on an
+// error the benchmark is skipped with it and RunEach returns false.
+bool RunEach(benchmark::State& state, SimResult& last, const std::function<absl::StatusOr<SimResult>()>& run) {
+  for (auto _ : state) {
+    absl::StatusOr<SimResult> r = run();
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return false;
+    }
+    last = *std::move(r);
+  }
+  return true;
+}
+
 void BM_Window(benchmark::State& state) {
   const JobId from = state.range(0);
   Cluster cluster = *DefaultCluster();
@@ -73,14 +88,11 @@ void BM_Window(benchmark::State& state) {
   auto policy = *MakePolicy("fifo");
   auto mechanism = *MakeMechanism("tune");
   SimResult last;
-  for (auto _ : state) {
-    WorkloadGenerator gen(GeneratorConfig{}, zoo);
-    auto r = RunGenerated(Config(cluster, zoo, *policy, *mechanism), gen, from, from + 1000, nullptr);
-    if (!r.ok()) {
-      state.SkipWithError(std::string(r.status().message()).c_str());
-      return;
-    }
-    last = *std::move(r);
+  if (!RunEach(state, last, [&]() -> absl::StatusOr<SimResult> {
+        WorkloadGenerator gen(GeneratorConfig{}, zoo);
+        return RunGenerated(Config(cluster, zoo, *policy, *mechanism), gen, from, from + 1000, nullptr);
+      })) {
+    return;
   }
   Report(state, last, cluster);
 }
@@ -100,14 +112,11 @@ void BM_Generated(benchmark::State& state) {
   GeneratorConfig g;
   g.load_jobs_per_hour = static_cast<double>(state.range(1));
   SimResult last;
-  for (auto _ : state) {
-    WorkloadGenerator gen(g, zoo);
-    auto r = RunGenerated(Config(cluster, zoo, *policy, *mechanism), gen, 0, state.range(0), nullptr);
-    if (!r.ok()) {
-      state.SkipWithError(std::string(r.status().message()).c_str());
-      return;
-    }
-    last = *std::move(r);
+  if (!RunEach(state, last, [&]() -> absl::StatusOr<SimResult> {
+        WorkloadGenerator gen(g, zoo);
+        return RunGenerated(Config(cluster, zoo, *policy, *mechanism), gen, 0, state.range(0), nullptr);
+      })) {
+    return;
   }
   Report(state, last, cluster);
 }
@@ -124,17 +133,14 @@ void BM_DefaultModeBetweenRounds(benchmark::State& state) {
   GeneratorConfig g;
   g.load_jobs_per_hour = kBusyLoad1024;
   SimResult last;
-  for (auto _ : state) {
-    WorkloadGenerator gen(g, zoo);
-    SimConfig config = Config(cluster, zoo, *policy, *mechanism);
-    config.reference_compatible = false;
-    config.launch_between_rounds = state.range(1) != 0;
-    auto r = RunGenerated(config, gen, 0, state.range(0), nullptr);
-    if (!r.ok()) {
-      state.SkipWithError(std::string(r.status().message()).c_str());
-      return;
-    }
-    last = *std::move(r);
+  if (!RunEach(state, last, [&]() -> absl::StatusOr<SimResult> {
+        WorkloadGenerator gen(g, zoo);
+        SimConfig config = Config(cluster, zoo, *policy, *mechanism);
+        config.reference_compatible = false;
+        config.launch_between_rounds = state.range(1) != 0;
+        return RunGenerated(config, gen, 0, state.range(0), nullptr);
+      })) {
+    return;
   }
   Report(state, last, cluster);
   state.counters["launches"] = static_cast<double>(last.launches_between_rounds);
@@ -154,13 +160,10 @@ void BM_Replay1M(benchmark::State& state) {
     for (int64_t i = 0; i < state.range(0); ++i) trace.push_back(gen.Next());
   }
   SimResult last;
-  for (auto _ : state) {
-    auto r = RunTrace(Config(cluster, zoo, *policy, *mechanism), trace);
-    if (!r.ok()) {
-      state.SkipWithError(std::string(r.status().message()).c_str());
-      return;
-    }
-    last = *std::move(r);
+  if (!RunEach(state, last, [&]() -> absl::StatusOr<SimResult> {
+        return RunTrace(Config(cluster, zoo, *policy, *mechanism), trace);
+      })) {
+    return;
   }
   Report(state, last, cluster);
 }

@@ -119,9 +119,12 @@ absl::StatusOr<RoundWorld> RoundDriver::PrepareLaunch(int64_t now_ms) {
 }
 
 RoundDecisions RoundDriver::PlanLaunches(const RoundWorld& world) const {
+  return PlanTimed(PlanLaunchesBetweenRounds, world);
+}
+
+RoundDecisions RoundDriver::PlanTimed(Planner planner, const RoundWorld& world) const {
   const auto start = std::chrono::steady_clock::now();
-  RoundDecisions d =
-      PlanLaunchesBetweenRounds(world, state_.zoo_, *state_.policy_, *state_.mechanism_, state_.type_choice_);
+  RoundDecisions d = planner(world, state_.zoo_, *state_.policy_, *state_.mechanism_, state_.type_choice_);
   d.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return d;
 }
@@ -198,12 +201,7 @@ void RoundDriver::SayWhoTookTheirPlace(const RoundWorld& world, const RoundDecis
   }
 }
 
-RoundDecisions RoundDriver::PlanRound(const RoundWorld& world) const {
-  const auto start = std::chrono::steady_clock::now();
-  RoundDecisions d = PlanRoundWorld(world, state_.zoo_, *state_.policy_, *state_.mechanism_, state_.type_choice_);
-  d.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return d;
-}
+RoundDecisions RoundDriver::PlanRound(const RoundWorld& world) const { return PlanTimed(PlanRoundWorld, world); }
 
 bool RoundDriver::NodesTakePart(const Assignment& planned, const std::vector<std::string>& node_names) const {
   for (const Slice& s : planned.slices) {

@@ -42,6 +42,10 @@ class RoundDriver {
 
  private:
   using JobRuntime = JobTable::Runtime;
+  // A round's or a launch's planning (round_planner.h), with its time in
+  // plan_ms.
+  using Planner = RoundDecisions (*)(const RoundWorld&, const ModelZoo&, const Policy&, const Mechanism&, TypeChoice);
+  RoundDecisions PlanTimed(Planner planner, const RoundWorld& world) const;
   // What the round at `now_ms` reads, copied (round_planner.h).
   RoundWorld WorldForRound(int64_t now_ms) const;
   // The jobs a round may place, in the last round's order, as it reads them.

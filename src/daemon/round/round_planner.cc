@@ -166,6 +166,30 @@ std::map<std::string, const Assignment*> ByJob(const Plan& plan) {
 
 namespace {
 
+// The plan of every job of `world` but `pinned` around what those hold (the
+// replan's and the launches' callback): a snapshot of the nodes less what
+// the pinned leases hold, carrying `first`'s speedups; with the node names
+// and planned types the decisions on it read.
+struct PlannedAround {
+  Plan plan;
+  std::vector<std::string> node_names;
+  PlannedTypes types;
+};
+PlannedAround PlanAroundPins(const RoundWorld& world, const ModelZoo& zoo, const std::set<JobId>& pinned,
+                             const RoundSnapshot& first, const Policy& policy, const Mechanism& mechanism,
+                             TypeChoice choice) {
+  std::set<std::string> pins;
+  for (JobId job : pinned) pins.insert(JobIdString(job));
+  RoundSnapshot around = SnapshotOf(world, zoo, pins, &first);
+  PlannedAround out;
+  if (around.cluster.num_servers() > 0) {
+    out.plan = PlanSnapshot(around, world.now_ms, world.held, policy, mechanism, choice).plan;
+  }
+  out.types = TypesPlanned(around, out.plan);
+  out.node_names = std::move(around.node_names);
+  return out;
+}
+
 // Each node's GPU type, the zoo's base type where it declared none.
 std::map<std::string, std::string> NodeTypes(const RoundWorld& world, const ModelZoo& zoo) {
   std::map<std::string, std::string> node_type;
@@ -248,15 +272,10 @@ RoundDecisions PlanRoundWorld(const RoundWorld& world, const ModelZoo& zoo, cons
         return judge(JobIdString(job), planned);
       },
       [&](const std::set<JobId>& pinned) {
-        std::set<std::string> pins;
-        for (JobId job : pinned) pins.insert(JobIdString(job));
-        RoundSnapshot around = SnapshotOf(world, zoo, pins, &snap);
-        Plan next = around.cluster.num_servers() > 0
-                        ? PlanSnapshot(around, world.now_ms, world.held, policy, mechanism, choice).plan
-                        : Plan{};
-        judge.types = TypesPlanned(around, next);
+        PlannedAround around = PlanAroundPins(world, zoo, pinned, snap, policy, mechanism, choice);
+        judge.types = std::move(around.types);
         judge.names = std::move(around.node_names);
-        return next;
+        return std::move(around.plan);
       });
   plan = std::move(kept.plan);
   std::set<std::string> pins;
@@ -322,15 +341,10 @@ RoundDecisions PlanLaunchesBetweenRounds(const RoundWorld& world, const ModelZoo
   }
   PlannedTypes types;
   out.plan = LaunchBetweenRounds(running, widest, [&](const std::set<JobId>& pinned) {
-    std::set<std::string> pins;
-    for (JobId job : pinned) pins.insert(JobIdString(job));
-    RoundSnapshot around = SnapshotOf(world, zoo, pins, &first);
-    Plan plan = around.cluster.num_servers() > 0
-                    ? PlanSnapshot(around, world.now_ms, world.held, policy, mechanism, choice).plan
-                    : Plan{};
-    types = TypesPlanned(around, plan);
+    PlannedAround around = PlanAroundPins(world, zoo, pinned, first, policy, mechanism, choice);
+    types = std::move(around.types);
     out.node_names = std::move(around.node_names);
-    return plan;
+    return std::move(around.plan);
   });
   out.planned = true;
   out.first_plan_size = out.plan.assignments.size();
