@@ -649,6 +649,66 @@ TEST_F(DaemonStateTest, ALeaseMovesOnlyAfterItsProcessExits) {
   EXPECT_EQ(ja.checkpoint_iteration(), 40);
 }
 
+TEST_F(DaemonStateTest, AJobThatFinishesAsItsLeaseEndsKeepsNoTraceOfTheLeaseThatNeverRan) {
+  // a's lease ends (b takes its GPU); a second node lets the next round
+  // grant a another lease, which waits for a's process to exit. a's agent
+  // then reports its last iteration: the new lease is withdrawn, and
+  // `logs` points at the lease that ran, not at one that never did.
+  auto [s, a, epoch_a] = OneLeasedJobUnderLas();
+  Beat(*s, "n1", 10);
+  Beat(*s, "n1", 15, {Running(a, epoch_a)});  // launched
+  *s->Submit(Spec(1, "res18", 1000), "alice", 20);
+  ASSERT_TRUE(s->RunRound(60000).ok());
+  ASSERT_FALSE(s->GetJob(a)->has_lease());
+  AddNode(*s, "n2", 1, 3, 24, 60010);
+  ASSERT_TRUE(s->RunRound(60020).ok());
+  ASSERT_TRUE(s->GetJob(a)->has_lease());
+  const int64_t unlaunched = s->GetJob(a)->lease().epoch();
+  ASSERT_NE(unlaunched, epoch_a);
+  EXPECT_EQ(Beat(*s, "n2", 60030).launch_size(), 0);  // waits for a's exit on n1
+  v1::CheckpointDone done;
+  done.set_job_id(a);
+  done.set_epoch(epoch_a);
+  done.set_iteration(1000);
+  done.set_finished(true);
+  done.set_path("/tmp/a.ckpt");
+  ASSERT_TRUE(s->ConfirmCheckpoint(done, 60040).ok());
+  EXPECT_EQ(s->GetJob(a)->state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_FALSE(s->GetJob(a)->has_lease());
+  auto source = s->LogSourceOf(a, 0, 0);
+  ASSERT_TRUE(source.ok()) << source.status();
+  EXPECT_EQ(source->epoch, epoch_a);
+  EXPECT_EQ(source->node, "n1");
+  EXPECT_FALSE(s->LogSourceOf(a, unlaunched, 0).ok());
+  EXPECT_EQ(Beat(*s, "n2", 60050).launch_size(), 0);
+}
+
+TEST_F(DaemonStateTest, APlainJobThatExitsZeroAsItsLeaseEndsIsDoneEvenWithANewerLease) {
+  // A plain job whose process exits 0 on its own just as the round ended
+  // its lease and granted it another must not run a second time.
+  config_.policy = "las";
+  auto s = Open();
+  AddNode(*s, "n1", 1, 3, 24, 0);
+  const std::string a = *s->Submit(Spec(1), "alice", 0);
+  ASSERT_TRUE(s->RunRound(0).ok());
+  const int64_t epoch = s->GetJob(a)->lease().epoch();
+  Beat(*s, "n1", 10);
+  Beat(*s, "n1", 15, {Running(a, epoch)});  // launched
+  v1::JobSpec urgent = Spec(1);
+  urgent.set_priority(1);
+  *s->Submit(urgent, "alice", 20);
+  ASSERT_TRUE(s->RunRound(60000).ok());  // the higher class ends a's lease
+  ASSERT_FALSE(s->GetJob(a)->has_lease());
+  AddNode(*s, "n2", 1, 3, 24, 60010);
+  ASSERT_TRUE(s->RunRound(60020).ok());
+  ASSERT_TRUE(s->GetJob(a)->has_lease());
+  Beat(*s, "n1", 60030, {}, {Exit(a, epoch, 0)});  // exited on its own, not stopped
+  EXPECT_EQ(s->GetJob(a)->state(), v1::JOB_STATE_SUCCEEDED);
+  EXPECT_FALSE(s->GetJob(a)->has_lease());
+  EXPECT_EQ(Beat(*s, "n2", 60040).launch_size(), 0);
+  EXPECT_EQ(s->LogSourceOf(a, 0, 0)->epoch, epoch);
+}
+
 TEST_F(DaemonStateTest, PlainProcessesAreStoppedAtOnceAtLeaseEnd) {
   config_.policy = "las";
   auto s = Open();

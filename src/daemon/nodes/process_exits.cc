@@ -45,6 +45,15 @@ void NodeGateway::ExitOfEndingLease(EndingLease& end, v1::Job& job, const std::s
   }
   state_.leases_.FinishEnding(e.job_id(), e.epoch());
   const JobRuntime& rt = state_.jobs_.EditRuntime(job.id());
+  const bool ran_to_its_end =
+      e.exit_code() == 0 && (rt.finished || (!e.stopped_by_node() && !job.spec().uses_agent()));
+  if (ran_to_its_end && job.has_lease() && !state_.Terminal(job) && !state_.leases_.LaunchOf(job.id()).launched()) {
+    // A newer lease, granted while this one ended, waits for this exit to
+    // launch: the job is done, so nothing will run under it.
+    state_.Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
+    ForgetLeaseNodes(job, job.lease().epoch());
+    state_.actions().DropLease(job, LeaseEndCause::kFinished, now_ms);
+  }
   if (!job.has_lease() && !state_.Terminal(job)) {
     if (e.exit_code() == 0 && rt.finished) {
       state_.jobs_.Move(job, JobMove::kSucceed, "finished its iterations", now_ms);

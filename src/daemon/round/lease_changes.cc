@@ -95,7 +95,8 @@ void LeaseActions::EndLease(v1::Job& job, const std::string& why, LeaseEndCause 
   const v1::Lease lease = job.lease();
   const LeaseTable::Launch& launch = state_.leases_.LaunchOf(job.id());
   if (!launch.launched()) {
-    // Never launched: nothing to stop.
+    // Never launched: nothing to stop, and no output to point `logs` at.
+    ForgetLeaseNodes(job, lease.epoch());
     DropLease(job, cause, now_ms);
     if (!state_.Terminal(job)) state_.jobs_.Move(job, JobMove::kRequeue, absl::StrCat("lease ended before launch: ", why), now_ms);
     state_.Record(batch, job, absl::StrFormat("lease %d withdrawn before launch (%s)", lease.epoch(), why), now_ms);

@@ -68,6 +68,13 @@ void NoteLeaseNodes(v1::Job& job, const v1::Lease& lease) {
   }
 }
 
+void ForgetLeaseNodes(v1::Job& job, int64_t epoch) {
+  auto* noted = job.mutable_lease_nodes();
+  for (int i = noted->size() - 1; i >= 0; --i) {
+    if (noted->Get(i).epoch() == epoch) noted->DeleteSubrange(i, 1);
+  }
+}
+
 bool Move(v1::Job& job, JobMove move, const std::string& reason, int64_t now_ms) {
   if (!MoveAllowed(move, job.state())) return false;
   job.set_state(MoveTarget(move));

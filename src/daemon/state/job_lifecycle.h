@@ -40,5 +40,8 @@ bool Move(v1::Job& job, JobMove move, const std::string& reason, int64_t now_ms)
 inline constexpr int kMaxLeaseNodes = 32;
 // Adds `lease`'s nodes (by rank) to job.lease_nodes, dropping the oldest.
 void NoteLeaseNodes(v1::Job& job, const v1::Lease& lease);
+// Removes lease `epoch` from job.lease_nodes: it was withdrawn before it
+// launched, so no node holds its output and `logs` must not point there.
+void ForgetLeaseNodes(v1::Job& job, int64_t epoch);
 
 }  // namespace synergy::daemon
