@@ -15,6 +15,8 @@ extern const char kDefaultModelZooYaml[];
 // daemon's and the node's own loaders).
 extern const char kDefaultDaemonYaml[];
 extern const char kDefaultNodeYaml[];
+// configs/traces/gpu-models.yaml (read by synergy-sim import).
+extern const char kDefaultGpuModelsYaml[];
 
 // Parsed with the same loaders as a file; source names in errors are
 // "<embedded default-128.yaml>" and "<embedded zoo.yaml>".

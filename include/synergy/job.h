@@ -50,6 +50,11 @@ struct JobView {
   // (tune-graded, opt) read it. Null: the job is known only by its ideal
   // demand, and runs at ideal or at the proportional share.
   const SensitivityProfile* profile = nullptr;
+  // What the job's submitter asked for beside its GPUs, as a trace recorded
+  // it (whole job; 0 in a dimension: not recorded). Only the `requested`
+  // mechanism reads it: the allocation a cluster without Synergy gives.
+  double requested_cpus = 0;
+  double requested_mem_gb = 0;
 };
 
 }  // namespace synergy

@@ -87,7 +87,14 @@ struct MechanismOptions {
   bool opt_group_jobs = true;
 };
 
-// Registry: "proportional", "greedy", "tune", "tune-graded", "opt".
+// The whole-job demand the `requested` mechanism gives a job of `gpus` GPUs
+// that asked for `cpus` and `mem_gb` (each 0 where not recorded: then the
+// cluster's smallest proportional share per GPU, Cluster::
+// smallest_share_per_gpu, times its GPUs), with its share of storage.
+Resources RequestedDemand(int gpus, double cpus, double mem_gb, const Cluster& cluster);
+
+// Registry: "proportional", "greedy", "tune", "tune-graded", "opt",
+// "requested".
 absl::StatusOr<std::unique_ptr<Mechanism>> MakeMechanism(std::string_view name,
                                                          const MechanismOptions& options = {});
 std::vector<std::string> MechanismNames();

@@ -16,6 +16,7 @@ std::unique_ptr<Mechanism> MakeGreedy();
 std::unique_ptr<Mechanism> MakeTune();
 std::unique_ptr<Mechanism> MakeTuneGraded();
 std::unique_ptr<Mechanism> MakeOpt(const MechanismOptions& options);
+std::unique_ptr<Mechanism> MakeRequested();
 
 // True when the demand exceeds the proportional share in some dimension, so
 // that falling back to proportional frees something (the reference's

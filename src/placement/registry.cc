@@ -5,7 +5,7 @@
 namespace synergy {
 
 std::vector<std::string> MechanismNames() {
-  return {"proportional", "greedy", "tune", "tune-graded", "opt"};
+  return {"proportional", "greedy", "tune", "tune-graded", "opt", "requested"};
 }
 
 absl::StatusOr<std::unique_ptr<Mechanism>> MakeMechanism(std::string_view name,
@@ -15,6 +15,7 @@ absl::StatusOr<std::unique_ptr<Mechanism>> MakeMechanism(std::string_view name,
   if (name == "tune") return mechanisms::MakeTune();
   if (name == "tune-graded") return mechanisms::MakeTuneGraded();
   if (name == "opt") return mechanisms::MakeOpt(options);
+  if (name == "requested") return mechanisms::MakeRequested();
   return absl::InvalidArgumentError(absl::StrCat(
       "mechanism: '", std::string(name), "' is not one of ", absl::StrJoin(MechanismNames(), ", ")));
 }

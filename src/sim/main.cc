@@ -1,6 +1,7 @@
 // synergy-sim: the trace-driven simulator's command line.
 //   synergy-sim run ...    one simulation (see RunUsage())
 //   synergy-sim sweep ...  loads x mechanisms, with plots
+//   synergy-sim import ... a public GPU-cluster trace as one to replay
 // Exit status: 0 done, 2 bad usage or input (nothing written), 1 a failure
 // while writing results.
 #include <cstdio>
@@ -17,6 +18,8 @@
 #include "sim/figures.h"
 #include "sim/sweep.h"
 #include "sim/trace.h"
+#include "synergy/config_loader.h"
+#include "synergy/default_configs.h"
 #include "synergy/version.h"
 
 namespace {
@@ -153,11 +156,36 @@ int Figure(const std::vector<std::string>& args) {
 
 }  // namespace
 
+int Import(const std::vector<std::string>& args) {
+  if (WantsHelp(args)) {
+    std::fputs(ImportUsage().c_str(), stdout);
+    return 0;
+  }
+  auto options = ParseImportOptions(args);
+  if (!options.ok()) return Fail("import", options.status(), kBadInput);
+  auto zoo = options->models_path.empty() ? synergy::DefaultModelZoo()
+                                          : synergy::LoadModelZooFile(options->models_path);
+  if (!zoo.ok()) return Fail("import", zoo.status(), kBadInput);
+  auto account = ImportTrace(*options, *zoo);
+  if (!account.ok()) {
+    const bool output = account.status().code() == absl::StatusCode::kPermissionDenied;
+    return Fail("import", account.status(), output ? 1 : kBadInput);
+  }
+  int64_t dropped = 0;
+  for (const auto& [reason, n] : account->jobs.dropped) dropped += n;
+  std::printf("synergy-sim import %s: %lld jobs kept, %lld rows dropped (%s); wrote %s/trace.csv%s and import.json\n",
+              options->format.c_str(), static_cast<long long>(account->jobs.kept), static_cast<long long>(dropped),
+              account->jobs.path.c_str(), options->out_dir.c_str(),
+              options->nodes_path.empty() ? "" : ", cluster.yaml");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::string usage =
       "usage: synergy-sim run ...    one simulation (synergy-sim run --help)\n"
       "       synergy-sim sweep ...  loads x mechanisms (x seeds), with plots (synergy-sim sweep --help)\n"
       "       synergy-sim figure sensitivity --out DIR   the zoo's sensitivity curves (Fig. 2)\n"
+      "       synergy-sim import FORMAT --in FILE --out DIR ...  a public trace to replay (synergy-sim import --help)\n"
       "       synergy-sim --version\n";
   if (argc < 2) {
     std::fputs(usage.c_str(), stderr);
@@ -168,6 +196,7 @@ int main(int argc, char** argv) {
   if (command == "run") return Run(args);
   if (command == "sweep") return Sweep(args);
   if (command == "figure") return Figure(args);
+  if (command == "import") return Import(args);
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(usage.c_str(), stdout);
     return 0;

@@ -142,6 +142,24 @@ absl::Status ParsePlacement(std::map<std::string, std::string>& f, CommonOptions
   return absl::OkStatus();
 }
 
+// --split IMAGE,LANGUAGE,SPEECH: three percentages, not all 0.
+absl::Status ParseSplit(const std::string& text, std::array<int, 3>& out) {
+  std::vector<std::string> parts = absl::StrSplit(text, ',');
+  int64_t sum = 0;
+  bool ok = parts.size() == 3;
+  std::array<int, 3> split{};
+  for (size_t i = 0; ok && i < 3; ++i) {
+    int64_t v = 0;
+    ok = ToInt(parts[i], v) && v >= 0 && v <= 100;
+    if (ok) split[i] = static_cast<int>(v), sum += v;
+  }
+  if (!ok || sum <= 0) {
+    return FlagError("--split", text, "is not three percentages IMAGE,LANGUAGE,SPEECH (e.g. 20,70,10)");
+  }
+  out = split;
+  return absl::OkStatus();
+}
+
 // The generated workload's --seed, --split, --measure and --multi-gpu.
 absl::Status ParseWorkload(std::map<std::string, std::string>& f, WorkloadOptions& w) {
   if (f.count("--seed")) {
@@ -152,18 +170,7 @@ absl::Status ParseWorkload(std::map<std::string, std::string>& f, WorkloadOption
     w.seed = static_cast<uint64_t>(seed);
   }
   if (f.count("--split")) {
-    std::vector<std::string> parts = absl::StrSplit(f["--split"], ',');
-    int64_t sum = 0;
-    bool ok = parts.size() == 3;
-    for (size_t i = 0; ok && i < 3; ++i) {
-      int64_t v = 0;
-      ok = ToInt(parts[i], v) && v >= 0 && v <= 100;
-      if (ok) w.split_percent[i] = static_cast<int>(v), sum += v;
-    }
-    if (!ok || sum <= 0) {
-      return FlagError("--split", f["--split"],
-                       "is not three percentages IMAGE,LANGUAGE,SPEECH (e.g. 20,70,10)");
-    }
+    if (auto st = ParseSplit(f["--split"], w.split_percent); !st.ok()) return st;
   }
   if (f.count("--measure")) {
     std::vector<std::string> parts = absl::StrSplit(f["--measure"], ',');
@@ -221,7 +228,7 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
   RunOptions o;
   if (auto st = ParseCommon(f, o.common, o.workload); !st.ok()) return st;
   if (!f.count("--mechanism")) {
-    return absl::InvalidArgumentError("--mechanism: required (proportional|greedy|tune|tune-graded|opt)");
+    return absl::InvalidArgumentError(absl::StrCat("--mechanism: required (", absl::StrJoin(MechanismNames(), "|"), ")"));
   }
   o.mechanism = f["--mechanism"];
   if (f.count("--decisions")) {
@@ -293,7 +300,7 @@ std::string RunUsage() {
          "         (--trace FILE | --load J [--seed S] [--split I,L,S] [--multi-gpu]\n"
          "                                  [--measure FROM,TO] [--record FILE])\n"
          "         --policy fifo|srtf|las|ftf\n"
-         "         --mechanism proportional|greedy|tune|tune-graded|opt [--opt-branch-nodes 2000] [--opt-simplex-iterations 100000]\n"
+         "         --mechanism proportional|greedy|tune|tune-graded|opt|requested [--opt-branch-nodes 2000] [--opt-simplex-iterations 100000]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
          "         [--restart-cost S] [--resize-in-place] [--keep-leases] [--launch-between-rounds on|off]\n"
          "         [--type-choice first-fit|gpu-throughput|best-allocation|program]\n"
@@ -333,6 +340,73 @@ std::string SweepUsage() {
          "mean_jct_vs_load (mean and p99 JCT, error bars over seeds), jct_cdf-loadL (all,\n"
          "1-GPU and multi-GPU jobs), utilisation-loadL (GPU, CPU and memory; the\n"
          "measurement window shaded).\n";
+}
+
+absl::StatusOr<ImportOptions> ParseImportOptions(const std::vector<std::string>& args) {
+  if (args.empty() || args[0].rfind("--", 0) == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("FORMAT: required (", absl::StrJoin(TraceFormatNames(), "|"), ")"));
+  }
+  ImportOptions o;
+  o.format = args[0];
+  if (auto format = MakeTraceFormat(o.format); !format.ok()) return format.status();
+  auto flags = SplitFlags(std::vector<std::string>(args.begin() + 1, args.end()),
+                          {"--in", "--nodes", "--out", "--cluster", "--models", "--gpu-models", "--model-rule",
+                           "--split", "--seed"},
+                          {"--keep-failed"});
+  if (!flags.ok()) return flags.status();
+  auto& f = *flags;
+  for (const char* required : {"--in", "--out"}) {
+    if (!f.count(required) || f[required].empty()) return FlagError(required, f[required], "is required: a path");
+  }
+  if (f.count("--nodes") && f.count("--cluster")) {
+    return absl::InvalidArgumentError("--nodes and --cluster: the machine list is the cluster; give one");
+  }
+  o.in_path = f["--in"];
+  o.out_dir = f["--out"];
+  for (auto [flag, path] : {std::pair{"--nodes", &o.nodes_path}, std::pair{"--cluster", &o.cluster_path},
+                            std::pair{"--models", &o.models_path}, std::pair{"--gpu-models", &o.gpu_models_path}}) {
+    if (!f.count(flag)) continue;
+    if (f[flag].empty()) return FlagError(flag, "", "is not a path");
+    *path = f[flag];
+  }
+  if (f.count("--model-rule")) {
+    const std::string& rule = f["--model-rule"];
+    if (rule != "request" && rule != "split") return FlagError("--model-rule", rule, "is not one of request|split");
+    o.model_rule = rule == "split" ? ModelRule::kSplit : ModelRule::kRequest;
+  }
+  if (f.count("--split")) {
+    if (auto st = ParseSplit(f["--split"], o.models.split_percent); !st.ok()) return st;
+  }
+  if (f.count("--seed")) {
+    int64_t seed = 0;
+    if (!ToInt(f["--seed"], seed) || seed < 0) return FlagError("--seed", f["--seed"], "is not a non-negative integer");
+    o.models.seed = static_cast<uint64_t>(seed);
+  }
+  o.keep_failed = f.count("--keep-failed") > 0;
+  return o;
+}
+
+std::string ImportUsage() {
+  return absl::StrCat(
+      "usage: synergy-sim import ", absl::StrJoin(TraceFormatNames(), "|"),
+      " --in FILE [--nodes FILE | --cluster FILE] --out DIR\n"
+      "         [--models FILE] [--gpu-models FILE] [--model-rule request|split] [--split I,L,S]\n"
+      "         [--seed S] [--keep-failed]\n"
+      "Turns a public GPU-cluster trace into DIR/trace.csv (replay it with synergy-sim run\n"
+      "--trace), DIR/cluster.yaml (from --nodes: openb's node list, PAI's machine spec) and\n"
+      "DIR/import.json (every input line: kept, or dropped and why). Formats:\n"
+      "  openb    Alibaba openb 2023 pods (cluster-trace-gpu-v2023/csv/openb_pod_list_*.csv);\n"
+      "           --nodes openb_node_list_gpu_node.csv\n"
+      "  pai2020  Alibaba PAI 2020 pai_task_table.csv (no header); --nodes pai_machine_spec.csv\n"
+      "  helios   SenseTime Helios cluster_log.csv\n"
+      "A job's iterations make it run for its recorded duration at its recorded CPUs and memory\n"
+      "(the `requested` mechanism's allocation) on the cluster: --nodes's, else --cluster's, else\n"
+      "the embedded 128-GPU one; replay on that cluster. Models: --model-rule request (the\n"
+      "default where the trace records CPUs) reads the CPUs a job asked for per GPU (>= 8: an\n"
+      "image model, <= 2: a language model, else drawn by --split); split draws every job's by\n"
+      "--split (20,70,10), seeded by --seed (42). GPU models map to the zoo's GPU types by\n"
+      "configs/traces/gpu-models.yaml (compiled in). A share of a GPU counts as one GPU;\n"
+      "CPU-only jobs are dropped, failed ones too unless --keep-failed. Docs: docs/traces.md.\n");
 }
 
 }  // namespace synergy::sim

@@ -11,6 +11,7 @@
 #include "synergy/job.h"
 #include "synergy/mechanism.h"
 #include "synergy/placement_state.h"
+#include "sim/import/trace_import.h"
 #include "synergy/typed_round.h"
 
 namespace synergy::sim {
@@ -68,6 +69,11 @@ struct SweepOptions {
 
 absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args);
 absl::StatusOr<SweepOptions> ParseSweepOptions(const std::vector<std::string>& args);
+
+// synergy-sim import FORMAT --in FILE ... (trace_import.h); models_path
+// names the zoo ("" the embedded one).
+absl::StatusOr<ImportOptions> ParseImportOptions(const std::vector<std::string>& args);
+std::string ImportUsage();
 
 std::string RunUsage();
 std::string SweepUsage();

@@ -238,6 +238,8 @@ class Engine {
       v.id = spec.id;
       v.gpus = spec.gpus;
       v.arrival_s = spec.arrival_s;
+      v.requested_cpus = spec.requested_cpus;
+      v.requested_mem_gb = spec.requested_mem_gb;
       SetModelFields(v, &model, *config_.cluster);
       v.total_iterations = spec.iterations;
       v.remaining_iterations = spec.iterations;

@@ -250,6 +250,20 @@ std::string FormatTraceLine(const JobSpec& job, const ModelZoo& zoo) {
                       ",", FormatNumber(job.iterations), ",", job.gpus, job.checkpoints ? "" : ",0", "\n");
 }
 
+std::string TraceHeaderLine() {
+  std::vector<std::string> names;
+  for (const TraceColumnInfo& c : kColumns) names.push_back(c.name);
+  return absl::StrCat(absl::StrJoin(names, ","), "\n");
+}
+
+std::string FormatTraceRow(const JobSpec& j, const ModelZoo& zoo) {
+  return absl::StrCat(j.id, ",", zoo.model(j.model).name, ",", FormatNumber(j.arrival_s), ",",
+                      FormatNumber(j.iterations), ",", j.gpus, ",", j.checkpoints ? 1 : 0, ",",
+                      FormatNumber(j.requested_cpus), ",", FormatNumber(j.requested_mem_gb), ",",
+                      FormatNumber(j.gpu_fraction), ",", j.gpu_type, ",", FormatNumber(j.duration_s), ",", j.user,
+                      "\n");
+}
+
 std::string FormatTrace(const std::vector<JobSpec>& jobs, const ModelZoo& zoo) {
   const bool recorded = std::any_of(jobs.begin(), jobs.end(), [](const JobSpec& j) { return j.has_recorded_fields(); });
   std::string out;
@@ -257,16 +271,8 @@ std::string FormatTrace(const std::vector<JobSpec>& jobs, const ModelZoo& zoo) {
     for (const JobSpec& job : jobs) out += FormatTraceLine(job, zoo);
     return out;
   }
-  std::vector<std::string> names;
-  for (const TraceColumnInfo& c : kColumns) names.push_back(c.name);
-  absl::StrAppend(&out, absl::StrJoin(names, ","), "\n");
-  for (const JobSpec& j : jobs) {
-    absl::StrAppend(&out, j.id, ",", zoo.model(j.model).name, ",", FormatNumber(j.arrival_s), ",",
-                    FormatNumber(j.iterations), ",", j.gpus, ",", j.checkpoints ? 1 : 0, ",",
-                    FormatNumber(j.requested_cpus), ",", FormatNumber(j.requested_mem_gb), ",",
-                    FormatNumber(j.gpu_fraction), ",", j.gpu_type, ",", FormatNumber(j.duration_s), ",", j.user,
-                    "\n");
-  }
+  out = TraceHeaderLine();
+  for (const JobSpec& j : jobs) out += FormatTraceRow(j, zoo);
   return out;
 }
 

@@ -58,5 +58,9 @@ std::string FormatTraceLine(const JobSpec& job, const ModelZoo& zoo);
 // or, where any job has recorded fields, a header naming every column and
 // a line of all of them per job.
 std::string FormatTrace(const std::vector<JobSpec>& jobs, const ModelZoo& zoo);
+// The pieces of FormatTrace's named form, for writers that stream: the
+// header naming every column, and one job's line of all of them.
+std::string TraceHeaderLine();
+std::string FormatTraceRow(const JobSpec& job, const ModelZoo& zoo);
 
 }  // namespace synergy::sim

@@ -123,6 +123,42 @@ TEST_F(MechanismTest, ProportionalGivesTheShare) {
   EXPECT_EQ(plan.assignments[0].speedup, 1.0);
 }
 
+TEST_F(MechanismTest, RequestedGivesEachJobWhatItAskedForAndTheShareWhereItAskedNothing) {
+  std::vector<JobView> jobs = {testing::MakeJob(zoo_, cluster_, 1, "alexnet", 2),
+                               testing::MakeJob(zoo_, cluster_, 2, "alexnet", 1),
+                               testing::MakeJob(zoo_, cluster_, 3, "alexnet", 1)};
+  jobs[0].requested_cpus = 8;   // 4 cores a GPU, 30 GB: below the share in memory
+  jobs[0].requested_mem_gb = 60;
+  jobs[1].requested_cpus = 12;  // memory not recorded: the share
+  Plan plan = Place("requested", jobs);
+  ASSERT_EQ(plan.assignments.size(), 3u);
+  EXPECT_EQ(plan.assignments[0].Total(), (Resources{2, 8, 60, 125}));
+  EXPECT_EQ(plan.assignments[1].Total(), (Resources{1, 12, 62.5, 62.5}));
+  EXPECT_EQ(plan.assignments[2].Total(), (Resources{1, 3, 62.5, 62.5}));
+  // Each runs at what its profile gives the request: alexnet at 12 cores
+  // and 62.5 GB reads 2 (its 2.94 needs 125 GB); at the share, 1.
+  const SensitivityProfile& alexnet = zoo_.model(zoo_.Find("alexnet")).profile;
+  EXPECT_EQ(plan.assignments[0].speedup, alexnet.SpeedupAt(4, 30));
+  EXPECT_EQ(plan.assignments[1].speedup, 2.0);
+  EXPECT_EQ(plan.assignments[2].speedup, 1.0);
+}
+
+TEST_F(MechanismTest, RequestedLeavesAJobWaitingWhenItsRequestDoesNotFit) {
+  // 20 cores a GPU: one such job a server; the third waits though GPUs are
+  // free, and the one-GPU job behind it takes one.
+  std::vector<JobView> jobs;
+  for (int i = 0; i < 3; ++i) {
+    jobs.push_back(testing::MakeJob(zoo_, cluster_, i, "res18", 1));
+    jobs.back().requested_cpus = 20;
+  }
+  jobs.push_back(testing::MakeJob(zoo_, cluster_, 3, "res18", 1));
+  jobs.back().requested_cpus = 2;
+  Plan plan = Place("requested", jobs);
+  std::set<JobId> placed;
+  for (const Assignment& a : plan.assignments) placed.insert(a.job);
+  EXPECT_EQ(placed, (std::set<JobId>{0, 1, 3}));
+}
+
 TEST_F(MechanismTest, GreedySkipsJobsWhoseIdealDoesNotFit) {
   // Two alexnets want 12 cores each per GPU: two fit on a 24-core server,
   // a third GPU's 12 cores do not fit anywhere once both servers are full.
