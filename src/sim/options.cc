@@ -399,6 +399,7 @@ std::string ImportUsage() {
       "           --nodes openb_node_list_gpu_node.csv\n"
       "  pai2020  Alibaba PAI 2020 pai_task_table.csv (no header); --nodes pai_machine_spec.csv\n"
       "  helios   SenseTime Helios cluster_log.csv\n"
+      "  philly   Microsoft Philly cluster_job_log (one JSON array, read a job at a time)\n"
       "A job's iterations make it run for its recorded duration at its recorded CPUs and memory\n"
       "(the `requested` mechanism's allocation) on the cluster: --nodes's, else --cluster's, else\n"
       "the embedded 128-GPU one; replay on that cluster. Models: --model-rule request (the\n"

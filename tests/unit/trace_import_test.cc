@@ -225,6 +225,66 @@ TEST_F(TraceImportTest, HeliosTimesAreCalendarSecondsAndUsersAreKept) {
   EXPECT_EQ(jobs[1].user, "uD");
 }
 
+TEST_F(TraceImportTest, PhillyReadsItsJsonLogOneJobAtATime) {
+  ImportOptions o;
+  o.format = "philly";
+  o.in_path = Write("cluster_job_log",
+                    "[\n"
+                    "{\"status\": \"Pass\", \"vc\": \"ee9e8c\", \"jobid\": \"application_1\",\n"
+                    " \"attempts\": [{\"start_time\": \"2017-10-07 01:12:09\", \"end_time\": \"2017-10-07 01:13:23\",\n"
+                    "   \"detail\": [{\"ip\": \"m47\", \"gpus\": [\"gpu0\", \"gpu1\"]}]},\n"
+                    "  {\"start_time\": \"2017-10-07 01:13:30\", \"end_time\": \"2017-10-07 02:13:30\",\n"
+                    "   \"detail\": [{\"ip\": \"m4\", \"gpus\": [\"gpu0\", \"gpu1\", \"gpu2\", \"gpu3\"]},\n"
+                    "              {\"ip\": \"m5\", \"gpus\": [\"gpu0\", \"gpu1\", \"gpu2\", \"gpu3\"]}]}],\n"
+                    " \"submitted_time\": \"2017-10-07 01:11:39\", \"user\": \"ce2f4c\"},\n"
+                    "{\"status\": \"Killed\", \"vc\": \"a\", \"jobid\": \"application_2\", \"attempts\": [],\n"
+                    " \"submitted_time\": \"2017-10-07 01:20:00\", \"user\": \"u2\"},\n"
+                    "{\"status\": \"Pass\", \"vc\": \"a\", \"jobid\": \"application_3\",\n"
+                    " \"attempts\": [{\"start_time\": \"2017-10-07 03:00:00\", \"end_time\": null,\n"
+                    "   \"detail\": [{\"ip\": \"m1\", \"gpus\": [\"gpu0\"]}]}],\n"
+                    " \"submitted_time\": \"2017-10-07 02:59:00\", \"user\": \"u3\"},\n"
+                    "{\"status\": \"Pass\", \"vc\": \"a\", \"jobid\": \"application_4\",\n"
+                    " \"attempts\": [{\"start_time\": \"2017-10-07 04:00:00\", \"end_time\": \"2017-10-07 04:30:00\",\n"
+                    "   \"detail\": [{\"ip\": \"m1\", \"gpus\": [\"gpu0\"]}]}],\n"
+                    " \"submitted_time\": \"2017-10-07 03:11:39\", \"user\": \"u4 \\\"x]\"}\n"
+                    "]\n");
+  o.out_dir = (dir_ / "out").string();
+  auto account = ImportTrace(o, zoo_);
+  // The last user holds a space and a quote: not a name a trace can hold.
+  ASSERT_FALSE(account.ok());
+  EXPECT_NE(account.status().message().find("cluster_job_log:15: user: 'u4 \"x]'"), std::string::npos)
+      << account.status();
+  std::string log = Read(o.in_path);
+  log.replace(log.find("u4 \\\"x]"), 7, "u4");
+  Write("cluster_job_log", log);
+  account = ImportTrace(o, zoo_);
+  ASSERT_TRUE(account.ok()) << account.status();
+  EXPECT_EQ(account->model_rule, "split");  // Philly records no CPUs
+  EXPECT_EQ(account->jobs.lines, 4);
+  EXPECT_EQ(account->jobs.kept, 2);
+  EXPECT_EQ(account->jobs.dropped,
+            (std::map<std::string, int64_t>{{"attempt_without_times", 1}, {"never_started", 1}}));
+  const std::vector<JobSpec> jobs = Imported(testing::DefaultClusterOrDie());
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].gpus, 8);                // its last attempt's, on two servers
+  EXPECT_EQ(jobs[0].duration_s, 74 + 3600);  // both attempts
+  EXPECT_EQ(jobs[1].arrival_s, 2 * 3600);
+  EXPECT_EQ(jobs[1].user, "u4");
+
+  fs::remove_all(o.out_dir);
+  for (const auto& [text, fragment] : std::vector<std::pair<std::string, std::string>>{
+           {"{\"status\": \"Pass\"}", "bad.json:1: is not a JSON array of job records"},
+           {"[{\"status\": \"Pass\"", "the file ends inside a job record"},
+           {"[1, 2]", "a job record is not a JSON object"},
+           {"[{\"status\": \"Maybe\"}]", "status: 'Maybe': is not one of Pass, Killed, Failed"},
+           {"[]", "no job to import"},
+           {"[] []", "holds more after the array"}}) {
+    ImportOptions bad = o;
+    bad.in_path = Write("bad.json", text);
+    ExpectRefused(bad, fragment);
+  }
+}
+
 TEST_F(TraceImportTest, BadInputIsRefusedWithFileLineAndFieldAndNothingIsWritten) {
   ExpectRefused(Openb("p0,12000,16384,1\n"), "pods.csv:2: 'p0,12000,16384,1': has 4 fields, openb's rows have 11");
   ImportOptions wrong_header = Openb();
@@ -249,7 +309,7 @@ TEST_F(TraceImportTest, BadInputIsRefusedWithFileLineAndFieldAndNothingIsWritten
   EXPECT_EQ(account.status().code(), absl::StatusCode::kNotFound);
   ImportOptions unknown = Openb();
   unknown.format = "philly2";
-  ExpectRefused(unknown, "format: 'philly2': is not one of openb, pai2020, helios");
+  ExpectRefused(unknown, "format: 'philly2': is not one of openb, pai2020, helios, philly");
 }
 
 TEST_F(TraceImportTest, ModelsAreChosenBySeedAndRuleTheSameEveryTime) {

@@ -55,7 +55,8 @@ absl::StatusOr<std::string> GpuModelTable::TypeOf(absl::string_view model) const
   auto it = to_type_.find(model);
   if (it == to_type_.end()) {
     return absl::InvalidArgumentError(absl::StrCat("GPU model ", QuoteValue(model), " is not in the GPU model table ",
-                                                   source_, ": add it there (models: {NAME: TYPE}), mapped to "
+                                                   source_,
+                                                   ": add it there (models: {NAME: TYPE}), mapped to "
                                                    "a GPU type of the model zoo, or pass --gpu-models FILE"));
   }
   return it->second;

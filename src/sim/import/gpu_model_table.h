@@ -16,8 +16,7 @@ class GpuModelTable {
   // `text` is the YAML (`models: {NAME: TYPE, ...}`) named `source` in
   // errors; each TYPE must be one the zoo knows (its base type or a
   // gpu_speed entry).
-  static absl::StatusOr<GpuModelTable> Parse(absl::string_view text, const std::string& source,
-                                             const ModelZoo& zoo);
+  static absl::StatusOr<GpuModelTable> Parse(absl::string_view text, const std::string& source, const ModelZoo& zoo);
   // The compiled-in configs/traces/gpu-models.yaml.
   static absl::StatusOr<GpuModelTable> Default(const ModelZoo& zoo);
 

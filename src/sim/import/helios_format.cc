@@ -14,7 +14,7 @@ class Helios final : public TraceFormat {
  public:
   std::string name() const override { return "helios"; }
   std::vector<std::string> columns() const override {
-    return {"job_id", "user",     "vc",         "gpu_num",  "cpu_num",  "node_num",
+    return {"job_id", "user",        "vc",         "gpu_num",  "cpu_num",  "node_num",
             "state",  "submit_time", "start_time", "end_time", "duration", "queue"};
   }
   bool header_required() const override { return true; }

@@ -37,8 +37,8 @@ std::string ImportJson(const ImportAccount& a) {
   absl::StrAppend(&out, "  \"model_rule\": ", JsonQuote(a.model_rule), ",\n");
   absl::StrAppend(&out, "  \"seed\": ", a.seed, ",\n");
   absl::StrAppend(&out, "  \"split_percent\": [", absl::StrJoin(a.split_percent, ", "), "],\n");
-  absl::StrAppend(&out, "  \"jobs_by_model\": ",
-                  JsonObject(a.jobs_by_model, [](int64_t n) { return absl::StrCat(n); }), ",\n");
+  absl::StrAppend(&out, "  \"jobs_by_model\": ", JsonObject(a.jobs_by_model, [](int64_t n) { return absl::StrCat(n); }),
+                  ",\n");
   absl::StrAppend(&out, "  \"gpu_models\": ",
                   JsonObject(a.gpu_models_seen, [](const std::string& t) { return JsonQuote(t); }), ",\n");
   absl::StrAppend(&out, "  \"gpu_model_table\": ", JsonQuote(a.gpu_model_table), ",\n");

@@ -24,7 +24,7 @@ struct ImportAccount {
   // Kept jobs that asked for a share of a GPU, imported as one whole GPU
   // (the simulator does not share GPUs).
   int64_t gpu_shares_rounded_up = 0;
-  int64_t failed_kept = 0;  // --keep-failed
+  int64_t failed_kept = 0;   // --keep-failed
   double time_origin_s = 0;  // the format's clock at arrival 0
   std::string model_rule;
   uint64_t seed = 0;

@@ -26,7 +26,8 @@ uint64_t DrawFor(uint64_t seed, int64_t index, Draw what) {
 std::string_view ModelRuleName(ModelRule rule) { return rule == ModelRule::kSplit ? "split" : "request"; }
 
 ModelChooser::ModelChooser(const ModelZoo& zoo, const ModelRuleSettings& settings) : zoo_(&zoo), settings_(settings) {
-  for (Task t : {Task::kImage, Task::kLanguage, Task::kSpeech}) models_of_task_[static_cast<int>(t)] = zoo.ModelsOfTask(t);
+  for (Task t : {Task::kImage, Task::kLanguage, Task::kSpeech})
+    models_of_task_[static_cast<int>(t)] = zoo.ModelsOfTask(t);
 }
 
 absl::StatusOr<ModelChooser> ModelChooser::Make(const ModelZoo& zoo, const ModelRuleSettings& settings) {

@@ -20,7 +20,8 @@ const ServerSpec* FirstOfType(const Cluster& cluster, const std::string& gpu_typ
 absl::StatusOr<double> IterationsForDuration(const ModelZoo& zoo, int model, const ImportedJob& job,
                                              const std::string& gpu_type, const Cluster& cluster) {
   ModelSpec spec = zoo.model(model);
-  const ServerSpec* typed = gpu_type.empty() || gpu_type == zoo.base_gpu_type() ? nullptr : FirstOfType(cluster, gpu_type);
+  const ServerSpec* typed =
+      gpu_type.empty() || gpu_type == zoo.base_gpu_type() ? nullptr : FirstOfType(cluster, gpu_type);
   if (typed != nullptr) {
     const std::optional<double> speed = zoo.GpuSpeed(model, gpu_type);
     if (speed) {

@@ -29,7 +29,7 @@ class Openb final : public TraceFormat {
  public:
   std::string name() const override { return "openb"; }
   std::vector<std::string> columns() const override {
-    return {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec",
+    return {"name", "cpu_milli", "memory_mib",    "num_gpu",       "gpu_milli",     "gpu_spec",
             "qos",  "pod_phase", "creation_time", "deletion_time", "scheduled_time"};
   }
   bool header_required() const override { return true; }
@@ -69,8 +69,8 @@ class Openb final : public TraceFormat {
     auto scheduled = IntegerField("scheduled_time", f[10], *created, kMaxTraceTimeS);
     if (!scheduled.ok()) return scheduled.status();
     if (*deleted < *scheduled) {
-      return absl::InvalidArgumentError(absl::StrCat("deletion_time: ", QuoteValue(f[9]),
-                                                     ": is before the pod was scheduled (", *scheduled, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("deletion_time: ", QuoteValue(f[9]), ": is before the pod was scheduled (", *scheduled, ")"));
     }
     if (*deleted == *scheduled) {
       row.dropped = "zero_duration";
@@ -89,9 +89,7 @@ class Openb final : public TraceFormat {
     return row;
   }
 
-  std::vector<std::string> node_columns() const override {
-    return {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
-  }
+  std::vector<std::string> node_columns() const override { return {"sn", "cpu_milli", "memory_mib", "gpu", "model"}; }
   bool node_header_required() const override { return true; }
   absl::StatusOr<ImportedNode> ReadNode(const std::vector<absl::string_view>& f) const override {
     if (auto v = NameField("sn", f[0]); !v.ok()) return v.status();

@@ -19,9 +19,9 @@ namespace synergy::sim {
 namespace {
 
 constexpr double kMaxInstances = 100000;
-constexpr double kMaxPlanCpu = 100000;   // hundredths of a core: 1,000 cores an instance
+constexpr double kMaxPlanCpu = 100000;  // hundredths of a core: 1,000 cores an instance
 constexpr double kMaxPlanMemGb = 100000;
-constexpr double kMaxPlanGpu = 102400;   // hundredths of a GPU
+constexpr double kMaxPlanGpu = 102400;  // hundredths of a GPU
 constexpr double kMaxTimeS = 1e10;
 
 // plan_cpu, plan_mem and plan_gpu; an empty one is not recorded (0).
@@ -42,7 +42,7 @@ class Pai2020 final : public TraceFormat {
  public:
   std::string name() const override { return "pai2020"; }
   std::vector<std::string> columns() const override {
-    return {"job_name", "task_name", "inst_num", "status", "start_time",
+    return {"job_name", "task_name", "inst_num", "status",   "start_time",
             "end_time", "plan_cpu",  "plan_mem", "plan_gpu", "gpu_type"};
   }
   bool header_required() const override { return false; }

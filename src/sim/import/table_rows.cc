@@ -45,8 +45,7 @@ absl::Status ForEachRow(const std::string& path, const TableShape& shape, TableA
     }
     if (fields.size() != shape.columns.size()) {
       return absl::InvalidArgumentError(absl::StrCat(path, ":", n, ": ", QuoteValue(line), ": has ", fields.size(),
-                                                     " fields, ", shape.format, "'s rows have ",
-                                                     shape.columns.size()));
+                                                     " fields, ", shape.format, "'s rows have ", shape.columns.size()));
     }
     if (absl::Status st = row(fields, n); !st.ok()) {
       return absl::Status(st.code(), absl::StrCat(path, ":", n, ": ", st.message()));

@@ -12,17 +12,18 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "synergy/yaml_reader.h"
 
 namespace synergy::sim {
 
 // One job as a trace recorded it.
 struct ImportedJob {
-  double submit_s = 0;    // on the format's own clock
-  double duration_s = 0;  // the time it ran, > 0
-  int gpus = 1;           // whole GPUs, >= 1 (a share of one counts as one)
+  double submit_s = 0;      // on the format's own clock
+  double duration_s = 0;    // the time it ran, > 0
+  int gpus = 1;             // whole GPUs, >= 1 (a share of one counts as one)
   double gpu_fraction = 1;  // the share of one GPU it asked for, where below one
-  double cpus = 0;        // the whole job's; 0: not recorded
-  double mem_gb = 0;      // the whole job's; 0: not recorded
+  double cpus = 0;          // the whole job's; 0: not recorded
+  double mem_gb = 0;        // the whole job's; 0: not recorded
   // The GPU models it may run on, as the format names them, '|' between
   // alternatives; "" any.
   std::string gpu_models;
@@ -67,6 +68,11 @@ class TraceFormat {
   // "FIELD: 'VALUE': why".
   virtual absl::StatusOr<ImportedRow> Read(const std::vector<absl::string_view>& fields) const = 0;
 
+  // A format whose job table is one JSON array of records (Philly's) says
+  // so and reads each record here; its columns() are then unused.
+  virtual bool json_records() const { return false; }
+  virtual absl::StatusOr<ImportedRow> ReadRecord(const YamlValue& record) const;
+
   // Its machine list, where it has one (openb's node list, PAI's machine
   // spec): the columns, as columns() above, and one row's machine.
   virtual std::vector<std::string> node_columns() const { return {}; }
@@ -74,7 +80,7 @@ class TraceFormat {
   virtual absl::StatusOr<ImportedNode> ReadNode(const std::vector<absl::string_view>& fields) const;
 };
 
-// "openb", "pai2020", "helios"; INVALID_ARGUMENT naming the known ones.
+// "openb", "pai2020", "helios", "philly"; INVALID_ARGUMENT naming the known ones.
 absl::StatusOr<std::unique_ptr<TraceFormat>> MakeTraceFormat(std::string_view name);
 std::vector<std::string> TraceFormatNames();
 
@@ -82,5 +88,6 @@ std::vector<std::string> TraceFormatNames();
 std::unique_ptr<TraceFormat> MakeOpenbFormat();
 std::unique_ptr<TraceFormat> MakePai2020Format();
 std::unique_ptr<TraceFormat> MakeHeliosFormat();
+std::unique_ptr<TraceFormat> MakePhillyFormat();
 
 }  // namespace synergy::sim

@@ -2,12 +2,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/import/cluster_from_nodes.h"
 #include "sim/import/gpu_model_table.h"
 #include "sim/import/job_work.h"
+#include "sim/import/json_records.h"
 #include "sim/import/table_rows.h"
 #include "sim/import/trace_format.h"
 #include "sim/trace.h"
@@ -63,24 +65,44 @@ absl::Status CheckFits(const ImportedJob& job, const TraceFormat& format, const 
       largest.mem_gb));
 }
 
+// Every job of the input as the format reads it: the rows of a CSV table,
+// or the records of a JSON array (Philly), counted as its lines.
+absl::Status ForEachJob(const Importer& in, TableAccount& table, const std::function<absl::Status(ImportedRow)>& job) {
+  const std::string& path = in.options.in_path;
+  if (in.format.json_records()) {
+    table.path = path;
+    return ForEachJsonRecord(path, [&](const std::string& text, int64_t) -> absl::Status {
+      ++table.lines;
+      auto doc = ParseYaml(text, "job record");
+      if (!doc.ok()) return doc.status();
+      auto row = in.format.ReadRecord(*doc);
+      if (!row.ok()) return row.status();
+      return job(*std::move(row));
+    });
+  }
+  TableShape shape{in.format.columns(), in.format.header_required(), in.format.name()};
+  return ForEachRow(path, shape, table, [&](const std::vector<absl::string_view>& fields, int64_t) -> absl::Status {
+    auto row = in.format.Read(fields);
+    if (!row.ok()) return row.status();
+    return job(*std::move(row));
+  });
+}
+
 // A row's job as the importer keeps it, or nullopt where it is dropped
 // (counted); errors for a job that fits no server or names an unknown GPU
 // model.
-absl::StatusOr<std::optional<ImportedJob>> Keep(const Importer& in, const std::vector<absl::string_view>& fields,
-                                                ImportAccount& account) {
-  auto row = in.format.Read(fields);
-  if (!row.ok()) return row.status();
-  if (!row->job) {
-    ++account.jobs.dropped[row->dropped];
+absl::StatusOr<std::optional<ImportedJob>> Keep(const Importer& in, ImportedRow row, ImportAccount& account) {
+  if (!row.job) {
+    ++account.jobs.dropped[row.dropped];
     return std::nullopt;
   }
-  if (row->job->failed && !in.options.keep_failed) {
+  if (row.job->failed && !in.options.keep_failed) {
     ++account.jobs.dropped["failed"];
     return std::nullopt;
   }
-  if (auto type = in.table.TypeOfAny(row->job->gpu_models); !type.ok()) return type.status();
-  if (absl::Status st = CheckFits(*row->job, in.format, in.cluster, account.cluster); !st.ok()) return st;
-  return std::move(row->job);
+  if (auto type = in.table.TypeOfAny(row.job->gpu_models); !type.ok()) return type.status();
+  if (absl::Status st = CheckFits(*row.job, in.format, in.cluster, account.cluster); !st.ok()) return st;
+  return std::move(row.job);
 }
 
 // The simulator's record of a kept job.
@@ -102,10 +124,10 @@ absl::StatusOr<JobSpec> ToSpec(const Importer& in, const ImportedJob& job, int64
   if (!iterations.ok()) return iterations.status();
   spec.iterations = *iterations;
   if (!(spec.iterations > 0) || spec.iterations > kMaxTraceIterations) {
-    return absl::InvalidArgumentError(absl::StrFormat("duration: %g s makes %g iterations of %s, past the trace's "
-                                                      "bound of %g",
-                                                      job.duration_s, spec.iterations, in.zoo.model(spec.model).name,
-                                                      kMaxTraceIterations));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("duration: %g s makes %g iterations of %s, past the trace's "
+                        "bound of %g",
+                        job.duration_s, spec.iterations, in.zoo.model(spec.model).name, kMaxTraceIterations));
   }
   return spec;
 }
@@ -115,22 +137,20 @@ absl::StatusOr<JobSpec> ToSpec(const Importer& in, const ImportedJob& job, int64
 absl::StatusOr<double> CheckAll(const Importer& in, ImportAccount& account) {
   double origin = INFINITY;
   int64_t index = 0;
-  TableShape shape{in.format.columns(), in.format.header_required(), in.format.name()};
-  absl::Status st = ForEachRow(in.options.in_path, shape, account.jobs,
-                               [&](const std::vector<absl::string_view>& f, int64_t) -> absl::Status {
-                                 auto job = Keep(in, f, account);
-                                 if (!job.ok()) return job.status();
-                                 if (!*job) return absl::OkStatus();
-                                 origin = std::min(origin, (*job)->submit_s);
-                                 // Its work too, so that the second pass
-                                 // cannot fail on a job.
-                                 auto spec = ToSpec(in, **job, index++, 0);
-                                 return spec.ok() ? absl::OkStatus() : spec.status();
-                               });
+  absl::Status st = ForEachJob(in, account.jobs, [&](ImportedRow row) -> absl::Status {
+    auto job = Keep(in, std::move(row), account);
+    if (!job.ok()) return job.status();
+    if (!*job) return absl::OkStatus();
+    origin = std::min(origin, (*job)->submit_s);
+    // Its work too, so that the second pass
+    // cannot fail on a job.
+    auto spec = ToSpec(in, **job, index++, 0);
+    return spec.ok() ? absl::OkStatus() : spec.status();
+  });
   if (!st.ok()) return st;
   if (origin == INFINITY) {
-    return absl::InvalidArgumentError(absl::StrCat(in.options.in_path, ": no job to import (",
-                                                   account.jobs.lines, " lines; import.json would say why)"));
+    return absl::InvalidArgumentError(absl::StrCat(in.options.in_path, ": no job to import (", account.jobs.lines,
+                                                   " lines; import.json would say why)"));
   }
   return origin;
 }
@@ -141,21 +161,19 @@ absl::Status WriteAll(const Importer& in, double origin, std::ofstream& out, Imp
   again.cluster = account.cluster;
   int64_t index = 0;
   out << TraceHeaderLine();
-  TableShape shape{in.format.columns(), in.format.header_required(), in.format.name()};
-  return ForEachRow(in.options.in_path, shape, again.jobs,
-                    [&](const std::vector<absl::string_view>& f, int64_t) -> absl::Status {
-                      auto job = Keep(in, f, again);
-                      if (!job.ok()) return job.status();
-                      if (!*job) return absl::OkStatus();
-                      auto spec = ToSpec(in, **job, index++, origin);
-                      if (!spec.ok()) return spec.status();
-                      ++account.jobs.kept;
-                      ++account.jobs_by_model[in.zoo.model(spec->model).name];
-                      if ((*job)->gpu_fraction < 1) ++account.gpu_shares_rounded_up;
-                      if ((*job)->failed) ++account.failed_kept;
-                      out << FormatTraceRow(*spec, in.zoo);
-                      return out ? absl::OkStatus() : absl::PermissionDeniedError("cannot write trace.csv");
-                    });
+  return ForEachJob(in, again.jobs, [&](ImportedRow row) -> absl::Status {
+    auto job = Keep(in, std::move(row), again);
+    if (!job.ok()) return job.status();
+    if (!*job) return absl::OkStatus();
+    auto spec = ToSpec(in, **job, index++, origin);
+    if (!spec.ok()) return spec.status();
+    ++account.jobs.kept;
+    ++account.jobs_by_model[in.zoo.model(spec->model).name];
+    if ((*job)->gpu_fraction < 1) ++account.gpu_shares_rounded_up;
+    if ((*job)->failed) ++account.failed_kept;
+    out << FormatTraceRow(*spec, in.zoo);
+    return out ? absl::OkStatus() : absl::PermissionDeniedError("cannot write trace.csv");
+  });
 }
 
 absl::Status WriteFile(const std::filesystem::path& path, const std::string& text) {

@@ -27,7 +27,7 @@ namespace synergy::sim {
 struct ImportOptions {
   std::string format;
   std::string in_path;
-  std::string nodes_path;       // the machine list; "" none
+  std::string nodes_path;  // the machine list; "" none
   std::string out_dir;
   // The cluster iterations are worked out on when there is no machine
   // list: "" the embedded default-128 (replay on the same cluster).
