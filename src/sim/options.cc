@@ -350,7 +350,7 @@ absl::StatusOr<ImportOptions> ParseImportOptions(const std::vector<std::string>&
   o.format = args[0];
   if (auto format = MakeTraceFormat(o.format); !format.ok()) return format.status();
   auto flags = SplitFlags(std::vector<std::string>(args.begin() + 1, args.end()),
-                          {"--in", "--nodes", "--out", "--cluster", "--models", "--gpu-models", "--model-rule",
+                          {"--in", "--nodes", "--times", "--out", "--cluster", "--models", "--gpu-models", "--model-rule",
                            "--split", "--seed"},
                           {"--keep-failed"});
   if (!flags.ok()) return flags.status();
@@ -364,7 +364,8 @@ absl::StatusOr<ImportOptions> ParseImportOptions(const std::vector<std::string>&
   o.in_path = f["--in"];
   o.out_dir = f["--out"];
   for (auto [flag, path] : {std::pair{"--nodes", &o.nodes_path}, std::pair{"--cluster", &o.cluster_path},
-                            std::pair{"--models", &o.models_path}, std::pair{"--gpu-models", &o.gpu_models_path}}) {
+                            std::pair{"--models", &o.models_path}, std::pair{"--gpu-models", &o.gpu_models_path},
+                            std::pair{"--times", &o.times_path}}) {
     if (!f.count(flag)) continue;
     if (f[flag].empty()) return FlagError(flag, "", "is not a path");
     *path = f[flag];
@@ -389,14 +390,16 @@ absl::StatusOr<ImportOptions> ParseImportOptions(const std::vector<std::string>&
 std::string ImportUsage() {
   return absl::StrCat(
       "usage: synergy-sim import ", absl::StrJoin(TraceFormatNames(), "|"),
-      " --in FILE [--nodes FILE | --cluster FILE] --out DIR\n"
+      " --in FILE [--nodes FILE | --cluster FILE] [--times FILE] --out DIR\n"
       "         [--models FILE] [--gpu-models FILE] [--model-rule request|split] [--split I,L,S]\n"
       "         [--seed S] [--keep-failed]\n"
       "Turns a public GPU-cluster trace into DIR/trace.csv (replay it with synergy-sim run\n"
       "--trace), DIR/cluster.yaml (from --nodes: openb's node list, PAI's machine spec) and\n"
       "DIR/import.json (every input line: kept, or dropped and why). Formats:\n"
       "  openb    Alibaba openb 2023 pods (cluster-trace-gpu-v2023/csv/openb_pod_list_*.csv);\n"
-      "           --nodes openb_node_list_gpu_node.csv\n"
+      "           --nodes openb_node_list_gpu_node.csv; its packing variants (multigpu*: no times)\n"
+      "           with --times openb_pod_list_default.csv (a pod takes its namesake's times there,\n"
+      "           an added pod those of a pod with as many GPUs, drawn by --seed)\n"
       "  pai2020  Alibaba PAI 2020 pai_task_table.csv (no header); --nodes pai_machine_spec.csv\n"
       "  helios   SenseTime Helios cluster_log.csv\n"
       "  philly   Microsoft Philly cluster_job_log (one JSON array, read a job at a time)\n"

@@ -129,6 +129,38 @@ TEST_F(TraceImportTest, OpenbKeepsThePodsThatRanAndAccountsForEveryLine) {
   EXPECT_EQ(jobs[3].arrival_s, 800);
 }
 
+TEST_F(TraceImportTest, OpenbPackingVariantsTakeTheirTimesFromThePodList) {
+  ImportOptions o = Openb();
+  o.times_path = o.in_path;  // the default list, with times
+  o.in_path = Write("multigpu.csv",
+                    "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+                    "p0,12000,16384,1,1000\n"      // p0's times
+                    "p2,4000,8192,0,0\n"           // CPU-only there: dropped as there
+                    "p5,16000,32768,1,1000\n"      // failed there
+                    "p900,80000,327680,8,1000\n");  // added: an 8-GPU pod's times (p4's)
+  auto account = ImportTrace(o, zoo_);
+  ASSERT_TRUE(account.ok()) << account.status();
+  EXPECT_EQ(account->jobs.kept, 2);
+  EXPECT_EQ(account->jobs.dropped, (std::map<std::string, int64_t>{{"cpu_only", 1}, {"failed", 1}}));
+  EXPECT_EQ(account->times.kept, 8);
+  EXPECT_EQ(account->times_borrowed, 1);
+  auto cluster = LoadClusterFile((dir_ / "out" / "cluster.yaml").string());
+  const std::vector<JobSpec> jobs = Imported(*cluster);
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].duration_s, 1000);
+  EXPECT_EQ(jobs[1].gpus, 8);
+  EXPECT_EQ(jobs[1].requested_cpus, 80);  // its own request, p4's times
+  EXPECT_EQ(jobs[1].arrival_s, 400);
+  EXPECT_EQ(jobs[1].duration_s, 1900);
+  fs::remove_all(o.out_dir);
+  o.times_path.clear();
+  ExpectRefused(o, "multigpu.csv:1: header: 'name,cpu_milli,memory_mib,num_gpu,gpu_milli': openb's packing variant "
+                   "has no times: give --times");
+  ImportOptions plain = Openb();
+  plain.times_path = plain.in_path;
+  ExpectRefused(plain, "--times: only for openb's packing variants");
+}
+
 TEST_F(TraceImportTest, ARequestedReplayWhereNothingQueuesReproducesTheRecordedDurations) {
   ImportOptions o = Openb();
   o.keep_failed = true;  // p5 too: a failed pod held its GPUs for its time all the same

@@ -31,6 +31,10 @@ std::string ImportJson(const ImportAccount& a) {
   absl::StrAppend(&out, "  \"format\": ", JsonQuote(a.format), ",\n");
   absl::StrAppend(&out, "  \"jobs\": ", TableJson(a.jobs), ",\n");
   if (!a.nodes.path.empty()) absl::StrAppend(&out, "  \"nodes\": ", TableJson(a.nodes), ",\n");
+  if (!a.times.path.empty()) {
+    absl::StrAppend(&out, "  \"times\": ", TableJson(a.times), ",\n");
+    absl::StrAppend(&out, "  \"times_borrowed\": ", a.times_borrowed, ",\n");
+  }
   absl::StrAppend(&out, "  \"gpu_shares_rounded_up\": ", a.gpu_shares_rounded_up, ",\n");
   absl::StrAppend(&out, "  \"failed_kept\": ", a.failed_kept, ",\n");
   absl::StrAppend(&out, "  \"time_origin_s\": ", absl::StrFormat("%.17g", a.time_origin_s), ",\n");

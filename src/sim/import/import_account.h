@@ -20,7 +20,9 @@ struct TableAccount {
 struct ImportAccount {
   std::string format;
   TableAccount jobs;
-  TableAccount nodes;  // path "" when there was no machine list
+  TableAccount nodes;          // path "" when there was no machine list
+  TableAccount times;          // openb's packing variants: the pod list read for times
+  int64_t times_borrowed = 0;  // kept jobs whose times are another pod's
   // Kept jobs that asked for a share of a GPU, imported as one whole GPU
   // (the simulator does not share GPUs).
   int64_t gpu_shares_rounded_up = 0;

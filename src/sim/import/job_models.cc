@@ -18,10 +18,20 @@ uint64_t SplitMix64(uint64_t x) {
 // (the task, or a model), not of the jobs before it.
 enum Draw : uint64_t { kTaskDraw = 1, kModelDraw = 2 };
 uint64_t DrawFor(uint64_t seed, int64_t index, Draw what) {
-  return SplitMix64(seed ^ SplitMix64(static_cast<uint64_t>(index) ^ SplitMix64(what)));
+  return SeededDraw(seed, static_cast<uint64_t>(index), what);
 }
 
 }  // namespace
+
+uint64_t SeededDraw(uint64_t seed, uint64_t item, uint64_t what) {
+  return SplitMix64(seed ^ SplitMix64(item ^ SplitMix64(what)));
+}
+
+uint64_t NameKey(std::string_view name) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return h;
+}
 
 std::string_view ModelRuleName(ModelRule rule) { return rule == ModelRule::kSplit ? "split" : "request"; }
 

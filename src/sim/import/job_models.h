@@ -54,4 +54,11 @@ class ModelChooser {
 
 std::string_view ModelRuleName(ModelRule rule);
 
+// A seeded draw for the importer's choices: a function of the seed, the
+// item (an index, or a name's NameKey) and what is drawn, the same on any
+// machine (SplitMix64, not std::hash or a library's distributions).
+uint64_t SeededDraw(uint64_t seed, uint64_t item, uint64_t what);
+// A name's 64-bit key for SeededDraw (FNV-1a).
+uint64_t NameKey(std::string_view name);
+
 }  // namespace synergy::sim

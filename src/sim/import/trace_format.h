@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "sim/import/import_account.h"
 #include "synergy/yaml_reader.h"
 
 namespace synergy::sim {
@@ -29,6 +30,9 @@ struct ImportedJob {
   std::string gpu_models;
   std::string user;
   bool failed = false;  // it ended failed, killed or cancelled
+  // Its times are another job's (openb's packing variants: pods the
+  // variant added have none of their own).
+  bool times_borrowed = false;
 };
 
 // A row of a job table: a job, or the reason it is not one (a CPU-only
@@ -89,5 +93,16 @@ std::unique_ptr<TraceFormat> MakeOpenbFormat();
 std::unique_ptr<TraceFormat> MakePai2020Format();
 std::unique_ptr<TraceFormat> MakeHeliosFormat();
 std::unique_ptr<TraceFormat> MakePhillyFormat();
+
+// openb's packing variants (openb_pod_list_multigpu*.csv: name, cpu_milli,
+// memory_mib, num_gpu, gpu_milli; no phase, no times), read beside the pod
+// list at `times_path` (openb_pod_list_default.csv), whose times each pod of
+// the same name takes. A pod the variant added takes those of a pod of the
+// list with its GPU count that did not fail (any where none has it), drawn by `seed` and
+// its name. The list is held in memory (8,152 pods in openb's); its lines
+// are counted in `times`.
+inline constexpr char kOpenbPackingHeader[] = "name,cpu_milli,memory_mib,num_gpu,gpu_milli";
+absl::StatusOr<std::unique_ptr<TraceFormat>> MakeOpenbPackingFormat(const std::string& times_path, uint64_t seed,
+                                                                    TableAccount& times);
 
 }  // namespace synergy::sim

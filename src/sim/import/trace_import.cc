@@ -10,6 +10,7 @@
 #include "sim/import/gpu_model_table.h"
 #include "sim/import/job_work.h"
 #include "sim/import/json_records.h"
+#include "sim/import/line_reader.h"
 #include "sim/import/table_rows.h"
 #include "sim/import/trace_format.h"
 #include "sim/trace.h"
@@ -171,6 +172,7 @@ absl::Status WriteAll(const Importer& in, double origin, std::ofstream& out, Imp
     ++account.jobs_by_model[in.zoo.model(spec->model).name];
     if ((*job)->gpu_fraction < 1) ++account.gpu_shares_rounded_up;
     if ((*job)->failed) ++account.failed_kept;
+    if ((*job)->times_borrowed) ++account.times_borrowed;
     out << FormatTraceRow(*spec, in.zoo);
     return out ? absl::OkStatus() : absl::PermissionDeniedError("cannot write trace.csv");
   });
@@ -219,13 +221,38 @@ absl::StatusOr<Inputs> LoadInputs(const ImportOptions& o, const ModelZoo& zoo, c
   return in;
 }
 
+// The format's reader; for openb, the packing variants' where the table's
+// header is theirs.
+absl::StatusOr<std::unique_ptr<TraceFormat>> FormatFor(const ImportOptions& o, ImportAccount& account) {
+  bool packing = false;
+  if (o.format == "openb") {
+    auto reader = LineReader::Open(o.in_path);
+    if (!reader.ok()) return reader.status();
+    std::string first;
+    auto read = (*reader)->Next(first);
+    if (!read.ok()) return read.status();
+    packing = *read && first == kOpenbPackingHeader;
+  }
+  if (packing && o.times_path.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(o.in_path, ":1: header: '", kOpenbPackingHeader,
+                                                   "': openb's packing variant has no times: give --times "
+                                                   "openb_pod_list_default.csv, whose pods' times it takes"));
+  }
+  if (packing) return MakeOpenbPackingFormat(o.times_path, o.models.seed, account.times);
+  if (!o.times_path.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--times: only for openb's packing variants (tables whose header is ", kOpenbPackingHeader, ")"));
+  }
+  return MakeTraceFormat(o.format);
+}
+
 }  // namespace
 
 absl::StatusOr<ImportAccount> ImportTrace(const ImportOptions& o, const ModelZoo& zoo) {
-  auto format = MakeTraceFormat(o.format);
-  if (!format.ok()) return format.status();
   ImportAccount account;
   account.format = o.format;
+  auto format = FormatFor(o, account);
+  if (!format.ok()) return format.status();
   auto inputs = LoadInputs(o, zoo, **format, account);
   if (!inputs.ok()) return inputs.status();
   ModelRuleSettings rules = o.models;

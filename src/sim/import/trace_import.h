@@ -28,6 +28,9 @@ struct ImportOptions {
   std::string format;
   std::string in_path;
   std::string nodes_path;  // the machine list; "" none
+  // openb's packing variants: the pod list whose times their pods take
+  // (MakeOpenbPackingFormat); "" none.
+  std::string times_path;
   std::string out_dir;
   // The cluster iterations are worked out on when there is no machine
   // list: "" the embedded default-128 (replay on the same cluster).
