@@ -102,7 +102,10 @@ absl::StatusOr<std::optional<ImportedJob>> Keep(const Importer& in, ImportedRow 
     return std::nullopt;
   }
   if (auto type = in.table.TypeOfAny(row.job->gpu_models); !type.ok()) return type.status();
-  if (absl::Status st = CheckFits(*row.job, in.format, in.cluster, account.cluster); !st.ok()) return st;
+  if (absl::Status st = CheckFits(*row.job, in.format, in.cluster,
+                                  in.options.nodes_path.empty() ? account.cluster : in.options.nodes_path);
+      !st.ok())
+    return st;
   return std::move(row.job);
 }
 
