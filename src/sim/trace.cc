@@ -26,8 +26,6 @@ constexpr const auto& kColumns = kTraceColumns;
 constexpr size_t kPositional = kPositionalTraceColumns;
 constexpr const char* kFieldList = "job_id,model,arrival_s,iterations,gpus[,checkpoints]";
 // Past any real request: a million CPUs, a billion GB.
-constexpr double kMaxRequestedCpus = 1e6;
-constexpr double kMaxRequestedMemGb = 1e9;
 
 const char* NameOf(Column c) { return TraceColumnName(c); }
 
@@ -109,8 +107,8 @@ absl::Status ParseRecorded(Column column, absl::string_view v, JobSpec& job, con
       }
       return absl::OkStatus();
     case Column::kDurationS:
-      if (!v.empty() && (!ParseDouble(v, job.duration_s) || job.duration_s < 0 || job.duration_s > kMaxTraceArrivalS)) {
-        return LineError(source, line_no, name, v, absl::StrCat("is not a number of seconds from 0 to ", kMaxTraceArrivalS));
+      if (!v.empty() && (!ParseDouble(v, job.duration_s) || job.duration_s < 0 || job.duration_s > kMaxTraceDurationS)) {
+        return LineError(source, line_no, name, v, absl::StrCat("is not a number of seconds from 0 to ", kMaxTraceDurationS));
       }
       return absl::OkStatus();
     case Column::kGpuType:

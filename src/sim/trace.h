@@ -33,6 +33,11 @@ namespace synergy::sim {
 // (kMaxIterations in service/request_limits.h).
 inline constexpr double kMaxTraceArrivalS = 1e9;
 inline constexpr double kMaxTraceIterations = 1e12;
+// Bounds of the recorded fields: a recorded run time as long as the
+// arrivals' span; a million cores, a billion GB.
+inline constexpr double kMaxTraceDurationS = kMaxTraceArrivalS;
+inline constexpr double kMaxRequestedCpus = 1e6;
+inline constexpr double kMaxRequestedMemGb = 1e9;
 
 // Parses and validates a whole trace; on any error returns
 // "FILE:LINE: FIELD: 'VALUE': why" (the value quoted, escaped and cut at 64

@@ -68,25 +68,26 @@ absl::Status CheckFits(const ImportedJob& job, const TraceFormat& format, const 
 
 // Every job of the input as the format reads it: the rows of a CSV table,
 // or the records of a JSON array (Philly), counted as its lines.
-absl::Status ForEachJob(const Importer& in, TableAccount& table, const std::function<absl::Status(ImportedRow)>& job) {
+absl::Status ForEachJob(const Importer& in, TableAccount& table, const std::function<absl::Status(ImportedRow, int64_t)>& job) {
   const std::string& path = in.options.in_path;
   if (in.format.json_records()) {
     table.path = path;
-    return ForEachJsonRecord(path, [&](const std::string& text, int64_t) -> absl::Status {
+    return ForEachJsonRecord(path, [&](const std::string& text, int64_t line) -> absl::Status {
       ++table.lines;
       auto doc = ParseYaml(text, "job record");
       if (!doc.ok()) return doc.status();
       auto row = in.format.ReadRecord(*doc);
       if (!row.ok()) return row.status();
-      return job(*std::move(row));
+      return job(*std::move(row), line);
     });
   }
   TableShape shape{in.format.columns(), in.format.header_required(), in.format.name()};
-  return ForEachRow(path, shape, table, [&](const std::vector<absl::string_view>& fields, int64_t) -> absl::Status {
-    auto row = in.format.Read(fields);
-    if (!row.ok()) return row.status();
-    return job(*std::move(row));
-  });
+  return ForEachRow(path, shape, table,
+                    [&](const std::vector<absl::string_view>& fields, int64_t line) -> absl::Status {
+                      auto row = in.format.Read(fields);
+                      if (!row.ok()) return row.status();
+                      return job(*std::move(row), line);
+                    });
 }
 
 // A row's job as the importer keeps it, or nullopt where it is dropped
@@ -109,12 +110,28 @@ absl::StatusOr<std::optional<ImportedJob>> Keep(const Importer& in, ImportedRow 
   return std::move(row.job);
 }
 
+// What the simulator's trace holds (trace.h's bounds): a job outside them
+// is refused here, naming the column, rather than written and refused on
+// replay.
+absl::Status CheckTraceBounds(const ImportedJob& job, const TraceFormat& format) {
+  const TraceFormat::RequestColumns columns = format.request_columns();
+  auto out_of = [](const std::string& column, double value, double max, const char* what) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %.17g %s is past the simulator's bound of %g", column, value, what, max));
+  };
+  if (job.duration_s > kMaxTraceDurationS) return out_of("run time", job.duration_s, kMaxTraceDurationS, "s");
+  if (job.cpus > kMaxRequestedCpus) return out_of(columns.cpus, job.cpus, kMaxRequestedCpus, "cores");
+  if (job.mem_gb > kMaxRequestedMemGb) return out_of(columns.mem, job.mem_gb, kMaxRequestedMemGb, "GB");
+  return absl::OkStatus();
+}
+
 // The simulator's record of a kept job.
 absl::StatusOr<JobSpec> ToSpec(const Importer& in, const ImportedJob& job, int64_t index, double origin) {
   JobSpec spec;
   spec.id = index;
   spec.model = in.models.ModelFor(index, job);
   spec.arrival_s = job.submit_s - origin;
+  if (absl::Status st = CheckTraceBounds(job, in.format); !st.ok()) return st;
   spec.gpus = job.gpus;
   spec.requested_cpus = job.cpus;
   spec.requested_mem_gb = job.mem_gb;
@@ -140,21 +157,29 @@ absl::StatusOr<JobSpec> ToSpec(const Importer& in, const ImportedJob& job, int64
 // earliest kept arrival.
 absl::StatusOr<double> CheckAll(const Importer& in, ImportAccount& account) {
   double origin = INFINITY;
+  double latest = -INFINITY;
+  int64_t latest_line = 0;
   int64_t index = 0;
-  absl::Status st = ForEachJob(in, account.jobs, [&](ImportedRow row) -> absl::Status {
+  absl::Status st = ForEachJob(in, account.jobs, [&](ImportedRow row, int64_t line) -> absl::Status {
     auto job = Keep(in, std::move(row), account);
     if (!job.ok()) return job.status();
     if (!*job) return absl::OkStatus();
     origin = std::min(origin, (*job)->submit_s);
-    // Its work too, so that the second pass
-    // cannot fail on a job.
-    auto spec = ToSpec(in, **job, index++, 0);
+    if ((*job)->submit_s > latest) latest = (*job)->submit_s, latest_line = line;
+    // Its record too (at arrival 0: the arrivals' span is checked below),
+    // so that the second pass cannot fail on a job.
+    auto spec = ToSpec(in, **job, index++, (*job)->submit_s);
     return spec.ok() ? absl::OkStatus() : spec.status();
   });
   if (!st.ok()) return st;
   if (origin == INFINITY) {
     return absl::InvalidArgumentError(absl::StrCat(in.options.in_path, ": no job to import (", account.jobs.lines,
                                                    " lines; import.json would say why)"));
+  }
+  if (latest - origin > kMaxTraceArrivalS) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s:%d: submit time: %.17g s after the first job, past the simulator's bound of %g",
+                        in.options.in_path, latest_line, latest - origin, kMaxTraceArrivalS));
   }
   return origin;
 }
@@ -165,7 +190,7 @@ absl::Status WriteAll(const Importer& in, double origin, std::ofstream& out, Imp
   again.cluster = account.cluster;
   int64_t index = 0;
   out << TraceHeaderLine();
-  return ForEachJob(in, again.jobs, [&](ImportedRow row) -> absl::Status {
+  return ForEachJob(in, again.jobs, [&](ImportedRow row, int64_t) -> absl::Status {
     auto job = Keep(in, std::move(row), again);
     if (!job.ok()) return job.status();
     if (!*job) return absl::OkStatus();
