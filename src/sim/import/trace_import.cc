@@ -51,7 +51,9 @@ absl::Status CheckFits(const ImportedJob& job, const TraceFormat& format, const 
       fits = fits || (c.cpus >= job.cpus && c.mem_gb >= job.mem_gb);
     }
   } else {
-    gpus_fit = job.gpus <= cluster.total().gpus;
+    // A job runs on servers of one GPU type (as the simulator's trace
+    // reader checks).
+    gpus_fit = job.gpus <= (cluster.heterogeneous() ? LargestGpuType(cluster) : cluster.total().gpus);
     cpus_fit = job.cpus / g <= largest.cpus / largest.gpus;
     mem_fit = job.mem_gb / g <= largest.mem_gb / largest.gpus;
     fits = gpus_fit && cpus_fit && mem_fit;
