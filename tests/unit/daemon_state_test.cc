@@ -6,7 +6,9 @@
 #include <filesystem>
 
 #include "daemon/round/round_input.h"
+#include "daemon/state/postgres_store.h"
 #include "daemon_state_fixture.h"
+#include "test_postgres.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
 #include "test_support.h"
@@ -32,6 +34,42 @@ TEST_F(DaemonStateTest, AcceptedJobsSurviveAReopen) {
   auto next = s->Submit(Spec(1), "alice", 2000);
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(*next, "j-000002");  // the id counter is durable too
+}
+
+// The same daemon on PostgreSQL: what a restart finds is what was
+// acknowledged (the job, its lease and the node's launch), and the id and
+// epoch counters go on from where they were.
+TEST_F(DaemonStateTest, ARunningJobSurvivesARestartOnPostgres) {
+  SYNERGY_TEST_POSTGRES(server);
+  const std::string dsn = server->NewDatabase("daemon_restart_" + std::to_string(getpid()));
+  ASSERT_FALSE(dsn.empty());
+  auto on_postgres = [&](int64_t now_ms) {
+    auto store = PostgresStore::Open(dsn);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? OpenOn(std::move(*store), now_ms) : nullptr;
+  };
+  std::string id;
+  int64_t epoch = 0;
+  {
+    auto s = on_postgres(0);
+    ASSERT_NE(s, nullptr);
+    AddNode(*s, "n1", 1, 3, 24, 0);
+    id = *s->Submit(Spec(1), "alice", 0);
+    ASSERT_TRUE(s->RunRound(0).ok());
+    epoch = s->GetJob(id)->lease().epoch();
+    ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
+    Beat(*s, "n1", 15, {Running(id, epoch)});  // launched
+  }
+  auto s = on_postgres(1000);
+  ASSERT_NE(s, nullptr);
+  auto job = s->GetJob(id);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(job->lease().epoch(), epoch);
+  // The node comes back with the process: re-adopted, not launched again.
+  AddNode(*s, "n1", 1, 3, 24, 1100);
+  EXPECT_EQ(Beat(*s, "n1", 1200, {Running(id, epoch)}).launch_size(), 0);
+  EXPECT_EQ(*s->Submit(Spec(1), "alice", 1300), "j-000002");
 }
 
 TEST_F(DaemonStateTest, RefusedSubmissionsStoreNothing) {

@@ -292,6 +292,30 @@ TEST(DaemonConfig, RetentionIsADurationOrForever) {
               HasSubstr("is not a duration from 1s to 10 years (e.g. 30d, 12h, 90m, 600s) or forever"));
 }
 
+TEST(DaemonConfig, TheStoreIsSqliteByDefaultOrPostgresByItsDsn) {
+  auto base = daemon::ParseDaemonConfig(kDefaultDaemonYaml, "<embedded>", daemon::DaemonConfig{});
+  ASSERT_TRUE(base.ok()) << base.status();
+  EXPECT_EQ(base->store_kind, "sqlite");
+  EXPECT_EQ(base->state_db, "synergyd.db");
+  auto sqlite = daemon::ParseDaemonConfig("store: {kind: sqlite, path: /var/lib/s.db}\n", "d.yaml", *base);
+  ASSERT_TRUE(sqlite.ok()) << sqlite.status();
+  EXPECT_EQ(sqlite->state_db, "/var/lib/s.db");
+  auto pg = daemon::ParseDaemonConfig("store: {kind: postgres, dsn: \"host=db dbname=synergy user=synergyd\"}\n",
+                                      "d.yaml", *base);
+  ASSERT_TRUE(pg.ok()) << pg.status();
+  EXPECT_EQ(pg->store_kind, "postgres");
+  EXPECT_EQ(pg->store_dsn, "host=db dbname=synergy user=synergyd");
+  EXPECT_THAT(DaemonRefusal("store: {kind: mysql}\n"), HasSubstr("d.yaml:1: store.kind: 'mysql': is not one of sqlite, postgres"));
+  EXPECT_THAT(DaemonRefusal("store: {kind: postgres}\n"), HasSubstr("d.yaml:1: store: kind: postgres needs dsn:"));
+  EXPECT_THAT(DaemonRefusal("store: {kind: postgres, dsn: \"\"}\n"), HasSubstr("store.dsn: '': is empty"));
+  EXPECT_THAT(DaemonRefusal("store: {kind: postgres, path: a.db, dsn: x}\n"), HasSubstr("store.path: 'a.db': is for kind: sqlite"));
+  EXPECT_THAT(DaemonRefusal("state_db: a.db\nstore: {kind: postgres, dsn: x}\n"),
+              HasSubstr("d.yaml:1: state_db: 'a.db': is the SQLite store's file; the store is postgres"));
+  EXPECT_THAT(DaemonRefusal("state_db: a.db\nstore: {path: b.db}\n"),
+              HasSubstr("store.path: 'b.db': and state_db both name the SQLite file"));
+  EXPECT_THAT(DaemonRefusal("store: {kind: sqlite, dsn: x}\n"), HasSubstr("store.dsn: 'x': is for kind: postgres"));
+}
+
 TEST(DaemonConfig, TheSlurmExecutorsLimitsAreSettings) {
   auto base = daemon::ParseDaemonConfig(kDefaultDaemonYaml, "<embedded>", daemon::DaemonConfig{});
   ASSERT_TRUE(base.ok()) << base.status();

@@ -33,7 +33,7 @@ constexpr double kMaxSeconds = 86400;
 
 const std::vector<absl::string_view>& Settings() {
   static const std::vector<absl::string_view> kSettings = {
-      "listen",         "metrics_listen",        "state_db",            "round_s",        "align_rounds",
+      "listen",         "metrics_listen",        "state_db",  "store",          "round_s",        "align_rounds",
       "launch_between_rounds", "launch_debounce_ms",
       "policy",         "mechanism",             "type_choice",         "models",         "lease_grace_s",
       "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "max_active_jobs_per_user", "profile_wait_s",
@@ -83,11 +83,40 @@ absl::Status ReadRetention(const YamlMap& m, DaemonConfig& c) {
   return absl::OkStatus();
 }
 
+// store: {kind: sqlite, path: FILE} or {kind: postgres, dsn: "..."}.
+absl::Status ReadStore(const YamlMap& root, DaemonConfig& c) {
+  if (!root.Has("store")) return absl::OkStatus();
+  const YamlValue section = root.Get("store");
+  absl::StatusOr<YamlMap> m = section.Map({"kind", "path", "dsn"});
+  if (!m.ok()) return m.status();
+  absl::Status st = m->Read("kind", c.store_kind, 64);
+  if (!st.ok()) return st;
+  if (c.store_kind == "sqlite") {
+    if (m->Has("dsn")) return m->Get("dsn").Error("is for kind: postgres; a SQLite store has a path");
+    if (root.Has("state_db") && m->Has("path")) {
+      return m->Get("path").Error("and state_db both name the SQLite file: give one");
+    }
+    st = m->Read("path", c.state_db, service::kMaxPathBytes);
+    if (st.ok() && m->Has("path") && c.state_db.empty()) return m->Get("path").Error("is empty");
+    return st;
+  }
+  if (c.store_kind == "postgres") {
+    if (m->Has("path")) return m->Get("path").Error("is for kind: sqlite; a PostgreSQL store has a dsn");
+    if (root.Has("state_db")) return root.Get("state_db").Error("is the SQLite store's file; the store is postgres");
+    if (!m->Has("dsn")) return RefuseWithoutValue(section, "kind: postgres needs dsn: (\"host=... dbname=... user=...\")");
+    st = m->Read("dsn", c.store_dsn, 4096);
+    if (st.ok() && c.store_dsn.empty()) return m->Get("dsn").Error("is empty");
+    return st;
+  }
+  return m->Get("kind").Error("is not one of sqlite, postgres");
+}
+
 absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
   absl::Status st;
   st.Update(m.Read("listen", c.listen, service::kMaxNodeAddressBytes));
   st.Update(m.Read("metrics_listen", c.metrics_listen, service::kMaxNodeAddressBytes));
   st.Update(m.Read("state_db", c.state_db, service::kMaxPathBytes));
+  st.Update(ReadStore(m, c));
   // At least 50 ms: a shorter round would only spin (each one reads and
   // stores the whole queue).
   st.Update(m.Read("round_s", c.round_s, DoubleRange{0.05, kMaxSeconds}));

@@ -94,7 +94,15 @@ struct SlurmSettings {
 struct DaemonConfig {
   std::string listen = "127.0.0.1:50051";         // not empty
   std::string metrics_listen = "127.0.0.1:9464";  // "" = no /metrics
-  std::string state_db = "synergyd.db";           // not empty
+  std::string state_db = "synergyd.db";           // not empty; the SQLite store's file
+  // Where the state lives: "sqlite" (state_db, the embedded default) or
+  // "postgres" (store_dsn: libpq's "host=... dbname=... user=..." or a
+  // postgresql:// URI; keep its password in ~/.pgpass or PGPASSWORD).
+  // synergyd.yaml: `store: {kind: sqlite, path: FILE}` or `store: {kind:
+  // postgres, dsn: "..."}`; `state_db: FILE` is `store: {kind: sqlite, path:
+  // FILE}`.
+  std::string store_kind = "sqlite";
+  std::string store_dsn;
   double round_s = 300;                           // (0, 86400]
   // Rounds fall on multiples of round_s on the wall clock (UTC) instead of
   // starting when synergyd starts: predictable round times, and what

@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "daemon/server/listener_watchdog.h"
+#include "daemon/state/postgres_store.h"
 #include "daemon/state/sqlite_store.h"
 #include "daemon/server/transport.h"
 
@@ -21,13 +22,30 @@
 
 namespace synergy::daemon {
 
+namespace {
+
+// The store the config names (DaemonConfig::store_kind).
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(const DaemonConfig& config) {
+  if (config.store_kind == "postgres") {
+    auto pg = PostgresStore::Open(config.store_dsn);
+    if (!pg.ok()) return pg.status();
+    return std::unique_ptr<Store>(std::move(*pg));
+  }
+  auto sqlite = SqliteStore::Open(config.state_db);
+  if (!sqlite.ok()) return sqlite.status();
+  return std::unique_ptr<Store>(std::move(*sqlite));
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config) {
   std::unique_ptr<Daemon> d(new Daemon());
   d->config_ = config;
   auto zoo = config.models.empty() ? DefaultModelZoo() : LoadModelZooFile(config.models);
   if (!zoo.ok()) return zoo.status();
-  auto store = SqliteStore::Open(config.state_db);
+  absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(config);
   if (!store.ok()) return store.status();
+  const std::string store_name = (*store)->path();
   auto state = DaemonState::Open(config, std::move(*store), std::move(*zoo), service::NowUnixMs());
   if (!state.ok()) return state.status();
   // What is read without the lock, taken before the state is behind it:
@@ -56,7 +74,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   spdlog::info("synergyd: serving on {} (port {}, {}), metrics on {}, state {}, {} / {}, round {} s",
                config.listen, d->port_,
                config.tls.plaintext ? "plain text" : config.tls.client_ca.empty() ? "TLS" : "TLS, client certificates", config.metrics_listen.empty() ? "off" : config.metrics_listen,
-               config.state_db, config.policy, config.mechanism, config.round_s);
+               store_name, config.policy, config.mechanism, config.round_s);
   d->loop_ = std::thread([raw = d.get()] { raw->RoundLoop(); });
   d->listener_watch_ = std::thread([raw = d.get()] { raw->WatchListener(); });
   return d;

@@ -92,13 +92,6 @@ struct SqliteStore::Writes {
 
 namespace {
 
-// The jobs a batch appends events to, once each.
-std::set<std::string> JobsWithEvents(const Batch& batch) {
-  std::set<std::string> jobs;
-  for (const auto& [job, event] : batch.events) jobs.insert(job);
-  return jobs;
-}
-
 // The rows of `sql`, a text key in column 0 and a value `column` reads;
 // false when the query cannot be prepared or stepped to its end.
 template <typename V, typename Column>
@@ -253,13 +246,7 @@ absl::Status SqliteStore::Commit(const Batch& batch) {
               st.Text(1, job.id());
               st.Int(2, job.submitted_unix_ms());
               st.Int(3, job.state());
-              if (job.events_size() == 0) {
-                st.Blob(4, job.SerializeAsString());
-              } else {
-                v1::Job stored = job;  // events are a table of their own
-                stored.clear_events();
-                st.Blob(4, stored.SerializeAsString());
-              }
+              st.Blob(4, StoredRecord(job));
             },
             [](const v1::Job& job) { return "write job " + job.id(); }) &&
       write(w.event, batch.events,
@@ -295,7 +282,7 @@ absl::Status SqliteStore::Commit(const Batch& batch) {
               st.Int(2, j.second);
             },
             [](const std::pair<const std::string, int64_t>& j) { return "write joined node " + j.first; }) &&
-      write(w.trim, JobsWithEvents(batch),
+      write(w.trim, batch.jobs_with_events(),
             [](Statement& st, const std::string& job) {
               st.Text(1, job);
               st.Int(2, kMaxEventsPerJob);
@@ -308,9 +295,7 @@ absl::Status SqliteStore::Commit(const Batch& batch) {
               st.Text(3, job.owner());
               st.Text(4, job.spec().tenant());
               st.Int(5, job.state());
-              v1::Job stored = job;
-              stored.clear_events();
-              st.Blob(6, stored.SerializeAsString());
+              st.Blob(6, StoredRecord(job));
             },
             [](const v1::Job& job) { return "retire job " + job.id(); }) &&
       write(w.unjob, batch.retired, [](Statement& st, const v1::Job& job) { st.Text(1, job.id()); },

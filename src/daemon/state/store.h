@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,13 @@ struct Batch {
     }
   }
   std::map<std::string, size_t> job_index;  // id -> position in `jobs` (PutJob's; not stored)
+  // The jobs this batch appends events to, once each (whose events a
+  // commit trims to Store::kMaxEventsPerJob).
+  std::set<std::string> jobs_with_events() const {
+    std::set<std::string> ids;
+    for (const auto& [job, event] : events) ids.insert(job);
+    return ids;
+  }
   bool empty() const {
     return jobs.empty() && events.empty() && counters.empty() && drained.empty() && secrets.empty() &&
            joined_nodes.empty() && retired.empty();
@@ -69,6 +77,15 @@ struct HistoryQuery {
 // that fails on command.
 class Store {
  public:
+  // A job's record as stored: the message without its events (a table of
+  // their own).
+  static std::string StoredRecord(const v1::Job& job) {
+    if (job.events_size() == 0) return job.SerializeAsString();
+    v1::Job stored = job;
+    stored.clear_events();
+    return stored.SerializeAsString();
+  }
+
   virtual ~Store() = default;
 
   // A job keeps its newest kMaxEventsPerJob events: a commit that appends

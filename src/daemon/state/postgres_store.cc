@@ -1,0 +1,364 @@
+#include "daemon/state/postgres_store.h"
+
+#include <endian.h>
+#include <libpq-fe.h>
+
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace synergy::daemon {
+namespace postgres_internal {
+
+struct ResultDeleter {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using Result = std::unique_ptr<PGresult, ResultDeleter>;
+
+// One statement's parameters: text (ids, numbers) or bytes (records and
+// free text, stored as BYTEA so that no byte a user wrote can fail a
+// commit on the database's encoding).
+class Params {
+ public:
+  Params& Text(std::string v) { return Add(std::move(v), 0); }
+  Params& Int(int64_t v) { return Add(std::to_string(v), 0); }
+  Params& Bytes(std::string v) { return Add(std::move(v), 1); }
+  // Runs `sql` with these parameters; results in binary (ints as 8 bytes,
+  // big-endian; text and bytes as they are).
+  Result Exec(PGconn* conn, const char* sql) const {
+    std::vector<const char*> values;
+    std::vector<int> lengths;
+    for (const std::string& v : values_) {
+      values.push_back(v.c_str());
+      lengths.push_back(static_cast<int>(v.size()));
+    }
+    return Result(PQexecParams(conn, sql, static_cast<int>(values_.size()), nullptr, values.data(), lengths.data(),
+                               formats_.data(), 1));
+  }
+
+ private:
+  Params& Add(std::string v, int format) {
+    values_.push_back(std::move(v));
+    formats_.push_back(format);
+    return *this;
+  }
+  std::vector<std::string> values_;
+  std::vector<int> formats_;
+};
+
+}  // namespace postgres_internal
+
+namespace {
+
+using postgres_internal::Params;
+using postgres_internal::Result;
+
+bool Ok(const Result& r) {
+  const ExecStatusType s = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
+}
+
+std::string Bytes(const Result& r, int row, int col) {
+  return std::string(PQgetvalue(r.get(), row, col), static_cast<size_t>(PQgetlength(r.get(), row, col)));
+}
+
+int64_t Int(const Result& r, int row, int col) {
+  uint64_t v = 0;
+  if (PQgetlength(r.get(), row, col) == 8) std::memcpy(&v, PQgetvalue(r.get(), row, col), 8);
+  return static_cast<int64_t>(be64toh(v));
+}
+
+// The schema: SqliteStore's, with ids in the C collation (sorted as SQLite
+// sorts them) and free text as bytes.
+constexpr const char* kSchema[] = {
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT COLLATE \"C\" PRIMARY KEY, value BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS jobs(id TEXT COLLATE \"C\" PRIMARY KEY, submitted BIGINT NOT NULL,"
+    " state BIGINT NOT NULL, job BYTEA NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS events(seq BIGSERIAL PRIMARY KEY, job_id TEXT COLLATE \"C\" NOT NULL,"
+    " unix_ms BIGINT NOT NULL, text BYTEA NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS events_by_job ON events(job_id, seq)",
+    "CREATE TABLE IF NOT EXISTS nodes(name TEXT COLLATE \"C\" PRIMARY KEY, drained BIGINT NOT NULL,"
+    " reason BYTEA NOT NULL, since BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS secrets(name TEXT COLLATE \"C\" PRIMARY KEY, value BYTEA NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS joined_nodes(name TEXT COLLATE \"C\" PRIMARY KEY, unix_ms BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS job_history(id TEXT COLLATE \"C\" PRIMARY KEY, submitted BIGINT NOT NULL,"
+    " owner BYTEA NOT NULL, tenant BYTEA NOT NULL, state BIGINT NOT NULL, job BYTEA NOT NULL)",
+    // The credential key: no role but the tables' owner reads it.
+    "REVOKE ALL ON secrets FROM PUBLIC",
+};
+
+// Each write of a commit, in SqliteStore's order and with its rules.
+constexpr char kWriteJob[] =
+    "INSERT INTO jobs(id, submitted, state, job) SELECT $1::text, $2::bigint, $3::bigint, $4::bytea"
+    " WHERE NOT EXISTS (SELECT 1 FROM job_history WHERE id = $1::text)"
+    " ON CONFLICT(id) DO UPDATE SET state = EXCLUDED.state, job = EXCLUDED.job";
+constexpr char kWriteEvent[] =
+    "INSERT INTO events(job_id, unix_ms, text) SELECT $1::text, $2::bigint, $3::bytea"
+    " WHERE NOT EXISTS (SELECT 1 FROM job_history WHERE id = $1::text)";
+constexpr char kWriteCounter[] =
+    "INSERT INTO meta(key, value) VALUES($1, $2) ON CONFLICT(key) DO UPDATE SET value = GREATEST(meta.value, "
+    "EXCLUDED.value)";
+constexpr char kWriteDrained[] =
+    "INSERT INTO nodes(name, drained, reason, since) VALUES($1, $2, $3, $4) ON CONFLICT(name) DO UPDATE SET"
+    " drained = EXCLUDED.drained, reason = EXCLUDED.reason, since = EXCLUDED.since";
+constexpr char kWriteSecret[] = "INSERT INTO secrets(name, value) VALUES($1, $2)";
+constexpr char kWriteJoined[] = "INSERT INTO joined_nodes(name, unix_ms) VALUES($1, $2)";
+constexpr char kTrimEvents[] =
+    "DELETE FROM events WHERE job_id = $1::text AND seq <= (SELECT seq FROM events WHERE job_id = $1::text"
+    " ORDER BY seq DESC LIMIT 1 OFFSET $2::bigint)";
+constexpr char kRetire[] =
+    "INSERT INTO job_history(id, submitted, owner, tenant, state, job) VALUES($1, $2, $3, $4, $5, $6)"
+    " ON CONFLICT(id) DO NOTHING";
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(const std::string& dsn) {
+  PGconn* conn = PQconnectdb(dsn.c_str());
+  if (conn == nullptr) return absl::UnavailableError("PostgreSQL: out of memory");
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string msg = PQerrorMessage(conn);
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+    PQfinish(conn);
+    // libpq's message names the host and port, never the password.
+    return absl::UnavailableError(absl::StrCat("PostgreSQL: cannot connect: ", msg));
+  }
+  std::unique_ptr<PostgresStore> store(
+      new PostgresStore(conn, absl::StrCat("postgresql://", PQhost(conn), ":", PQport(conn), "/", PQdb(conn))));
+  // The server's notices (a table that exists already) are not synergyd's
+  // to print; its errors come back as statuses.
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
+  Result lock = Params().Int(kStoreLockKey).Exec(conn, "SELECT pg_try_advisory_lock($1::bigint)");
+  if (!Ok(lock) || PQntuples(lock.get()) != 1) {
+    return absl::UnavailableError(absl::StrCat(store->name_, ": cannot take the store's lock: ", PQerrorMessage(conn)));
+  }
+  if (PQgetvalue(lock.get(), 0, 0)[0] == 0) {
+    return absl::AlreadyExistsError(absl::StrCat(store->name_,
+                                                 ": the state database is in use by another synergyd (it holds "
+                                                 "advisory lock ",
+                                                 kStoreLockKey, "); one daemon per state"));
+  }
+  store->holds_lock_ = true;
+  for (const char* sql : kSchema) {
+    Result r(PQexec(conn, sql));
+    if (!Ok(r)) return absl::UnavailableError(absl::StrCat(store->name_, ": ", sql, ": ", PQerrorMessage(conn)));
+  }
+  return store;
+}
+
+PostgresStore::PostgresStore(pg_conn* conn, std::string name) : conn_(conn), name_(std::move(name)) {}
+
+absl::Status PostgresStore::Connected() const {
+  if (PQstatus(conn_) == CONNECTION_OK) return absl::OkStatus();
+  PQreset(conn_);
+  if (PQstatus(conn_) != CONNECTION_OK) {
+    return absl::UnavailableError(absl::StrCat(name_, ": cannot reconnect: ", PQerrorMessage(conn_)));
+  }
+  Result lock = Params().Int(kStoreLockKey).Exec(conn_, "SELECT pg_try_advisory_lock($1::bigint)");
+  if (!Ok(lock) || PQntuples(lock.get()) != 1 || PQgetvalue(lock.get(), 0, 0)[0] == 0) {
+    // Back on a new session, the lock is gone, and another synergyd may
+    // have taken it: this one must not write.
+    holds_lock_ = false;
+    return absl::UnavailableError(
+        absl::StrCat(name_, ": reconnected, but another synergyd holds the state's lock now"));
+  }
+  holds_lock_ = true;
+  return absl::OkStatus();
+}
+
+PostgresStore::~PostgresStore() {
+  // Released now, not when the server notices the session ended: a
+  // synergyd that opens the store next (a restart) must find it free.
+  if (holds_lock_ && PQstatus(conn_) == CONNECTION_OK) {
+    Result unlock = Params().Int(kStoreLockKey).Exec(conn_, "SELECT pg_advisory_unlock($1::bigint)");
+  }
+  PQfinish(conn_);
+}
+
+absl::Status PostgresStore::Commit(const Batch& batch) {
+  if (batch.empty()) return absl::OkStatus();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status st = Connected(); !st.ok()) return st;
+  Result begin(PQexec(conn_, "BEGIN"));
+  if (!Ok(begin)) return absl::UnavailableError(absl::StrCat(name_, ": begin: ", PQerrorMessage(conn_)));
+  absl::Status st = CommitLocked(batch);
+  if (st.ok()) {
+    Result commit(PQexec(conn_, "COMMIT"));
+    if (Ok(commit)) return absl::OkStatus();
+    st = absl::UnavailableError(absl::StrCat(name_, ": commit: ", PQerrorMessage(conn_)));
+  }
+  Result rollback(PQexec(conn_, "ROLLBACK"));
+  return st;
+}
+
+absl::Status PostgresStore::CommitLocked(const Batch& batch) const {
+  auto run = [&](const Params& p, const char* sql, const std::string& what) -> absl::Status {
+    Result r = p.Exec(conn_, sql);
+    if (Ok(r)) return absl::OkStatus();
+    return absl::UnavailableError(absl::StrCat(name_, ": ", what, ": ", PQerrorMessage(conn_)));
+  };
+  absl::Status st;
+  for (const v1::Job& job : batch.jobs) {
+    st.Update(run(Params().Text(job.id()).Int(job.submitted_unix_ms()).Int(job.state()).Bytes(StoredRecord(job)),
+                  kWriteJob, "write job " + job.id()));
+    if (!st.ok()) return st;
+  }
+  for (const auto& [job, e] : batch.events) {
+    st.Update(run(Params().Text(job).Int(e.unix_ms()).Bytes(e.text()), kWriteEvent, "write an event of " + job));
+    if (!st.ok()) return st;
+  }
+  for (const auto& [key, value] : batch.counters) {
+    st.Update(run(Params().Text(key).Int(value), kWriteCounter, "write counter " + key));
+    if (!st.ok()) return st;
+  }
+  for (const auto& [node, d] : batch.drained) {
+    st.Update(run(Params().Text(node).Int(d.drained ? 1 : 0).Bytes(d.reason).Int(d.since_ms), kWriteDrained,
+                  "write node " + node));
+    if (!st.ok()) return st;
+  }
+  for (const auto& [name, value] : batch.secrets) {
+    st.Update(run(Params().Text(name).Bytes(value), kWriteSecret, "write secret " + name));
+    if (!st.ok()) return st;
+  }
+  for (const auto& [node, ms] : batch.joined_nodes) {
+    st.Update(run(Params().Text(node).Int(ms), kWriteJoined, "write joined node " + node));
+    if (!st.ok()) return st;
+  }
+  for (const std::string& job : batch.jobs_with_events()) {
+    st.Update(run(Params().Text(job).Int(kMaxEventsPerJob), kTrimEvents, "trim the events of " + job));
+    if (!st.ok()) return st;
+  }
+  for (const v1::Job& job : batch.retired) {
+    st.Update(run(Params()
+                      .Text(job.id())
+                      .Int(job.submitted_unix_ms())
+                      .Bytes(job.owner())
+                      .Bytes(job.spec().tenant())
+                      .Int(job.state())
+                      .Bytes(StoredRecord(job)),
+                  kRetire, "retire job " + job.id()));
+    st.Update(run(Params().Text(job.id()), "DELETE FROM jobs WHERE id = $1", "remove retired job " + job.id()));
+    st.Update(run(Params().Text(job.id()), "DELETE FROM events WHERE job_id = $1",
+                  "remove the events of retired job " + job.id()));
+    if (!st.ok()) return st;
+  }
+  return st;
+}
+
+namespace {
+
+// Jobs from rows of (id, record); DATA_LOSS names a record that does not parse.
+absl::StatusOr<std::vector<v1::Job>> JobRows(const Result& r, const std::string& name, const char* record) {
+  std::vector<v1::Job> out;
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    v1::Job job;
+    if (!job.ParseFromString(Bytes(r, i, 1))) {
+      return absl::DataLossError(absl::StrCat(name, ": ", record, " ", Bytes(r, i, 0), " is not a valid record"));
+    }
+    out.push_back(std::move(job));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Result> PostgresStore::Read(const Params& params, const char* sql, const char* what) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status st = Connected(); !st.ok()) return st;
+  Result r = params.Exec(conn_, sql);
+  if (!Ok(r)) return absl::UnavailableError(absl::StrCat(name_, ": ", what, ": ", PQerrorMessage(conn_)));
+  return r;
+}
+
+absl::StatusOr<std::vector<v1::Job>> PostgresStore::LoadJobs() const {
+  auto r = Read(Params(), "SELECT id, job FROM jobs ORDER BY submitted, id", "read jobs");
+  if (!r.ok()) return r.status();
+  return JobRows(*r, name_, "job");
+}
+
+absl::StatusOr<std::vector<v1::JobEvent>> PostgresStore::LoadEvents(const std::string& job_id, int limit) const {
+  auto r = Read(Params().Text(job_id).Int(limit),
+                "SELECT unix_ms, text FROM (SELECT seq, unix_ms, text FROM events WHERE job_id = $1::text"
+                " ORDER BY seq DESC LIMIT $2::bigint) AS newest ORDER BY seq",
+                "read events");
+  if (!r.ok()) return r.status();
+  std::vector<v1::JobEvent> out;
+  for (int i = 0; i < PQntuples(r->get()); ++i) {
+    v1::JobEvent e;
+    e.set_unix_ms(Int(*r, i, 0));
+    e.set_text(Bytes(*r, i, 1));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+namespace {
+
+// Rows of (text key, bigint value) as a map.
+absl::StatusOr<std::map<std::string, int64_t>> KeyedInts(absl::StatusOr<Result> r) {
+  if (!r.ok()) return r.status();
+  std::map<std::string, int64_t> out;
+  for (int i = 0; i < PQntuples(r->get()); ++i) out[Bytes(*r, i, 0)] = Int(*r, i, 1);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::map<std::string, int64_t>> PostgresStore::LoadCounters() const {
+  return KeyedInts(Read(Params(), "SELECT key, value FROM meta", "read meta"));
+}
+
+absl::StatusOr<std::map<std::string, NodeDrain>> PostgresStore::LoadDrained() const {
+  auto r = Read(Params(), "SELECT name, drained, reason, since FROM nodes", "read nodes");
+  if (!r.ok()) return r.status();
+  std::map<std::string, NodeDrain> out;
+  for (int i = 0; i < PQntuples(r->get()); ++i)
+    out[Bytes(*r, i, 0)] = NodeDrain{Int(*r, i, 1) != 0, Bytes(*r, i, 2), Int(*r, i, 3)};
+  return out;
+}
+
+absl::StatusOr<std::map<std::string, std::string>> PostgresStore::LoadSecrets() const {
+  auto r = Read(Params(), "SELECT name, value FROM secrets", "read secrets");
+  if (!r.ok()) return r.status();
+  std::map<std::string, std::string> out;
+  for (int i = 0; i < PQntuples(r->get()); ++i) out[Bytes(*r, i, 0)] = Bytes(*r, i, 1);
+  return out;
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> PostgresStore::LoadJoinedNodes() const {
+  return KeyedInts(Read(Params(), "SELECT name, unix_ms FROM joined_nodes", "read joined_nodes"));
+}
+
+absl::StatusOr<std::vector<v1::Job>> PostgresStore::LoadHistory(const HistoryQuery& query) const {
+  int64_t states = 0;  // a bit set (JobState values are below 64)
+  for (int s : query.states) {
+    if (s >= 0 && s < 63) states |= int64_t{1} << s;
+  }
+  auto r = Read(Params()
+                    .Text(query.after_id)
+                    .Int(query.since_ms)
+                    .Bytes(query.owner)
+                    .Bytes(query.tenant)
+                    .Int(states)
+                    .Int(query.limit),
+                "SELECT id, job FROM job_history WHERE id > $1::text AND submitted >= $2::bigint"
+                " AND (length($3::bytea) = 0 OR owner = $3::bytea)"
+                " AND (length($4::bytea) = 0 OR tenant = $4::bytea)"
+                " AND ($5::bigint = 0 OR (($5::bigint >> state::int) & 1) = 1) ORDER BY id LIMIT $6::bigint",
+                "read the job history");
+  if (!r.ok()) return r.status();
+  return JobRows(*r, name_, "retired job");
+}
+
+absl::StatusOr<v1::Job> PostgresStore::LoadRetiredJob(const std::string& job_id) const {
+  auto r = Read(Params().Text(job_id), "SELECT id, job FROM job_history WHERE id = $1::text", "read the job history");
+  if (!r.ok()) return r.status();
+  if (PQntuples(r->get()) == 0) return absl::NotFoundError(absl::StrCat("job ", job_id, " was not retired"));
+  auto jobs = JobRows(*r, name_, "retired job");
+  if (!jobs.ok()) return jobs.status();
+  return (*jobs)[0];
+}
+
+}  // namespace synergy::daemon
