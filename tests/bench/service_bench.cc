@@ -13,6 +13,9 @@
 //    per second each (p50 and p99 of a heartbeat).
 // Rounds run every 0.5 s (BENCH_ROUND_S=seconds to change it), far more
 // often than a real cluster's, so that every case meets rounds.
+// BENCH_STORE=postgres: the daemon's state on PostgreSQL, a server the bench
+// starts as the tests do (tests/unit/test_postgres.h), each case on a
+// database of its own; else SQLite.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
@@ -25,6 +28,7 @@
 #include "service/channel.h"
 #include "spdlog/spdlog.h"
 #include "synergy/v1/synergy.grpc.pb.h"
+#include "test_postgres.h"
 
 namespace synergy::daemon {
 namespace {
@@ -45,6 +49,18 @@ Running StartDaemon(const std::string& name) {
   c.listen = "127.0.0.1:0";
   c.metrics_listen = "";
   c.state_db = (r.dir / "state.db").string();
+  if (const char* store = getenv("BENCH_STORE"); store != nullptr && std::string(store) == "postgres") {
+    std::string why;
+    testing::TestPostgres* server = testing::TestPostgres::Get(&why);
+    if (server == nullptr) {
+      std::fprintf(stderr, "BENCH_STORE=postgres: %s\n", why.c_str());
+      std::abort();
+    }
+    std::string db = "bench_" + name;
+    std::replace(db.begin(), db.end(), '-', '_');
+    c.store_kind = "postgres";
+    c.store_dsn = server->NewDatabase(db);
+  }
   c.round_s = getenv("BENCH_ROUND_S") ? atof(getenv("BENCH_ROUND_S")) : 0.5;
   c.heartbeat_timeout_s = 600;
   // Loopback plain text, auth off: the bench measures the daemon, not TLS.
