@@ -3,8 +3,10 @@
 // own, tests/unit/test_postgres.h; skipped where none is installed).
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
+#include <thread>
 
 #include "daemon/state/postgres_store.h"
 #include "daemon/state/sqlite_store.h"
@@ -55,7 +57,10 @@ class StoreContractTest : public ::testing::TestWithParam<std::string> {
   }
   absl::StatusOr<std::unique_ptr<Store>> Open() {
     if (GetParam() == "postgres") {
-      auto s = PostgresStore::Open(where_);
+      // Each open is another synergyd: the same instance would take over.
+      PostgresLeadership who;
+      who.instance = "synergyd-" + std::to_string(++opened_);
+      auto s = PostgresStore::Open(where_, who);
       if (!s.ok()) return s.status();
       return std::unique_ptr<Store>(std::move(*s));
     }
@@ -72,6 +77,7 @@ class StoreContractTest : public ::testing::TestWithParam<std::string> {
   fs::path dir_;
   std::string database_;
   std::string where_;  // the SQLite path or the PostgreSQL DSN
+  int opened_ = 0;
 };
 
 TEST_P(StoreContractTest, BatchesAreDurableAcrossReopen) {
@@ -251,7 +257,7 @@ INSTANTIATE_TEST_SUITE_P(EachStore, StoreContractTest, ::testing::Values("sqlite
 
 // PostgreSQL only: a server that drops the session (a restart, a network
 // cut) costs the calls made while it is away, not the store.
-TEST(PostgresStore, ADroppedSessionIsResumedWithTheLockTakenAgain) {
+TEST(PostgresStore, ADroppedSessionIsResumedAndStillLeads) {
   SYNERGY_TEST_POSTGRES(server);
   const std::string db = absl::StrCat("dropped_", ::getpid());
   const std::string dsn = server->NewDatabase(db);
@@ -271,8 +277,80 @@ TEST(PostgresStore, ADroppedSessionIsResumedWithTheLockTakenAgain) {
   }
   ASSERT_TRUE(st.ok()) << st;
   EXPECT_EQ((*store)->LoadCounters()->at("next_job"), 4);
-  // And holds the lock again: a second daemon is still refused.
-  EXPECT_EQ(PostgresStore::Open(dsn).status().code(), absl::StatusCode::kAlreadyExists);
+  // And still leads: another synergyd is refused.
+  PostgresLeadership other;
+  other.instance = "another";
+  EXPECT_EQ(PostgresStore::Open(dsn, other).status().code(), absl::StatusCode::kAlreadyExists);
+}
+
+// Leadership: a lease in the database, with an epoch every write checks.
+class PostgresLeadershipTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SYNERGY_TEST_POSTGRES(server);
+    dsn_ = server->NewDatabase(absl::StrCat("leadership_", ::getpid()));
+    ASSERT_FALSE(dsn_.empty());
+  }
+  static PostgresLeadership As(const std::string& instance, int64_t lease_ms, bool renew) {
+    PostgresLeadership l;
+    l.instance = instance;
+    l.lease_ms = lease_ms;
+    l.renew = renew;
+    return l;
+  }
+  static Batch OneJob(const std::string& id) {
+    Batch b;
+    b.jobs.push_back(ContractJob(id, 1, v1::JOB_STATE_QUEUED));
+    return b;
+  }
+  std::string dsn_;
+};
+
+TEST_F(PostgresLeadershipTest, AStandbyTakesOverWhenTheLeaseRunsOutAndFencesThePausedLeader) {
+  // a stops renewing: a synergyd stopped with SIGSTOP.
+  auto a = PostgresStore::Open(dsn_, As("a", 400, false));
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE((*a)->Commit(OneJob("j-000001")).ok());
+  auto early = PostgresStore::Open(dsn_, As("b", 400, true));
+  ASSERT_FALSE(early.ok());
+  EXPECT_EQ(early.status().code(), absl::StatusCode::kAlreadyExists) << early.status();
+  EXPECT_NE(early.status().message().find("synergyd 'a' leads (epoch 1)"), std::string::npos) << early.status();
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  auto b = PostgresStore::Open(dsn_, As("b", 1500, true));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ((*b)->epoch(), 2);
+  ASSERT_TRUE((*b)->Commit(OneJob("j-000002")).ok());
+  // a wakes: whatever it writes is refused, and stays refused.
+  const absl::Status late = (*a)->Commit(OneJob("j-000099"));
+  EXPECT_EQ(late.code(), absl::StatusCode::kAborted) << late;
+  EXPECT_NE(late.message().find("fenced"), std::string::npos) << late;
+  EXPECT_EQ((*a)->Commit(OneJob("j-000098")).code(), absl::StatusCode::kAborted);
+  std::vector<std::string> ids;
+  const auto jobs = (*b)->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  for (const v1::Job& j : *jobs) ids.push_back(j.id());
+  EXPECT_EQ(ids, (std::vector<std::string>{"j-000001", "j-000002"}));
+  // b keeps its lease by renewing (every 500 ms): a third is refused past
+  // the lease b took.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  EXPECT_EQ(PostgresStore::Open(dsn_, As("c", 400, true)).status().code(), absl::StatusCode::kAlreadyExists);
+}
+
+TEST_F(PostgresLeadershipTest, ACleanStopHandsOverAtOnceAndTheSameInstanceTakesOverAtOnce) {
+  auto a = PostgresStore::Open(dsn_, As("a", 60000, true));
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(PostgresStore::Open(dsn_, As("b", 60000, true)).status().code(), absl::StatusCode::kAlreadyExists);
+  a->reset();  // a clean stop releases the lease
+  auto b = PostgresStore::Open(dsn_, As("b", 60000, false));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ((*b)->epoch(), 2);
+  // b restarted after kill -9 (its old store never released): the new one
+  // leads at once, and the old one is fenced.
+  auto b_again = PostgresStore::Open(dsn_, As("b", 60000, false));
+  ASSERT_TRUE(b_again.ok()) << b_again.status();
+  EXPECT_EQ((*b_again)->epoch(), 3);
+  EXPECT_EQ((*b)->Commit(OneJob("j-000001")).code(), absl::StatusCode::kAborted);
+  EXPECT_TRUE((*b_again)->Commit(OneJob("j-000001")).ok());
 }
 
 TEST(PostgresStore, ErrorsNameTheDatabaseNeverThePassword) {

@@ -2,7 +2,10 @@
 
 #include <endian.h>
 #include <libpq-fe.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <set>
 #include <vector>
@@ -87,6 +90,11 @@ constexpr const char* kSchema[] = {
     " owner BYTEA NOT NULL, tenant BYTEA NOT NULL, state BIGINT NOT NULL, job BYTEA NOT NULL)",
     // The credential key: no role but the tables' owner reads it.
     "REVOKE ALL ON secrets FROM PUBLIC",
+    // Who leads: one row, its epoch raised at each takeover.
+    "CREATE TABLE IF NOT EXISTS leadership(id INT PRIMARY KEY CHECK (id = 1), epoch BIGINT NOT NULL,"
+    " holder BYTEA NOT NULL, expires_at TIMESTAMPTZ NOT NULL)",
+    "INSERT INTO leadership(id, epoch, holder, expires_at) VALUES (1, 0, ''::bytea, '-infinity')"
+    " ON CONFLICT (id) DO NOTHING",
 };
 
 // Each write of a commit, in SqliteStore's order and with its rules.
@@ -108,13 +116,23 @@ constexpr char kWriteJoined[] = "INSERT INTO joined_nodes(name, unix_ms) VALUES(
 constexpr char kTrimEvents[] =
     "DELETE FROM events WHERE job_id = $1::text AND seq <= (SELECT seq FROM events WHERE job_id = $1::text"
     " ORDER BY seq DESC LIMIT 1 OFFSET $2::bigint)";
+// Takes the lease where it ran out or this instance holds it.
+constexpr char kTakeLeadership[] =
+    "UPDATE leadership SET epoch = epoch + 1, holder = $1::bytea,"
+    " expires_at = now() + $2::bigint * interval '1 millisecond'"
+    " WHERE id = 1 AND (expires_at <= now() OR holder = $1::bytea) RETURNING epoch";
+// Extends the lease of the epoch that leads; no row where another took it.
+constexpr char kRenew[] =
+    "UPDATE leadership SET expires_at = now() + $2::bigint * interval '1 millisecond'"
+    " WHERE id = 1 AND epoch = $1::bigint RETURNING epoch";
 constexpr char kRetire[] =
     "INSERT INTO job_history(id, submitted, owner, tenant, state, job) VALUES($1, $2, $3, $4, $5, $6)"
     " ON CONFLICT(id) DO NOTHING";
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(const std::string& dsn) {
+absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(const std::string& dsn,
+                                                                   const PostgresLeadership& leadership) {
   PGconn* conn = PQconnectdb(dsn.c_str());
   if (conn == nullptr) return absl::UnavailableError("PostgreSQL: out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
@@ -124,31 +142,67 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(const std::st
     // libpq's message names the host and port, never the password.
     return absl::UnavailableError(absl::StrCat("PostgreSQL: cannot connect: ", msg));
   }
-  std::unique_ptr<PostgresStore> store(
-      new PostgresStore(conn, absl::StrCat("postgresql://", PQhost(conn), ":", PQport(conn), "/", PQdb(conn))));
+  std::unique_ptr<PostgresStore> store(new PostgresStore(
+      conn, absl::StrCat("postgresql://", PQhost(conn), ":", PQport(conn), "/", PQdb(conn)), leadership));
   // The server's notices (a table that exists already) are not synergyd's
   // to print; its errors come back as statuses.
   PQsetNoticeProcessor(
       conn, [](void*, const char*) {}, nullptr);
-  Result lock = Params().Int(kStoreLockKey).Exec(conn, "SELECT pg_try_advisory_lock($1::bigint)");
-  if (!Ok(lock) || PQntuples(lock.get()) != 1) {
-    return absl::UnavailableError(absl::StrCat(store->name_, ": cannot take the store's lock: ", PQerrorMessage(conn)));
-  }
-  if (PQgetvalue(lock.get(), 0, 0)[0] == 0) {
-    return absl::AlreadyExistsError(absl::StrCat(store->name_,
-                                                 ": the state database is in use by another synergyd (it holds "
-                                                 "advisory lock ",
-                                                 kStoreLockKey, "); one daemon per state"));
-  }
-  store->holds_lock_ = true;
   for (const char* sql : kSchema) {
     Result r(PQexec(conn, sql));
     if (!Ok(r)) return absl::UnavailableError(absl::StrCat(store->name_, ": ", sql, ": ", PQerrorMessage(conn)));
   }
+  if (absl::Status st = store->TakeLeadership(); !st.ok()) return st;
+  if (store->leadership_.renew) store->renewer_ = std::thread([raw = store.get()] { raw->RenewUntilClosed(); });
   return store;
 }
 
-PostgresStore::PostgresStore(pg_conn* conn, std::string name) : conn_(conn), name_(std::move(name)) {}
+PostgresStore::PostgresStore(pg_conn* conn, std::string name, PostgresLeadership leadership)
+    : conn_(conn), name_(std::move(name)), leadership_(std::move(leadership)) {
+  if (leadership_.instance.empty()) {
+    char host[256] = {0};
+    ::gethostname(host, sizeof(host) - 1);
+    leadership_.instance = host;
+  }
+}
+
+absl::Status PostgresStore::TakeLeadership() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result r = Params().Bytes(leadership_.instance).Int(leadership_.lease_ms).Exec(conn_, kTakeLeadership);
+  if (!Ok(r)) return absl::UnavailableError(absl::StrCat(name_, ": take the leadership: ", PQerrorMessage(conn_)));
+  if (PQntuples(r.get()) == 1) {
+    epoch_ = Int(r, 0, 0);
+    return absl::OkStatus();
+  }
+  Result who = Params().Exec(conn_,
+                             "SELECT holder, epoch, (extract(epoch FROM expires_at - now()) * 1000)::bigint"
+                             " FROM leadership WHERE id = 1");
+  if (!Ok(who) || PQntuples(who.get()) != 1) {
+    return absl::UnavailableError(absl::StrCat(name_, ": read the leadership: ", PQerrorMessage(conn_)));
+  }
+  return absl::AlreadyExistsError(absl::StrCat(name_, ": synergyd '", Bytes(who, 0, 0), "' leads (epoch ",
+                                               Int(who, 0, 1), ") for another ", Int(who, 0, 2),
+                                               " ms unless it renews; one synergyd writes the state, and a "
+                                               "standby takes over when that lease runs out"));
+}
+
+absl::Status PostgresStore::Renew() const {
+  if (fenced_) return absl::AbortedError(absl::StrCat(name_, ": fenced: another synergyd leads now"));
+  Result r = Params().Int(epoch_).Int(leadership_.lease_ms).Exec(conn_, kRenew);
+  if (!Ok(r)) return absl::UnavailableError(absl::StrCat(name_, ": renew the leadership: ", PQerrorMessage(conn_)));
+  if (PQntuples(r.get()) == 1) return absl::OkStatus();
+  fenced_ = true;
+  return absl::AbortedError(absl::StrCat(name_, ": fenced: another synergyd took the state over after epoch ", epoch_,
+                                         "; this one must not write"));
+}
+
+void PostgresStore::RenewUntilClosed() {
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto every = std::chrono::milliseconds(std::max<int64_t>(1, leadership_.lease_ms / 3));
+  while (!closing_cv_.wait_for(lock, every, [this] { return closing_; })) {
+    if (Connected().ok()) Renew().IgnoreError();
+  }
+}
 
 absl::Status PostgresStore::Connected() const {
   if (PQstatus(conn_) == CONNECTION_OK) return absl::OkStatus();
@@ -156,23 +210,23 @@ absl::Status PostgresStore::Connected() const {
   if (PQstatus(conn_) != CONNECTION_OK) {
     return absl::UnavailableError(absl::StrCat(name_, ": cannot reconnect: ", PQerrorMessage(conn_)));
   }
-  Result lock = Params().Int(kStoreLockKey).Exec(conn_, "SELECT pg_try_advisory_lock($1::bigint)");
-  if (!Ok(lock) || PQntuples(lock.get()) != 1 || PQgetvalue(lock.get(), 0, 0)[0] == 0) {
-    // Back on a new session, the lock is gone, and another synergyd may
-    // have taken it: this one must not write.
-    holds_lock_ = false;
-    return absl::UnavailableError(
-        absl::StrCat(name_, ": reconnected, but another synergyd holds the state's lock now"));
-  }
-  holds_lock_ = true;
+  PQsetNoticeProcessor(
+      conn_, [](void*, const char*) {}, nullptr);
   return absl::OkStatus();
 }
 
 PostgresStore::~PostgresStore() {
-  // Released now, not when the server notices the session ended: a
-  // synergyd that opens the store next (a restart) must find it free.
-  if (holds_lock_ && PQstatus(conn_) == CONNECTION_OK) {
-    Result unlock = Params().Int(kStoreLockKey).Exec(conn_, "SELECT pg_advisory_unlock($1::bigint)");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+  }
+  closing_cv_.notify_all();
+  if (renewer_.joinable()) renewer_.join();
+  // Released now, not when the lease runs out: a standby (or this
+  // synergyd, restarted) takes over at once after a clean stop.
+  if (!fenced_ && epoch_ > 0 && PQstatus(conn_) == CONNECTION_OK) {
+    Result release = Params().Int(epoch_).Exec(
+        conn_, "UPDATE leadership SET expires_at = now() WHERE id = 1 AND epoch = $1::bigint");
   }
   PQfinish(conn_);
 }
@@ -181,9 +235,14 @@ absl::Status PostgresStore::Commit(const Batch& batch) {
   if (batch.empty()) return absl::OkStatus();
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status st = Connected(); !st.ok()) return st;
+  if (fenced_) return Renew();
   Result begin(PQexec(conn_, "BEGIN"));
   if (!Ok(begin)) return absl::UnavailableError(absl::StrCat(name_, ": begin: ", PQerrorMessage(conn_)));
-  absl::Status st = CommitLocked(batch);
+  // The epoch first: the leadership row stays locked to the commit, so a
+  // takeover waits for it, and a store another took over from writes
+  // nothing.
+  absl::Status st = Renew();
+  if (st.ok()) st = CommitLocked(batch);
   if (st.ok()) {
     Result commit(PQexec(conn_, "COMMIT"));
     if (Ok(commit)) return absl::OkStatus();

@@ -6,16 +6,26 @@
 // (sqlite_store.h); a commit is one transaction, durable when COMMIT
 // returns (synchronous_commit as the server has it: on by default).
 //
-// One daemon per database: Open takes a session-level advisory lock
-// (kStoreLockKey), which the server releases when the session ends, kill -9
-// of synergyd included; a second synergyd on the same database is refused
-// with ALREADY_EXISTS. Ids sort as SQLite sorts them (the C collation).
+// One daemon writes the state: the leader. Leadership is a lease in the
+// database (table `leadership`: an epoch, its holder, when it expires),
+// renewed every third of PostgresLeadership::lease_ms by a thread of the
+// store and by every commit. Open takes it when it has expired (or was
+// released at a clean close), or at once when its holder is this instance
+// (synergyd restarted after kill -9), raising the epoch; else it is refused
+// with ALREADY_EXISTS naming the holder. Every commit checks the epoch in
+// its own transaction (the row's lock orders it against a takeover): a
+// leader that was paused past its lease, and whose place another took,
+// cannot write (ABORTED, fenced) however late it wakes. Ids sort as SQLite
+// sorts them (the C collation).
 //
 // The credential key is in the table `secrets`: Open revokes it from
 // PUBLIC; docs/deploy.md says which role should own the tables.
+#include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "absl/status/statusor.h"
 #include "daemon/state/store.h"
@@ -29,16 +39,21 @@ class Params;
 struct ResultDeleter;
 }  // namespace postgres_internal
 
+// Who leads, and for how long without renewing.
+struct PostgresLeadership {
+  std::string instance;      // the holder's name; "" the host's name
+  int64_t lease_ms = 10000;  // a standby takes over this long after the last renewal
+  bool renew = true;         // the store's thread renews (tests turn it off to play a paused leader)
+};
+
 class PostgresStore : public Store {
  public:
-  // The advisory lock one synergyd holds on its database.
-  static constexpr int64_t kStoreLockKey = 0x53594e4552475944;  // "SYNERGYD"
-
   // Connects with `dsn` (libpq's "host=... dbname=... user=..." or a
-  // postgresql:// URI) and creates the tables where missing. Errors name
-  // the database (never its password): UNAVAILABLE when it cannot be
-  // reached, ALREADY_EXISTS when another synergyd holds it.
-  static absl::StatusOr<std::unique_ptr<PostgresStore>> Open(const std::string& dsn);
+  // postgresql:// URI), creates the tables where missing and takes the
+  // leadership. Errors name the database (never its password): UNAVAILABLE
+  // when it cannot be reached, ALREADY_EXISTS while another synergyd leads.
+  static absl::StatusOr<std::unique_ptr<PostgresStore>> Open(const std::string& dsn,
+                                                             const PostgresLeadership& leadership = {});
   ~PostgresStore() override;
   PostgresStore(const PostgresStore&) = delete;
   PostgresStore& operator=(const PostgresStore&) = delete;
@@ -55,13 +70,22 @@ class PostgresStore : public Store {
   // "postgresql://HOST:PORT/DBNAME" (no user, no password).
   const std::string& path() const override { return name_; }
 
+  // The epoch this store leads at.
+  int64_t epoch() const { return epoch_; }
+
  private:
-  PostgresStore(pg_conn* conn, std::string name);
+  PostgresStore(pg_conn* conn, std::string name, PostgresLeadership leadership);
   absl::Status CommitLocked(const Batch& batch) const;
+  absl::Status TakeLeadership();
+  // Extends the lease if this store still leads (its epoch); ABORTED, and
+  // fenced from then on, where another took over. Called under mu_, in a
+  // commit's transaction or on its own.
+  absl::Status Renew() const;
+  void RenewUntilClosed();
   // The connection, reset where the server dropped it (a restart, a
-  // network cut), and the store's lock taken again on the new session:
-  // UNAVAILABLE while the server cannot be reached, or when another
-  // synergyd took the lock meanwhile. Called under mu_.
+  // network cut): UNAVAILABLE while the server cannot be reached (the
+  // epoch checked by every write fences a store another took over from
+  // meanwhile). Called under mu_.
   absl::Status Connected() const;
   // `sql` with `params` on the connection (Connected first), under mu_;
   // UNAVAILABLE naming `what` when it fails.
@@ -74,7 +98,12 @@ class PostgresStore : public Store {
   mutable std::mutex mu_;
   pg_conn* conn_;
   std::string name_;
-  mutable bool holds_lock_ = false;  // released at destruction only when held
+  PostgresLeadership leadership_;
+  int64_t epoch_ = 0;
+  mutable std::atomic<bool> fenced_{false};
+  std::thread renewer_;
+  std::condition_variable closing_cv_;
+  bool closing_ = false;  // under mu_
 };
 
 }  // namespace synergy::daemon

@@ -93,7 +93,9 @@ class Store {
   // must not grow the store without end).
   static constexpr int kMaxEventsPerJob = 1000;
 
-  // Errors are UNAVAILABLE (the caller may retry) naming the store.
+  // Errors are UNAVAILABLE (the caller may retry) naming the store, or
+  // ABORTED, for good, where another daemon has taken the state over
+  // (PostgresStore's fencing): this one must not write again.
   virtual absl::Status Commit(const Batch& batch) = 0;
 
   virtual absl::StatusOr<std::vector<v1::Job>> LoadJobs() const = 0;  // by submission order
