@@ -314,6 +314,14 @@ TEST(DaemonConfig, TheStoreIsSqliteByDefaultOrPostgresByItsDsn) {
   EXPECT_THAT(DaemonRefusal("state_db: a.db\nstore: {path: b.db}\n"),
               HasSubstr("store.path: 'b.db': and state_db both name the SQLite file"));
   EXPECT_THAT(DaemonRefusal("store: {kind: sqlite, dsn: x}\n"), HasSubstr("store.dsn: 'x': is for kind: postgres"));
+  EXPECT_THAT(DaemonRefusal("store: {kind: sqlite, instance: a}\n"), HasSubstr("store.instance: 'a': is for kind: postgres"));
+  EXPECT_THAT(DaemonRefusal("store: {kind: postgres, dsn: x, failover_s: 0.5}\n"),
+              HasSubstr("store.failover_s: '0.5': must be between 1 and 300"));
+  auto standby = daemon::ParseDaemonConfig("store: {kind: postgres, dsn: x, instance: sched-b, failover_s: 4}\n",
+                                           "d.yaml", *base);
+  ASSERT_TRUE(standby.ok()) << standby.status();
+  EXPECT_EQ(standby->store_instance, "sched-b");
+  EXPECT_EQ(standby->store_failover_s, 4);
 }
 
 TEST(DaemonConfig, TheSlurmExecutorsLimitsAreSettings) {

@@ -87,12 +87,14 @@ absl::Status ReadRetention(const YamlMap& m, DaemonConfig& c) {
 absl::Status ReadStore(const YamlMap& root, DaemonConfig& c) {
   if (!root.Has("store")) return absl::OkStatus();
   const YamlValue section = root.Get("store");
-  absl::StatusOr<YamlMap> m = section.Map({"kind", "path", "dsn"});
+  absl::StatusOr<YamlMap> m = section.Map({"kind", "path", "dsn", "instance", "failover_s"});
   if (!m.ok()) return m.status();
   absl::Status st = m->Read("kind", c.store_kind, 64);
   if (!st.ok()) return st;
   if (c.store_kind == "sqlite") {
-    if (m->Has("dsn")) return m->Get("dsn").Error("is for kind: postgres; a SQLite store has a path");
+    for (const char* key : {"dsn", "instance", "failover_s"}) {
+      if (m->Has(key)) return m->Get(key).Error("is for kind: postgres; a SQLite store has a path");
+    }
     if (root.Has("state_db") && m->Has("path")) {
       return m->Get("path").Error("and state_db both name the SQLite file: give one");
     }
@@ -106,6 +108,8 @@ absl::Status ReadStore(const YamlMap& root, DaemonConfig& c) {
     if (!m->Has("dsn")) return RefuseWithoutValue(section, "kind: postgres needs dsn: (\"host=... dbname=... user=...\")");
     st = m->Read("dsn", c.store_dsn, 4096);
     if (st.ok() && c.store_dsn.empty()) return m->Get("dsn").Error("is empty");
+    st.Update(m->Read("instance", c.store_instance, 255));
+    st.Update(m->Read("failover_s", c.store_failover_s, DoubleRange{1, 300}));
     return st;
   }
   return m->Get("kind").Error("is not one of sqlite, postgres");

@@ -103,6 +103,11 @@ struct DaemonConfig {
   // FILE}`.
   std::string store_kind = "sqlite";
   std::string store_dsn;
+  // postgres: this synergyd's name as the leader (store.instance; "" the
+  // host's name), and how long after the leader's last renewal a standby
+  // takes over (store.failover_s, 1 to 300).
+  std::string store_instance;
+  double store_failover_s = 10;
   double round_s = 300;                           // (0, 86400]
   // Rounds fall on multiples of round_s on the wall clock (UTC) instead of
   // starting when synergyd starts: predictable round times, and what

@@ -53,6 +53,29 @@ sigset_t BlockShutdownSignals() {
   return set;
 }
 
+// On PostgreSQL, a synergyd that finds another leading is its standby: it
+// tries again every second and takes over once the leader's lease has run
+// out (store.failover_s after its last renewal). False when a shutdown
+// signal came first; otherwise `daemon` is the started daemon or why not.
+bool WaitAsStandby(const synergy::daemon::DaemonConfig& config, const sigset_t& set,
+                   absl::StatusOr<std::unique_ptr<synergy::daemon::Daemon>>& daemon) {
+  bool said = false;
+  while (!daemon.ok() && daemon.status().code() == absl::StatusCode::kAlreadyExists &&
+         config.store_kind == "postgres") {
+    if (!said) spdlog::info("synergyd: standby: {}", std::string(daemon.status().message()));
+    said = true;
+    const timespec second{1, 0};
+    siginfo_t info;
+    if (sigtimedwait(&set, &info, &second) > 0 && info.si_signo != SIGHUP) {
+      spdlog::info("synergyd: {} received as a standby, stopping", strsignal(info.si_signo));
+      return false;
+    }
+    daemon = synergy::daemon::Daemon::Start(config);
+  }
+  if (said && daemon.ok()) spdlog::info("synergyd: the standby took the state over");
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,6 +108,7 @@ int main(int argc, char** argv) {
   }
   const sigset_t set = BlockShutdownSignals();
   auto daemon = synergy::daemon::Daemon::Start(*config);
+  if (!daemon.ok() && !WaitAsStandby(*config, set, daemon)) return 0;  // stopped as a standby
   if (!daemon.ok()) {
     std::cerr << "synergyd: " << daemon.status().message() << "\n";
     return daemon.status().code() == absl::StatusCode::kAlreadyExists ? 2 : 1;
@@ -99,5 +123,7 @@ int main(int argc, char** argv) {
   });
   signals.detach();
   (*daemon)->Wait();
-  return 0;
+  // Stepped down (another took the state over): non-zero, so that systemd
+  // (Restart=on-failure) starts it again, as a standby.
+  return (*daemon)->stepped_down() ? 3 : 0;
 }

@@ -1,6 +1,9 @@
 #include "daemon/server/server.h"
 
 #include <malloc.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <algorithm>
 #include <cmath>
@@ -27,7 +30,10 @@ namespace {
 // The store the config names (DaemonConfig::store_kind).
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(const DaemonConfig& config) {
   if (config.store_kind == "postgres") {
-    auto pg = PostgresStore::Open(config.store_dsn);
+    PostgresLeadership leadership;
+    leadership.instance = config.store_instance;
+    leadership.lease_ms = static_cast<int64_t>(config.store_failover_s * 1000);
+    auto pg = PostgresStore::Open(config.store_dsn, leadership);
     if (!pg.ok()) return pg.status();
     return std::unique_ptr<Store>(std::move(*pg));
   }
@@ -265,6 +271,16 @@ std::chrono::steady_clock::time_point FirstRoundDue(const DaemonConfig& config) 
 
 }  // namespace
 
+void Daemon::StepDownIfFenced() {
+  if (stepped_down_ || !state_->store_fenced()) return;
+  // A standby took over while this one was paused or cut off: it writes
+  // nothing more (the store refuses), and ends the way an operator would
+  // end it, so that main's signal thread shuts it down.
+  stepped_down_ = true;
+  spdlog::critical("synergyd: another synergyd leads the state now (this one's epoch was fenced); stepping down");
+  ::kill(::getpid(), SIGTERM);
+}
+
 void Daemon::RoundLoop() {
   using clock = std::chrono::steady_clock;
   // At least a millisecond: a round of nothing would never move the grid.
@@ -294,6 +310,7 @@ void Daemon::RoundLoop() {
       // logged it): the next tick and round try again.
       state_->Tick(service::NowUnixMs(), /*flush_progress=*/false).IgnoreError();
       last_tick_ms_ = service::NowUnixMs();
+      StepDownIfFenced();
       if (now >= next_round) {
         auto prepared = state_->PrepareRound(service::NowUnixMs());
         if (prepared.ok()) world = std::move(*prepared);

@@ -31,11 +31,18 @@ class Daemon {
   // lease's credential to an agent as a node would).
   const Authenticator& authenticator() const { return *guarded_.authenticator; }
   void Wait();      // until Shutdown (from another thread or a signal handler thread)
+  // It stopped because another synergyd took the state over (it asked for
+  // its own shutdown with SIGTERM): it must exit non-zero, to be restarted
+  // as a standby.
+  bool stepped_down() const { return stepped_down_; }
   void Shutdown();
 
  private:
   Daemon() = default;
   void RoundLoop();
+  // Under guarded_.mu: ends this daemon (SIGTERM to itself) once its store
+  // is fenced (another synergyd leads the state).
+  void StepDownIfFenced();
   // A progress flush started under the lock: stored through
   // `store_without_lock` (the state, whose StoreProgress only waits on the
   // store's queue), then finished under the lock.
@@ -81,6 +88,7 @@ class Daemon {
   int port_ = 0;
   int metrics_port_ = 0;
   std::atomic<bool> shutting_down_{false};  // Shutdown runs once
+  std::atomic<bool> stepped_down_{false};
   absl::Notification stop_;     // the loops end (Shutdown began)
   absl::Notification stopped_;  // Shutdown finished (Wait returns)
   std::thread loop_;

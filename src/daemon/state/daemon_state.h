@@ -257,6 +257,8 @@ class DaemonState {
   // Credentials, with the key kept in the state database (made on first
   // start: a lease's credential stays valid across restarts).
   const Authenticator& authenticator() const { return *authenticator_; }
+  // Another daemon took the state over (Store::fenced): this one steps down.
+  bool store_fenced() const { return store_->fenced(); }
   // Where agents report progress under open leases without the daemon's
   // lock (progress_board.h; thread-safe). The daemon publishes each job's
   // lease there after every stored change that touched it, and folds the

@@ -91,9 +91,12 @@ constexpr const char* kSchema[] = {
     // The credential key: no role but the tables' owner reads it.
     "REVOKE ALL ON secrets FROM PUBLIC",
     // Who leads: one row, its epoch raised at each takeover.
+    // holder_pid: the leader's server process, ended by a standby that
+    // takes over from a leader paused inside a transaction (whose lock on
+    // this row would otherwise hold the takeover until it woke).
     "CREATE TABLE IF NOT EXISTS leadership(id INT PRIMARY KEY CHECK (id = 1), epoch BIGINT NOT NULL,"
-    " holder BYTEA NOT NULL, expires_at TIMESTAMPTZ NOT NULL)",
-    "INSERT INTO leadership(id, epoch, holder, expires_at) VALUES (1, 0, ''::bytea, '-infinity')"
+    " holder BYTEA NOT NULL, holder_pid INT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)",
+    "INSERT INTO leadership(id, epoch, holder, holder_pid, expires_at) VALUES (1, 0, ''::bytea, 0, '-infinity')"
     " ON CONFLICT (id) DO NOTHING",
 };
 
@@ -118,12 +121,17 @@ constexpr char kTrimEvents[] =
     " ORDER BY seq DESC LIMIT 1 OFFSET $2::bigint)";
 // Takes the lease where it ran out or this instance holds it.
 constexpr char kTakeLeadership[] =
-    "UPDATE leadership SET epoch = epoch + 1, holder = $1::bytea,"
+    "UPDATE leadership SET epoch = epoch + 1, holder = $1::bytea, holder_pid = pg_backend_pid(),"
     " expires_at = now() + $2::bigint * interval '1 millisecond'"
     " WHERE id = 1 AND (expires_at <= now() OR holder = $1::bytea) RETURNING epoch";
+// The server process of a leader that may be paused inside a transaction:
+// its lease ran out, or it is this instance's former self.
+constexpr char kEndStaleLeader[] =
+    "SELECT pg_terminate_backend(holder_pid) FROM leadership WHERE id = 1 AND holder_pid <> 0"
+    " AND holder_pid <> pg_backend_pid() AND (expires_at <= now() OR holder = $1::bytea)";
 // Extends the lease of the epoch that leads; no row where another took it.
 constexpr char kRenew[] =
-    "UPDATE leadership SET expires_at = now() + $2::bigint * interval '1 millisecond'"
+    "UPDATE leadership SET expires_at = now() + $2::bigint * interval '1 millisecond', holder_pid = pg_backend_pid()"
     " WHERE id = 1 AND epoch = $1::bigint RETURNING epoch";
 constexpr char kRetire[] =
     "INSERT INTO job_history(id, submitted, owner, tenant, state, job) VALUES($1, $2, $3, $4, $5, $6)"
@@ -168,8 +176,21 @@ PostgresStore::PostgresStore(pg_conn* conn, std::string name, PostgresLeadership
 
 absl::Status PostgresStore::TakeLeadership() {
   std::lock_guard<std::mutex> lock(mu_);
+  // A takeover waits at most a few seconds for the row (then the caller
+  // tries again), and never for a leader that stopped mid-transaction.
+  Result timeout(PQexec(conn_, "SET lock_timeout = '3s'"));
+  Result end_stale = Params().Bytes(leadership_.instance).Exec(conn_, kEndStaleLeader);
   Result r = Params().Bytes(leadership_.instance).Int(leadership_.lease_ms).Exec(conn_, kTakeLeadership);
-  if (!Ok(r)) return absl::UnavailableError(absl::StrCat(name_, ": take the leadership: ", PQerrorMessage(conn_)));
+  Result no_timeout(PQexec(conn_, "SET lock_timeout = 0"));
+  if (!Ok(r)) {
+    const char* state = r ? PQresultErrorField(r.get(), PG_DIAG_SQLSTATE) : nullptr;
+    if (state != nullptr && std::string(state) == "55P03") {  // lock_not_available
+      return absl::AlreadyExistsError(absl::StrCat(name_,
+                                                   ": the leader holds the leadership row (in a commit); "
+                                                   "a standby tries again"));
+    }
+    return absl::UnavailableError(absl::StrCat(name_, ": take the leadership: ", PQerrorMessage(conn_)));
+  }
   if (PQntuples(r.get()) == 1) {
     epoch_ = Int(r, 0, 0);
     return absl::OkStatus();
@@ -237,6 +258,12 @@ absl::Status PostgresStore::Commit(const Batch& batch) {
   if (absl::Status st = Connected(); !st.ok()) return st;
   if (fenced_) return Renew();
   Result begin(PQexec(conn_, "BEGIN"));
+  if (!Ok(begin) && PQstatus(conn_) == CONNECTION_BAD) {
+    // The session was ended (a server restart, or a standby that took
+    // over): nothing of this batch was sent, so it starts again on a new one.
+    if (absl::Status st = Connected(); !st.ok()) return st;
+    begin.reset(PQexec(conn_, "BEGIN"));
+  }
   if (!Ok(begin)) return absl::UnavailableError(absl::StrCat(name_, ": begin: ", PQerrorMessage(conn_)));
   // The epoch first: the leadership row stays locked to the commit, so a
   // takeover waits for it, and a store another took over from writes
@@ -327,6 +354,11 @@ absl::StatusOr<Result> PostgresStore::Read(const Params& params, const char* sql
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status st = Connected(); !st.ok()) return st;
   Result r = params.Exec(conn_, sql);
+  if (!Ok(r) && PQstatus(conn_) == CONNECTION_BAD) {
+    // A read on a session that was ended: once more, on a new one.
+    if (absl::Status st = Connected(); !st.ok()) return st;
+    r = params.Exec(conn_, sql);
+  }
   if (!Ok(r)) return absl::UnavailableError(absl::StrCat(name_, ": ", what, ": ", PQerrorMessage(conn_)));
   return r;
 }

@@ -70,6 +70,7 @@ class PostgresStore : public Store {
   // "postgresql://HOST:PORT/DBNAME" (no user, no password).
   const std::string& path() const override { return name_; }
 
+  bool fenced() const override { return fenced_; }
   // The epoch this store leads at.
   int64_t epoch() const { return epoch_; }
 

@@ -111,6 +111,11 @@ class Store {
   // One retired job; NOT_FOUND when no job of that id was retired.
   virtual absl::StatusOr<v1::Job> LoadRetiredJob(const std::string& job_id) const = 0;
 
+  // True once another daemon has taken the state over (ABORTED commits):
+  // this one must stop (synergyd steps down). Stores with one writer by
+  // construction (SQLite's lock file) never are.
+  virtual bool fenced() const { return false; }
+
   // What to call it in messages (the database's path).
   virtual const std::string& path() const = 0;
 };
