@@ -42,7 +42,7 @@ class Daemon {
   void RoundLoop();
   // Under guarded_.mu: ends this daemon (SIGTERM to itself) once its store
   // is fenced (another synergyd leads the state).
-  void StepDownIfFenced();
+  void StepDownIfFenced() ABSL_EXCLUSIVE_LOCKS_REQUIRED(guarded_.mu);
   // A progress flush started under the lock: stored through
   // `store_without_lock` (the state, whose StoreProgress only waits on the
   // store's queue), then finished under the lock.
