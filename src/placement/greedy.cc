@@ -11,13 +11,7 @@ class Greedy final : public Mechanism {
   std::string_view name() const override { return "greedy"; }
   bool uses_speedup() const override { return true; }
   void PlaceFrom(Candidates& candidates, PlacementState& state) const override {
-    // Free GPUs never come back within a round, and every job asks for one
-    // or more: once none is free, no later candidate is placed.
-    while (state.free_gpus() > 0) {
-      const JobView* job = candidates.NextFitting(state.free_gpus());
-      if (job == nullptr) break;
-      TryPlaceIdeal(state, *job);
-    }
+    ForEachFitting(candidates, state, [&](const JobView& job) { TryPlaceIdeal(state, job); });
   }
 };
 

@@ -18,6 +18,18 @@ std::unique_ptr<Mechanism> MakeTuneGraded();
 std::unique_ptr<Mechanism> MakeOpt(const MechanismOptions& options);
 std::unique_ptr<Mechanism> MakeRequested();
 
+// Offers `place(job)` each candidate whose GPUs fit the free ones, in
+// order. Free GPUs never come back within a round, and every job asks for
+// one or more: once none is free, no later candidate is offered.
+template <typename Place>
+void ForEachFitting(Candidates& candidates, const PlacementState& state, Place place) {
+  while (state.free_gpus() > 0) {
+    const JobView* job = candidates.NextFitting(state.free_gpus());
+    if (job == nullptr) return;
+    place(*job);
+  }
+}
+
 // True when the demand exceeds the proportional share in some dimension, so
 // that falling back to proportional frees something (the reference's
 // _make_fair_share test).

@@ -16,13 +16,7 @@ class Requested final : public Mechanism {
   // by the speedup see the speed it runs at.
   bool uses_speedup() const override { return true; }
   void PlaceFrom(Candidates& candidates, PlacementState& state) const override {
-    // Free GPUs never come back within a round, and every job asks for one
-    // or more: once none is free, no later candidate is placed.
-    while (state.free_gpus() > 0) {
-      const JobView* job = candidates.NextFitting(state.free_gpus());
-      if (job == nullptr) break;
-      Place(*job, state);
-    }
+    ForEachFitting(candidates, state, [&](const JobView& job) { Place(job, state); });
   }
 
  private:

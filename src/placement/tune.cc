@@ -36,14 +36,10 @@ class Tune final : public Mechanism {
   void PlaceFrom(Candidates& candidates, PlacementState& state) const override {
     Placed placed(state.placed_count(), nullptr);  // by place; jobs placed before are no peers to revert
     placed.reserve(placed.size() + static_cast<size_t>(state.free_gpus()));  // at most a job a GPU
-    // Free GPUs never come back within a round, and every job asks for one
-    // or more: once none is free, no later candidate is placed.
-    while (state.free_gpus() > 0) {
-      const JobView* job = candidates.NextFitting(state.free_gpus());
-      if (job == nullptr) break;
-      if (PlaceOne(*job, state, placed)) placed.push_back(job);
+    ForEachFitting(candidates, state, [&](const JobView& job) {
+      if (PlaceOne(job, state, placed)) placed.push_back(&job);
       assert(placed.size() == state.placed_count());
-    }
+    });
   }
 
  private:

@@ -25,15 +25,11 @@ class TuneGraded final : public Mechanism {
     // By place; jobs placed before this mechanism ran have none and give nothing back.
     std::vector<Placed> placed(state.placed_count());
     RoundOptions round_options(state.cluster());
-    // Free GPUs never come back within a round, and every job asks for one
-    // or more: once none is free, no later candidate is placed.
-    while (state.free_gpus() > 0) {
-      const JobView* job = candidates.NextFitting(state.free_gpus());
-      if (job == nullptr) break;
-      const std::vector<Option>& options = round_options.For(*job);
-      if (PlaceOne(*job, options, state, placed)) placed.push_back(Placed{job, &options});
+    ForEachFitting(candidates, state, [&](const JobView& job) {
+      const std::vector<Option>& options = round_options.For(job);
+      if (PlaceOne(job, options, state, placed)) placed.push_back(Placed{&job, &options});
       assert(placed.size() == state.placed_count());
-    }
+    });
   }
 
  private:
