@@ -52,21 +52,17 @@ class Helios final : public TraceFormat {
     if (!start.ok()) return start.status();
     auto end = DateTimeField("end_time", f[9]);
     if (!end.ok()) return end.status();
-    if (*start < *submit) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("start_time: ", QuoteValue(f[8]), ": is before submit_time (", f[7], ")"));
-    }
-    if (*end < *start) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("end_time: ", QuoteValue(f[9]), ": is before start_time (", f[8], ")"));
-    }
-    if (*end == *start) {
+    auto queued = RunSeconds("start_time", f[8], *start, absl::StrCat("submit_time (", f[7], ")"), *submit);
+    if (!queued.ok()) return queued.status();
+    auto run = RunSeconds("end_time", f[9], *end, absl::StrCat("start_time (", f[8], ")"), *start);
+    if (!run.ok()) return run.status();
+    if (*run == 0) {
       row.dropped = "zero_duration";
       return row;
     }
     ImportedJob job;
     job.submit_s = *submit;
-    job.duration_s = *end - *start;
+    job.duration_s = *run;
     job.gpus = static_cast<int>(*gpus);
     job.cpus = static_cast<double>(*cpus);
     job.user = *std::move(user);

@@ -78,4 +78,19 @@ absl::StatusOr<std::string> NameField(absl::string_view field, absl::string_view
   return std::string(text);
 }
 
+absl::StatusOr<double> RunSeconds(absl::string_view end_field, absl::string_view end_text, double end,
+                                  absl::string_view start_what, double start) {
+  if (end < start) return Bad(end_field, end_text, absl::StrCat("is before ", start_what));
+  return end - start;
+}
+
+absl::StatusOr<std::string> MachineGpuModel(absl::string_view field, absl::string_view text, int gpus,
+                                            absl::string_view machine) {
+  if (gpus == 0) return std::string();
+  auto model = NameField(field, text);
+  if (!model.ok()) return model.status();
+  if (model->empty()) return Bad(field, text, absl::StrCat("a ", machine, " with GPUs names no GPU model"));
+  return model;
+}
+
 }  // namespace synergy::sim

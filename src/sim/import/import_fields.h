@@ -21,4 +21,15 @@ absl::StatusOr<double> DateTimeField(absl::string_view field, absl::string_view 
 // GPU model. Empty is allowed.
 absl::StatusOr<std::string> NameField(absl::string_view field, absl::string_view text);
 
+// The seconds from `start` to `end`: "END_FIELD: 'END_TEXT': is before
+// START_WHAT" where it ends before it starts; 0 for a run of no time (the
+// importer drops it as zero_duration).
+absl::StatusOr<double> RunSeconds(absl::string_view end_field, absl::string_view end_text, double end,
+                                  absl::string_view start_what, double start);
+// The GPU model a machine of `gpus` GPUs names in FIELD ("" for one
+// without GPUs, not read): "FIELD: '': a MACHINE with GPUs names no GPU
+// model" where it names none.
+absl::StatusOr<std::string> MachineGpuModel(absl::string_view field, absl::string_view text, int gpus,
+                                            absl::string_view machine);
+
 }  // namespace synergy::sim

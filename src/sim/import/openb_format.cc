@@ -68,17 +68,16 @@ class Openb final : public TraceFormat {
     }
     auto scheduled = IntegerField("scheduled_time", f[10], *created, kMaxTraceTimeS);
     if (!scheduled.ok()) return scheduled.status();
-    if (*deleted < *scheduled) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("deletion_time: ", QuoteValue(f[9]), ": is before the pod was scheduled (", *scheduled, ")"));
-    }
-    if (*deleted == *scheduled) {
+    auto run = RunSeconds("deletion_time", f[9], static_cast<double>(*deleted),
+                          absl::StrCat("the pod was scheduled (", *scheduled, ")"), static_cast<double>(*scheduled));
+    if (!run.ok()) return run.status();
+    if (*run == 0) {
       row.dropped = "zero_duration";
       return row;
     }
     ImportedJob job;
     job.submit_s = static_cast<double>(*created);
-    job.duration_s = static_cast<double>(*deleted - *scheduled);
+    job.duration_s = *run;
     job.gpus = static_cast<int>(*gpus);
     if (*gpus == 1 && *gpu_milli < 1000) job.gpu_fraction = static_cast<double>(*gpu_milli) / 1000;
     job.cpus = static_cast<double>(*milli_cpus) / 1000;
@@ -103,12 +102,9 @@ class Openb final : public TraceFormat {
     node.gpus = static_cast<int>(*gpus);
     node.cpus = static_cast<double>(*milli_cpus) / 1000;
     node.mem_gb = static_cast<double>(*mib) / 1024;
-    if (node.gpus > 0) {
-      auto model = NameField("model", f[4]);
-      if (!model.ok()) return model.status();
-      if (model->empty()) return absl::InvalidArgumentError("model: '': a node with GPUs names no GPU model");
-      node.gpu_model = *std::move(model);
-    }
+    auto model = MachineGpuModel("model", f[4], node.gpus, "node");
+    if (!model.ok()) return model.status();
+    node.gpu_model = *std::move(model);
     return node;
   }
 };

@@ -4,6 +4,7 @@
 // and never ends them). A replay needs times: each pod takes those of its
 // namesake in the default list, or borrows those of a pod of the list with
 // as many GPUs.
+#include <array>
 #include <map>
 #include <vector>
 
@@ -48,8 +49,10 @@ class OpenbPacking final : public TraceFormat {
     auto it = by_name_.find(f[0]);
     const ImportedJob* times = it != by_name_.end() && it->second.job ? &*it->second.job : nullptr;
     if (it != by_name_.end() && !it->second.job) {
-      if (auto v = openb_->Read(Padded(f, 0, 1, 0)); !v.ok()) return v.status();  // its own fields still checked
-      return it->second;  // dropped there: dropped here, for the same reason
+      const std::array<std::string, 2> any_times{"0", "1"};
+      if (auto v = openb_->Read(Padded(f, any_times, false)); !v.ok())
+        return v.status();  // its own fields still checked
+      return it->second;    // dropped there: dropped here, for the same reason
     }
     bool borrowed = false;
     if (times == nullptr) {
@@ -62,19 +65,20 @@ class OpenbPacking final : public TraceFormat {
       borrowed = true;
     }
     const int64_t submit = static_cast<int64_t>(times->submit_s);
-    auto row = openb_->Read(Padded(f, submit, submit + static_cast<int64_t>(times->duration_s), times->failed));
+    const std::array<std::string, 2> times_text{absl::StrCat(submit),
+                                                absl::StrCat(submit + static_cast<int64_t>(times->duration_s))};
+    auto row = openb_->Read(Padded(f, times_text, times->failed));
     if (!row.ok() || !row->job) return row;
     row->job->times_borrowed = borrowed;
     return row;
   }
 
  private:
-  // The pod's five fields and a phase and times of the default list's form.
-  std::vector<absl::string_view> Padded(const std::vector<absl::string_view>& f, int64_t start, int64_t end,
-                                        bool failed) const {
-    times_text_ = {absl::StrCat(start), absl::StrCat(end)};
-    return {f[0],           f[1],           f[2],          f[3], f[4], "", "BE", failed ? "Failed" : "Succeeded",
-            times_text_[0], times_text_[1], times_text_[0]};
+  // The pod's five fields with a phase and `times` (its start, scheduled
+  // then, and end; they must outlive the fields) in the default list's form.
+  static std::vector<absl::string_view> Padded(const std::vector<absl::string_view>& f,
+                                               const std::array<std::string, 2>& times, bool failed) {
+    return {f[0], f[1], f[2], f[3], f[4], "", "BE", failed ? "Failed" : "Succeeded", times[0], times[1], times[0]};
   }
 
   std::map<std::string, ImportedRow, std::less<>> by_name_;
@@ -82,7 +86,6 @@ class OpenbPacking final : public TraceFormat {
   std::unique_ptr<TraceFormat> openb_;
   std::map<int, std::vector<const ImportedJob*>> donors_;
   std::vector<const ImportedJob*> all_;
-  mutable std::array<std::string, 2> times_text_;
 };
 
 }  // namespace

@@ -84,17 +84,15 @@ class Pai2020 final : public TraceFormat {
     }
     auto end = NumberField("end_time", f[5], 0, kMaxTimeS);
     if (!end.ok()) return end.status();
-    if (*end < *start) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("end_time: ", QuoteValue(f[5]), ": is before start_time (", f[4], ")"));
-    }
-    if (*end == *start) {
+    auto run = RunSeconds("end_time", f[5], *end, absl::StrCat("start_time (", f[4], ")"), *start);
+    if (!run.ok()) return run.status();
+    if (*run == 0) {
       row.dropped = "zero_duration";
       return row;
     }
     ImportedJob job;
     job.submit_s = *start;
-    job.duration_s = *end - *start;
+    job.duration_s = *run;
     const double gpu_hundredths = plan_gpu * *instances;
     job.gpus = static_cast<int>(std::ceil(gpu_hundredths / 100));
     if (gpu_hundredths < 100) job.gpu_fraction = gpu_hundredths / 100;
@@ -123,12 +121,9 @@ class Pai2020 final : public TraceFormat {
     node.gpus = static_cast<int>(*gpus);
     node.cpus = *cpus;
     node.mem_gb = *mem;
-    if (node.gpus > 0) {
-      auto model = NameField("gpu_type", f[1]);
-      if (!model.ok()) return model.status();
-      if (model->empty()) return absl::InvalidArgumentError("gpu_type: '': a machine with GPUs names no GPU model");
-      node.gpu_model = *std::move(model);
-    }
+    auto model = MachineGpuModel("gpu_type", f[1], node.gpus, "machine");
+    if (!model.ok()) return model.status();
+    node.gpu_model = *std::move(model);
     return node;
   }
 };

@@ -70,7 +70,8 @@ absl::Status CheckFits(const ImportedJob& job, const TraceFormat& format, const 
 
 // Every job of the input as the format reads it: the rows of a CSV table,
 // or the records of a JSON array (Philly), counted as its lines.
-absl::Status ForEachJob(const Importer& in, TableAccount& table, const std::function<absl::Status(ImportedRow, int64_t)>& job) {
+absl::Status ForEachJob(const Importer& in, TableAccount& table,
+                        const std::function<absl::Status(ImportedRow, int64_t)>& job) {
   const std::string& path = in.options.in_path;
   if (in.format.json_records()) {
     table.path = path;
@@ -93,8 +94,8 @@ absl::Status ForEachJob(const Importer& in, TableAccount& table, const std::func
 }
 
 // A row's job as the importer keeps it, or nullopt where it is dropped
-// (counted); errors for a job that fits no server or names an unknown GPU
-// model.
+// (counted); an error for a job that fits no server (ToSpec refuses an
+// unknown GPU model).
 absl::StatusOr<std::optional<ImportedJob>> Keep(const Importer& in, ImportedRow row, ImportAccount& account) {
   if (!row.job) {
     ++account.jobs.dropped[row.dropped];
@@ -104,7 +105,6 @@ absl::StatusOr<std::optional<ImportedJob>> Keep(const Importer& in, ImportedRow 
     ++account.jobs.dropped["failed"];
     return std::nullopt;
   }
-  if (auto type = in.table.TypeOfAny(row.job->gpu_models); !type.ok()) return type.status();
   if (absl::Status st = CheckFits(*row.job, in.format, in.cluster,
                                   in.options.nodes_path.empty() ? account.cluster : in.options.nodes_path);
       !st.ok())
