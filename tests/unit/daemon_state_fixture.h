@@ -60,6 +60,27 @@ class DaemonStateTest : public ::testing::Test {
     return l;
   }
 
+  // LAS on one node of 1 GPU, 3 CPUs and 24 GB, with a plain job granted
+  // a lease at 0 and launched; a job of a higher class submitted at 20
+  // ends its lease at the round at 60 s (LAS alone does not time-slice a
+  // plain process: APlainProcessIsNotTimeSlicedOnlyAHigherClassEndsIt).
+  OneLeased PlainJobEndedByAHigherClass() {
+    config_.policy = "las";
+    OneLeased l;
+    l.s = Open();
+    AddNode(*l.s, "n1", 1, 3, 24, 0);
+    l.job = *l.s->Submit(Spec(1), "alice", 0);
+    EXPECT_TRUE(l.s->RunRound(0).ok());
+    l.epoch = l.s->GetJob(l.job)->lease().epoch();
+    EXPECT_EQ(Beat(*l.s, "n1", 10).launch_size(), 1);
+    Beat(*l.s, "n1", 15, {Running(l.job, l.epoch)});  // launched
+    v1::JobSpec urgent = Spec(1);
+    urgent.set_priority(1);
+    *l.s->Submit(urgent, "alice", 20);
+    EXPECT_TRUE(l.s->RunRound(60000).ok());
+    return l;
+  }
+
   static void AddNode(DaemonState& s, const std::string& name, int gpus, int cpus, double mem, int64_t now_ms,
                       const std::string& gpu_type = "") {
     v1::RegisterNodeRequest r;

@@ -724,18 +724,7 @@ TEST_F(DaemonStateTest, AJobThatFinishesAsItsLeaseEndsKeepsNoTraceOfTheLeaseThat
 TEST_F(DaemonStateTest, APlainJobThatExitsZeroAsItsLeaseEndsIsDoneEvenWithANewerLease) {
   // A plain job whose process exits 0 on its own just as the round ended
   // its lease and granted it another must not run a second time.
-  config_.policy = "las";
-  auto s = Open();
-  AddNode(*s, "n1", 1, 3, 24, 0);
-  const std::string a = *s->Submit(Spec(1), "alice", 0);
-  ASSERT_TRUE(s->RunRound(0).ok());
-  const int64_t epoch = s->GetJob(a)->lease().epoch();
-  Beat(*s, "n1", 10);
-  Beat(*s, "n1", 15, {Running(a, epoch)});  // launched
-  v1::JobSpec urgent = Spec(1);
-  urgent.set_priority(1);
-  *s->Submit(urgent, "alice", 20);
-  ASSERT_TRUE(s->RunRound(60000).ok());  // the higher class ends a's lease
+  auto [s, a, epoch] = PlainJobEndedByAHigherClass();
   ASSERT_FALSE(s->GetJob(a)->has_lease());
   AddNode(*s, "n2", 1, 3, 24, 60010);
   ASSERT_TRUE(s->RunRound(60020).ok());
@@ -748,21 +737,8 @@ TEST_F(DaemonStateTest, APlainJobThatExitsZeroAsItsLeaseEndsIsDoneEvenWithANewer
 }
 
 TEST_F(DaemonStateTest, PlainProcessesAreStoppedAtOnceAtLeaseEnd) {
-  config_.policy = "las";
-  auto s = Open();
-  AddNode(*s, "n1", 1, 3, 24, 0);
-  const std::string a = *s->Submit(Spec(1), "alice", 0);
-  ASSERT_TRUE(s->RunRound(0).ok());
-  const int64_t epoch = s->GetJob(a)->lease().epoch();
-  ASSERT_EQ(Beat(*s, "n1", 10).launch_size(), 1);
+  auto [s, a, epoch] = PlainJobEndedByAHigherClass();
   const v1::RunningProcess p = Running(a, epoch);
-  Beat(*s, "n1", 15, {p});  // launched
-  // A higher class ends its lease (LAS alone does not time-slice a plain
-  // process: APlainProcessIsNotTimeSlicedOnlyAHigherClassEndsIt).
-  v1::JobSpec urgent = Spec(1);
-  urgent.set_priority(1);
-  *s->Submit(urgent, "alice", 20);
-  ASSERT_TRUE(s->RunRound(60000).ok());
   v1::HeartbeatResponse r = Beat(*s, "n1", 60010, {p});
   ASSERT_EQ(r.stop_size(), 1);  // no agent to tell: SIGTERM now
   EXPECT_EQ(r.stop(0).job_id(), a);

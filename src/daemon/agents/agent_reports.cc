@@ -112,9 +112,7 @@ absl::Status AgentGateway::ConfirmCheckpoint(const v1::CheckpointDone& done, int
     // A newer lease (the round moved the job while it finished) that has
     // not launched is withdrawn: nothing will run under it.
     if (job.has_lease() && job.lease().epoch() != done.epoch() && !state_.leases_.LaunchOf(job.id()).launched()) {
-      state_.Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
-      ForgetLeaseNodes(job, job.lease().epoch());
-      state_.actions().DropLease(job, LeaseEndCause::kFinished, now_ms);
+      state_.actions().WithdrawForFinishedJob(job, batch, now_ms);
     }
     batch.PutJob(job);
   }

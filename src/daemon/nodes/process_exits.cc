@@ -50,9 +50,7 @@ void NodeGateway::ExitOfEndingLease(EndingLease& end, v1::Job& job, const std::s
   if (ran_to_its_end && job.has_lease() && !state_.Terminal(job) && !state_.leases_.LaunchOf(job.id()).launched()) {
     // A newer lease, granted while this one ended, waits for this exit to
     // launch: the job is done, so nothing will run under it.
-    state_.Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", job.lease().epoch()), now_ms);
-    ForgetLeaseNodes(job, job.lease().epoch());
-    state_.actions().DropLease(job, LeaseEndCause::kFinished, now_ms);
+    state_.actions().WithdrawForFinishedJob(job, batch, now_ms);
   }
   if (!job.has_lease() && !state_.Terminal(job)) {
     if (e.exit_code() == 0 && rt.finished) {

@@ -48,6 +48,10 @@ class LeaseActions {
   // Forgets the current lease (its processes are gone or never started);
   // a launched one counts as the job's last run.
   void DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms);
+  // Withdraws the job's current lease, which never launched, because the
+  // job finished under an earlier one: said in an event, forgotten by
+  // `logs` (no node holds its output) and dropped.
+  void WithdrawForFinishedJob(v1::Job& job, Batch& batch, int64_t now_ms);
   void SendStop(const std::string& node, const std::string& job, int64_t epoch, int64_t grace_ms);
   // Adds the time held since service_from_ms to each running job's
   // attained service (stored with the next flush).

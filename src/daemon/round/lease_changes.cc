@@ -126,6 +126,13 @@ void LeaseActions::EndLease(v1::Job& job, const std::string& why, LeaseEndCause 
          now_ms);
 }
 
+void LeaseActions::WithdrawForFinishedJob(v1::Job& job, Batch& batch, int64_t now_ms) {
+  const int64_t epoch = job.lease().epoch();
+  state_.Record(batch, job, absl::StrFormat("lease %d withdrawn: the job finished", epoch), now_ms);
+  ForgetLeaseNodes(job, epoch);
+  DropLease(job, LeaseEndCause::kFinished, now_ms);
+}
+
 void LeaseActions::DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms) {
   // Every end counts: planned, crashed, finished, lost with a node.
   if (job.has_lease()) ++state_.counters_.leases_ended_by_cause[static_cast<size_t>(cause)];
