@@ -280,57 +280,55 @@ absl::Status PostgresStore::Commit(const Batch& batch) {
 }
 
 absl::Status PostgresStore::CommitLocked(const Batch& batch) const {
-  auto run = [&](const Params& p, const char* sql, const std::string& what) -> absl::Status {
-    Result r = p.Exec(conn_, sql);
-    if (Ok(r)) return absl::OkStatus();
-    return absl::UnavailableError(absl::StrCat(name_, ": ", what, ": ", PQerrorMessage(conn_)));
+  // The batch's writes, in SqliteStore's order, then run one by one: the
+  // first that fails fails the batch (the caller rolls it back).
+  struct Write {
+    Params params;
+    const char* sql;
+    std::string what;
   };
-  absl::Status st;
+  std::vector<Write> writes;
   for (const v1::Job& job : batch.jobs) {
-    st.Update(run(Params().Text(job.id()).Int(job.submitted_unix_ms()).Int(job.state()).Bytes(StoredRecord(job)),
-                  kWriteJob, "write job " + job.id()));
-    if (!st.ok()) return st;
+    writes.push_back({Params().Text(job.id()).Int(job.submitted_unix_ms()).Int(job.state()).Bytes(StoredRecord(job)),
+                      kWriteJob, "write job " + job.id()});
   }
   for (const auto& [job, e] : batch.events) {
-    st.Update(run(Params().Text(job).Int(e.unix_ms()).Bytes(e.text()), kWriteEvent, "write an event of " + job));
-    if (!st.ok()) return st;
+    writes.push_back({Params().Text(job).Int(e.unix_ms()).Bytes(e.text()), kWriteEvent, "write an event of " + job});
   }
   for (const auto& [key, value] : batch.counters) {
-    st.Update(run(Params().Text(key).Int(value), kWriteCounter, "write counter " + key));
-    if (!st.ok()) return st;
+    writes.push_back({Params().Text(key).Int(value), kWriteCounter, "write counter " + key});
   }
   for (const auto& [node, d] : batch.drained) {
-    st.Update(run(Params().Text(node).Int(d.drained ? 1 : 0).Bytes(d.reason).Int(d.since_ms), kWriteDrained,
-                  "write node " + node));
-    if (!st.ok()) return st;
+    writes.push_back({Params().Text(node).Int(d.drained ? 1 : 0).Bytes(d.reason).Int(d.since_ms), kWriteDrained,
+                      "write node " + node});
   }
   for (const auto& [name, value] : batch.secrets) {
-    st.Update(run(Params().Text(name).Bytes(value), kWriteSecret, "write secret " + name));
-    if (!st.ok()) return st;
+    writes.push_back({Params().Text(name).Bytes(value), kWriteSecret, "write secret " + name});
   }
   for (const auto& [node, ms] : batch.joined_nodes) {
-    st.Update(run(Params().Text(node).Int(ms), kWriteJoined, "write joined node " + node));
-    if (!st.ok()) return st;
+    writes.push_back({Params().Text(node).Int(ms), kWriteJoined, "write joined node " + node});
   }
   for (const std::string& job : batch.jobs_with_events()) {
-    st.Update(run(Params().Text(job).Int(kMaxEventsPerJob), kTrimEvents, "trim the events of " + job));
-    if (!st.ok()) return st;
+    writes.push_back({Params().Text(job).Int(kMaxEventsPerJob), kTrimEvents, "trim the events of " + job});
   }
   for (const v1::Job& job : batch.retired) {
-    st.Update(run(Params()
-                      .Text(job.id())
-                      .Int(job.submitted_unix_ms())
-                      .Bytes(job.owner())
-                      .Bytes(job.spec().tenant())
-                      .Int(job.state())
-                      .Bytes(StoredRecord(job)),
-                  kRetire, "retire job " + job.id()));
-    st.Update(run(Params().Text(job.id()), "DELETE FROM jobs WHERE id = $1", "remove retired job " + job.id()));
-    st.Update(run(Params().Text(job.id()), "DELETE FROM events WHERE job_id = $1",
-                  "remove the events of retired job " + job.id()));
-    if (!st.ok()) return st;
+    writes.push_back({Params()
+                          .Text(job.id())
+                          .Int(job.submitted_unix_ms())
+                          .Bytes(job.owner())
+                          .Bytes(job.spec().tenant())
+                          .Int(job.state())
+                          .Bytes(StoredRecord(job)),
+                      kRetire, "retire job " + job.id()});
+    writes.push_back({Params().Text(job.id()), "DELETE FROM jobs WHERE id = $1", "remove retired job " + job.id()});
+    writes.push_back({Params().Text(job.id()), "DELETE FROM events WHERE job_id = $1",
+                      "remove the events of retired job " + job.id()});
   }
-  return st;
+  for (const Write& w : writes) {
+    Result r = w.params.Exec(conn_, w.sql);
+    if (!Ok(r)) return absl::UnavailableError(absl::StrCat(name_, ": ", w.what, ": ", PQerrorMessage(conn_)));
+  }
+  return absl::OkStatus();
 }
 
 namespace {
