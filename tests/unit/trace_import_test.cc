@@ -62,12 +62,18 @@ class TraceImportTest : public ::testing::Test {
     std::ifstream in(p);
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
-  ImportOptions Openb(const std::string& pods = kOpenbPods, const std::string& nodes = kOpenbNodes) {
+  // An import of `format` from a table named `table` holding `text`, into
+  // out/.
+  ImportOptions Options(const std::string& format, const std::string& table, const std::string& text) {
     ImportOptions o;
-    o.format = "openb";
-    o.in_path = Write("pods.csv", kOpenbHeader + pods);
-    o.nodes_path = Write("nodes.csv", nodes);
+    o.format = format;
+    o.in_path = Write(table, text);
     o.out_dir = (dir_ / "out").string();
+    return o;
+  }
+  ImportOptions Openb(const std::string& pods = kOpenbPods, const std::string& nodes = kOpenbNodes) {
+    ImportOptions o = Options("openb", "pods.csv", kOpenbHeader + pods);
+    o.nodes_path = Write("nodes.csv", nodes);
     return o;
   }
   // The imported trace as the simulator reads it, on the imported cluster.
@@ -95,9 +101,8 @@ TEST_F(TraceImportTest, OpenbKeepsThePodsThatRanAndAccountsForEveryLine) {
   EXPECT_EQ(account->jobs.lines, 9);
   EXPECT_EQ(account->jobs.header_lines, 1);
   EXPECT_EQ(account->jobs.kept, 4);
-  EXPECT_EQ(account->jobs.dropped,
-            (std::map<std::string, int64_t>{
-                {"cpu_only", 1}, {"failed", 1}, {"never_scheduled", 1}, {"zero_duration", 1}}));
+  EXPECT_EQ(account->jobs.dropped, (std::map<std::string, int64_t>{
+                                       {"cpu_only", 1}, {"failed", 1}, {"never_scheduled", 1}, {"zero_duration", 1}}));
   EXPECT_EQ(account->gpu_shares_rounded_up, 1);
   EXPECT_EQ(account->nodes.kept, 2);
   EXPECT_EQ(account->nodes.dropped, (std::map<std::string, int64_t>{{"no_gpus", 1}}));
@@ -134,9 +139,9 @@ TEST_F(TraceImportTest, OpenbPackingVariantsTakeTheirTimesFromThePodList) {
   o.times_path = o.in_path;  // the default list, with times
   o.in_path = Write("multigpu.csv",
                     "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
-                    "p0,12000,16384,1,1000\n"      // p0's times
-                    "p2,4000,8192,0,0\n"           // CPU-only there: dropped as there
-                    "p5,16000,32768,1,1000\n"      // failed there
+                    "p0,12000,16384,1,1000\n"       // p0's times
+                    "p2,4000,8192,0,0\n"            // CPU-only there: dropped as there
+                    "p5,16000,32768,1,1000\n"       // failed there
                     "p900,80000,327680,8,1000\n");  // added: an 8-GPU pod's times (p4's)
   auto account = ImportTrace(o, zoo_);
   ASSERT_TRUE(account.ok()) << account.status();
@@ -154,8 +159,9 @@ TEST_F(TraceImportTest, OpenbPackingVariantsTakeTheirTimesFromThePodList) {
   EXPECT_EQ(jobs[1].duration_s, 1900);
   fs::remove_all(o.out_dir);
   o.times_path.clear();
-  ExpectRefused(o, "multigpu.csv:1: header: 'name,cpu_milli,memory_mib,num_gpu,gpu_milli': openb's packing variant "
-                   "has no times: give --times");
+  ExpectRefused(o,
+                "multigpu.csv:1: header: 'name,cpu_milli,memory_mib,num_gpu,gpu_milli': openb's packing variant "
+                "has no times: give --times");
   ImportOptions plain = Openb();
   plain.times_path = plain.in_path;
   ExpectRefused(plain, "--times: only for openb's packing variants");
@@ -196,16 +202,13 @@ TEST_F(TraceImportTest, ARequestedReplayWhereNothingQueuesReproducesTheRecordedD
 }
 
 TEST_F(TraceImportTest, Pai2020ReadsItsHeaderlessTablesAndRoundsGpuSharesUp) {
-  ImportOptions o;
-  o.format = "pai2020";
-  o.in_path = Write("pai_task_table.csv",
-                    "j1,worker,2,Terminated,1000.0,4600.0,600.0,29.296875,50.0,MISC\n"
-                    "j1,ps,1,Terminated,1000.0,4600.0,400.0,10.0,,\n"
-                    "j2,worker,1,Failed,2000.0,2100.0,600.0,20.0,25.0,T4\n"
-                    "j3,worker,1,Waiting,,,600.0,20.0,100.0,\n"
-                    "j4,tensorflow,1,Terminated,3000.0,3500.0,800.0,30.0,25.0,V100\n");
+  ImportOptions o = Options("pai2020", "pai_task_table.csv",
+                            "j1,worker,2,Terminated,1000.0,4600.0,600.0,29.296875,50.0,MISC\n"
+                            "j1,ps,1,Terminated,1000.0,4600.0,400.0,10.0,,\n"
+                            "j2,worker,1,Failed,2000.0,2100.0,600.0,20.0,25.0,T4\n"
+                            "j3,worker,1,Waiting,,,600.0,20.0,100.0,\n"
+                            "j4,tensorflow,1,Terminated,3000.0,3500.0,800.0,30.0,25.0,V100\n");
   o.nodes_path = Write("pai_machine_spec.csv", "m1,V100,96,512,8\nm2,MISC,64,256,8\nm3,CPU,64,256,0\n");
-  o.out_dir = (dir_ / "out").string();
   auto account = ImportTrace(o, zoo_);
   ASSERT_TRUE(account.ok()) << account.status();
   EXPECT_EQ(account->jobs.header_lines, 0);
@@ -232,16 +235,14 @@ TEST_F(TraceImportTest, Pai2020ReadsItsHeaderlessTablesAndRoundsGpuSharesUp) {
 }
 
 TEST_F(TraceImportTest, HeliosTimesAreCalendarSecondsAndUsersAreKept) {
-  ImportOptions o;
-  o.format = "helios";
-  o.in_path = Write("cluster_log.csv",
-                    "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"
-                    "1,uA,vc1,1,4,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09,36848,0\n"
-                    "2,uB,vc1,4,16,1,FAILED,2020-06-09 18:41:27,2020-06-09 18:41:27,2020-06-09 18:45:36,249,0\n"
-                    "3,uC,vc2,0,8,1,COMPLETED,2020-06-09 18:42:00,2020-06-09 18:42:00,2020-06-09 19:00:00,1080,0\n"
-                    "4,uD,vc2,8,64,1,COMPLETED,2020-06-10 00:00:00,2020-06-10 00:10:00,2020-06-10 01:10:00,3600,600\n");
+  ImportOptions o =
+      Options("helios", "cluster_log.csv",
+              "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"
+              "1,uA,vc1,1,4,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09,36848,0\n"
+              "2,uB,vc1,4,16,1,FAILED,2020-06-09 18:41:27,2020-06-09 18:41:27,2020-06-09 18:45:36,249,0\n"
+              "3,uC,vc2,0,8,1,COMPLETED,2020-06-09 18:42:00,2020-06-09 18:42:00,2020-06-09 19:00:00,1080,0\n"
+              "4,uD,vc2,8,64,1,COMPLETED,2020-06-10 00:00:00,2020-06-10 00:10:00,2020-06-10 01:10:00,3600,600\n");
   o.cluster_path = Write("helios.yaml", "servers:\n  - {name: s, count: 4, gpus: 8, cpus: 64, memory_gb: 512}\n");
-  o.out_dir = (dir_ / "out").string();
   auto account = ImportTrace(o, zoo_);
   ASSERT_TRUE(account.ok()) << account.status();
   EXPECT_EQ(account->jobs.kept, 2);
@@ -258,29 +259,27 @@ TEST_F(TraceImportTest, HeliosTimesAreCalendarSecondsAndUsersAreKept) {
 }
 
 TEST_F(TraceImportTest, PhillyReadsItsJsonLogOneJobAtATime) {
-  ImportOptions o;
-  o.format = "philly";
-  o.in_path = Write("cluster_job_log",
-                    "[\n"
-                    "{\"status\": \"Pass\", \"vc\": \"ee9e8c\", \"jobid\": \"application_1\",\n"
-                    " \"attempts\": [{\"start_time\": \"2017-10-07 01:12:09\", \"end_time\": \"2017-10-07 01:13:23\",\n"
-                    "   \"detail\": [{\"ip\": \"m47\", \"gpus\": [\"gpu0\", \"gpu1\"]}]},\n"
-                    "  {\"start_time\": \"2017-10-07 01:13:30\", \"end_time\": \"2017-10-07 02:13:30\",\n"
-                    "   \"detail\": [{\"ip\": \"m4\", \"gpus\": [\"gpu0\", \"gpu1\", \"gpu2\", \"gpu3\"]},\n"
-                    "              {\"ip\": \"m5\", \"gpus\": [\"gpu0\", \"gpu1\", \"gpu2\", \"gpu3\"]}]}],\n"
-                    " \"submitted_time\": \"2017-10-07 01:11:39\", \"user\": \"ce2f4c\"},\n"
-                    "{\"status\": \"Killed\", \"vc\": \"a\", \"jobid\": \"application_2\", \"attempts\": [],\n"
-                    " \"submitted_time\": \"2017-10-07 01:20:00\", \"user\": \"u2\"},\n"
-                    "{\"status\": \"Pass\", \"vc\": \"a\", \"jobid\": \"application_3\",\n"
-                    " \"attempts\": [{\"start_time\": \"2017-10-07 03:00:00\", \"end_time\": null,\n"
-                    "   \"detail\": [{\"ip\": \"m1\", \"gpus\": [\"gpu0\"]}]}],\n"
-                    " \"submitted_time\": \"2017-10-07 02:59:00\", \"user\": \"u3\"},\n"
-                    "{\"status\": \"Pass\", \"vc\": \"a\", \"jobid\": \"application_4\",\n"
-                    " \"attempts\": [{\"start_time\": \"2017-10-07 04:00:00\", \"end_time\": \"2017-10-07 04:30:00\",\n"
-                    "   \"detail\": [{\"ip\": \"m1\", \"gpus\": [\"gpu0\"]}]}],\n"
-                    " \"submitted_time\": \"2017-10-07 03:11:39\", \"user\": \"u4 \\\"x]\"}\n"
-                    "]\n");
-  o.out_dir = (dir_ / "out").string();
+  ImportOptions o =
+      Options("philly", "cluster_job_log",
+              "[\n"
+              "{\"status\": \"Pass\", \"vc\": \"ee9e8c\", \"jobid\": \"application_1\",\n"
+              " \"attempts\": [{\"start_time\": \"2017-10-07 01:12:09\", \"end_time\": \"2017-10-07 01:13:23\",\n"
+              "   \"detail\": [{\"ip\": \"m47\", \"gpus\": [\"gpu0\", \"gpu1\"]}]},\n"
+              "  {\"start_time\": \"2017-10-07 01:13:30\", \"end_time\": \"2017-10-07 02:13:30\",\n"
+              "   \"detail\": [{\"ip\": \"m4\", \"gpus\": [\"gpu0\", \"gpu1\", \"gpu2\", \"gpu3\"]},\n"
+              "              {\"ip\": \"m5\", \"gpus\": [\"gpu0\", \"gpu1\", \"gpu2\", \"gpu3\"]}]}],\n"
+              " \"submitted_time\": \"2017-10-07 01:11:39\", \"user\": \"ce2f4c\"},\n"
+              "{\"status\": \"Killed\", \"vc\": \"a\", \"jobid\": \"application_2\", \"attempts\": [],\n"
+              " \"submitted_time\": \"2017-10-07 01:20:00\", \"user\": \"u2\"},\n"
+              "{\"status\": \"Pass\", \"vc\": \"a\", \"jobid\": \"application_3\",\n"
+              " \"attempts\": [{\"start_time\": \"2017-10-07 03:00:00\", \"end_time\": null,\n"
+              "   \"detail\": [{\"ip\": \"m1\", \"gpus\": [\"gpu0\"]}]}],\n"
+              " \"submitted_time\": \"2017-10-07 02:59:00\", \"user\": \"u3\"},\n"
+              "{\"status\": \"Pass\", \"vc\": \"a\", \"jobid\": \"application_4\",\n"
+              " \"attempts\": [{\"start_time\": \"2017-10-07 04:00:00\", \"end_time\": \"2017-10-07 04:30:00\",\n"
+              "   \"detail\": [{\"ip\": \"m1\", \"gpus\": [\"gpu0\"]}]}],\n"
+              " \"submitted_time\": \"2017-10-07 03:11:39\", \"user\": \"u4 \\\"x]\"}\n"
+              "]\n");
   auto account = ImportTrace(o, zoo_);
   // The last user holds a space and a quote: not a name a trace can hold.
   ASSERT_FALSE(account.ok());
