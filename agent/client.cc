@@ -18,10 +18,14 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Open(const LeaseInfo& lease, std
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   const std::string target = lease.scheduler.empty() ? "127.0.0.1:50051" : lease.scheduler;
   const bool sends = !lease.credential.empty();
-  Connect connect = [=] { return service::OpenChannel(target, security, sends, args); };
-  auto channel = connect();
-  if (!channel.ok()) return channel.status();
-  return std::unique_ptr<Client>(new Client(connect, *channel, lease.credential, patience));
+  // Several addresses (a leader and its standbys): a call that finds one
+  // unavailable moves on to the next.
+  auto channels = service::LeaderChannels::Open(target, "SYNERGY_SCHEDULER", security, sends, args);
+  if (!channels.ok()) return channels.status();
+  Connect connect = [channels = *channels]() -> absl::StatusOr<std::shared_ptr<grpc::Channel>> {
+    return channels->Next();
+  };
+  return std::unique_ptr<Client>(new Client(connect, (*channels)->current(), lease.credential, patience));
 }
 
 Client::Client(Connect connect, std::shared_ptr<grpc::Channel> channel, std::string credential,
@@ -36,11 +40,11 @@ std::shared_ptr<v1::AgentService::Stub> Client::Stub() {
   return stub_;
 }
 
-void Client::Reconnect() {
-  auto channel = connect_();
-  if (!channel.ok()) return;
+void Client::Reconnect(const std::shared_ptr<v1::AgentService::Stub>& failed) {
   std::lock_guard lock(stub_mu_);
-  stub_ = v1::AgentService::NewStub(*channel);
+  if (stub_ != failed) return;  // another call has moved on already
+  auto channel = connect_();
+  if (channel.ok()) stub_ = v1::AgentService::NewStub(*channel);
 }
 
 std::unique_ptr<grpc::ClientContext> Client::Context(std::chrono::seconds timeout) const {
@@ -54,34 +58,38 @@ template <typename F>
 grpc::Status Client::Retrying(F call) {
   const auto deadline = std::chrono::steady_clock::now() + patience_;
   while (true) {
-    grpc::Status st = call();
+    const std::shared_ptr<v1::AgentService::Stub> stub = Stub();
+    grpc::Status st = call(*stub);
     if (st.error_code() != grpc::StatusCode::UNAVAILABLE || std::chrono::steady_clock::now() > deadline) return st;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    Reconnect();
+    Reconnect(stub);
   }
 }
 
 grpc::Status Client::Register(const v1::AgentHello& hello, v1::AgentWelcome* welcome) {
-  return Retrying([&] { return Stub()->RegisterAgent(Context(std::chrono::seconds(10)).get(), hello, welcome); });
+  return Retrying([&](v1::AgentService::Stub& stub) {
+    return stub.RegisterAgent(Context(std::chrono::seconds(10)).get(), hello, welcome);
+  });
 }
 
 grpc::Status Client::Report(const v1::ProgressReport& report, v1::ProgressReply* reply) {
-  grpc::Status st = Stub()->ReportProgress(Context(std::chrono::seconds(5)).get(), report, reply);
-  if (st.error_code() == grpc::StatusCode::UNAVAILABLE) Reconnect();
+  const std::shared_ptr<v1::AgentService::Stub> stub = Stub();
+  grpc::Status st = stub->ReportProgress(Context(std::chrono::seconds(5)).get(), report, reply);
+  if (st.error_code() == grpc::StatusCode::UNAVAILABLE) Reconnect(stub);
   return st;
 }
 
 grpc::Status Client::Confirm(const v1::CheckpointDone& done) {
-  return Retrying([&] {
+  return Retrying([&](v1::AgentService::Stub& stub) {
     v1::CheckpointAck ack;
-    return Stub()->ConfirmCheckpoint(Context(std::chrono::seconds(10)).get(), done, &ack);
+    return stub.ConfirmCheckpoint(Context(std::chrono::seconds(10)).get(), done, &ack);
   });
 }
 
 grpc::Status Client::SubmitProfile(const v1::MeasuredProfile& profile) {
-  return Retrying([&] {
+  return Retrying([&](v1::AgentService::Stub& stub) {
     v1::ProfileAck ack;
-    return Stub()->SubmitProfile(Context(std::chrono::seconds(10)).get(), profile, &ack);
+    return stub.SubmitProfile(Context(std::chrono::seconds(10)).get(), profile, &ack);
   });
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // The agent's calls to synergyd (AgentService), each carrying the lease's
 // credential and retried while synergyd is unavailable (it may be
-// restarting) for up to `patience`.
+// restarting, or a standby taking over) for up to `patience`. The lease's
+// scheduler may list several addresses (a leader and its standbys): calls
+// move on to the next after UNAVAILABLE.
 #include <chrono>
 #include <functional>
 #include <mutex>
@@ -31,11 +33,12 @@ class Client {
   using Connect = std::function<absl::StatusOr<std::shared_ptr<grpc::Channel>>()>;
   Client(Connect connect, std::shared_ptr<grpc::Channel> channel, std::string credential,
          std::chrono::milliseconds patience);
-  // The stub to call through; after UNAVAILABLE, one on a new channel
-  // (gRPC 1.51's TLS channels can stay failed after synergyd restarts,
-  // grpc/grpc#33593).
+  // The stub to call through; after UNAVAILABLE, one on a new channel to
+  // the next address (service::LeaderChannels: the leader may have moved;
+  // gRPC 1.51's TLS channels can stay failed after synergyd restarts,
+  // grpc/grpc#33593), unless another call replaced `failed` already.
   std::shared_ptr<v1::AgentService::Stub> Stub();
-  void Reconnect();
+  void Reconnect(const std::shared_ptr<v1::AgentService::Stub>& failed);
   template <typename F>
   grpc::Status Retrying(F call);
   std::unique_ptr<grpc::ClientContext> Context(std::chrono::seconds timeout) const;

@@ -13,6 +13,7 @@ constexpr const char* kGlobal =
 constexpr const char* kGlobalAbout =
     "--server defaults to $SYNERGY_SERVER or 127.0.0.1:50051, --token to $SYNERGY_TOKEN, --ca to $SYNERGY_CA\n"
     "(else the system's roots), --plaintext to $SYNERGY_PLAINTEXT=1 (loopback only).\n"
+    "--server a:50051,b:50051 (a leader and its standbys): the one that leads is used.\n"
     "Exit status: 0 done, 1 refused by synergyd (or unreachable), 2 bad usage or input.\n"
     "synergyctl COMMAND --help: that command's help. synergyctl --version.\n";
 

@@ -1,5 +1,5 @@
 // synergyctl: the operator's command line for synergyd.
-//   synergyctl [--server HOST:PORT] [--token T] [--ca FILE] [--server-name NAME] [--plaintext] COMMAND ...
+//   synergyctl [--server HOST:PORT[,HOST:PORT...]] [--token T] [--ca FILE] [--server-name NAME] [--plaintext] COMMAND ...
 // The commands, their help and the bash completion are in cli/commands.cc
 // (synergyctl --help, synergyctl COMMAND --help).
 #include <cstdlib>
@@ -90,7 +90,7 @@ struct FlagReader {
 
 // The connection's flags and those that choose and show jobs.
 int ReadListingFlag(const std::string& a, FlagReader& r, Context& c, Flags& f) {
-  if (a == "--server") return r.Value(c.server) ? kTaken : Usage("--server needs HOST:PORT");
+  if (a == "--server") return r.Value(c.server) ? kTaken : Usage("--server needs HOST:PORT[,HOST:PORT...]");
   if (a == "--token") return r.Value(c.token) ? kTaken : Usage("--token needs a value");
   if (a == "--ca") return r.Value(c.security.ca_file) ? kTaken : Usage("--ca needs a PEM file");
   if (a == "--server-name") return r.Value(c.security.server_name) ? kTaken : Usage("--server-name needs a name");
@@ -517,6 +517,25 @@ int Drain(Context& c, const Flags& f) {
   return 0;
 }
 
+// With several addresses (a leader and its standbys, docs/deploy.md), the
+// channel to the first that answers as the leader: a standby answers
+// UNAVAILABLE, a dead host nothing within 3 s. With none, the last tried
+// (the verb's own call then says why).
+std::shared_ptr<grpc::Channel> FindLeader(Context& c, synergy::service::LeaderChannels& channels) {
+  for (size_t tried = 1; channels.size() > 1; ++tried) {
+    auto ctx = c.Call(false);
+    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(3));
+    v1::ClusterState ignored;
+    const grpc::Status st =
+        v1::SchedulerService::NewStub(channels.current())->GetClusterState(ctx.get(), {}, &ignored);
+    const bool leads = st.error_code() != grpc::StatusCode::UNAVAILABLE &&
+                       st.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED;
+    if (leads || tried == channels.size()) break;
+    channels.Next();
+  }
+  return channels.current();
+}
+
 // The channel to synergyd, with the credential checked first; kTaken, or
 // the exit code.
 int Connect(Context& c) {
@@ -527,12 +546,13 @@ int Connect(Context& c) {
   grpc::ChannelArguments channel_args;
   // Replies may list many jobs; requests stay small.
   channel_args.SetMaxReceiveMessageSize(64 << 20);
-  auto channel = synergy::service::OpenChannel(c.server, c.security, !c.token.empty(), channel_args);
-  if (!channel.ok()) {
-    std::cerr << "synergyctl: " << channel.status().message() << "\n";
+  auto channels =
+      synergy::service::LeaderChannels::Open(c.server, "--server", c.security, !c.token.empty(), channel_args);
+  if (!channels.ok()) {
+    std::cerr << "synergyctl: " << channels.status().message() << "\n";
     return 2;
   }
-  c.stub = v1::SchedulerService::NewStub(*channel);
+  c.stub = v1::SchedulerService::NewStub(FindLeader(c, **channels));
   return kTaken;
 }
 

@@ -146,8 +146,10 @@ int main(int argc, char** argv) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  auto channel = synergy::service::OpenChannel(config->scheduler, security, true, args);
-  if (!channel.ok()) return Fail("scheduler: " + std::string(channel.status().message()));
+  // Several addresses (a leader and its standbys): a call that finds one
+  // unavailable moves on to the next (service::LeaderChannels).
+  auto channels = synergy::service::LeaderChannels::Open(config->scheduler, "scheduler", security, true, args);
+  if (!channels.ok()) return Fail("scheduler: " + std::string(channels.status().message()));
   if (absl::Status st = synergy::service::ConfigureLogging("synergy-node", config->log_format, config->log_level);
       !st.ok()) {
     return Fail(std::string(st.message()));
@@ -166,11 +168,8 @@ int main(int argc, char** argv) {
   auto launcher = std::make_unique<synergy::node::ProcessLauncher>(
       std::move(cgroups), offer->name + "." + std::to_string(getpid()));
   synergy::node::NodeAgent agent(
-      *config, *offer, std::move(launcher), described, *channel,
-      [&] {
-        auto fresh = synergy::service::OpenChannel(config->scheduler, security, true, args);
-        return fresh.ok() ? *fresh : *channel;  // the files were readable a moment ago
-      },
+      *config, *offer, std::move(launcher), described, (*channels)->current(),
+      [channels = *channels] { return channels->Next(); },
       std::move(records));
   agent.ReportAtStart(std::move(orphans));
   synergy::service::HttpEndpoint http;

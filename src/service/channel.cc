@@ -8,6 +8,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
 
 namespace synergy::service {
 namespace {
@@ -89,6 +91,62 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const std::string& ta
   }
   if (!security.server_name.empty()) args.SetSslTargetNameOverride(security.server_name);
   return grpc::CreateCustomChannel(target, grpc::SslCredentials(ssl), args);
+}
+
+absl::StatusOr<std::vector<std::string>> SplitTargets(const std::string& targets, const std::string& field) {
+  for (const char* scheme : {"dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:"}) {
+    if (absl::StartsWith(targets, scheme)) return std::vector<std::string>{targets};
+  }
+  std::vector<std::string> out;
+  for (absl::string_view entry : absl::StrSplit(targets, ',')) {
+    const std::string address(absl::StripAsciiWhitespace(entry));
+    if (address.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": '", targets,
+                                                     "' has an empty address (HOST:PORT[,HOST:PORT...])"));
+    }
+    out.push_back(address);
+  }
+  return out;
+}
+
+absl::StatusOr<std::shared_ptr<LeaderChannels>> LeaderChannels::Open(const std::string& targets,
+                                                                     const std::string& field,
+                                                                     const ChannelSecurity& security,
+                                                                     bool sends_credential,
+                                                                     const grpc::ChannelArguments& args) {
+  auto split = SplitTargets(targets, field);
+  if (!split.ok()) return split.status();
+  std::shared_ptr<LeaderChannels> c(new LeaderChannels());
+  c->targets_ = std::move(*split);
+  c->security_ = security;
+  c->sends_credential_ = sends_credential;
+  c->args_ = args;
+  for (const std::string& target : c->targets_) {
+    auto channel = OpenChannel(target, security, sends_credential, args);
+    if (!channel.ok()) return channel.status();
+    if (!c->channel_) c->channel_ = *channel;
+  }
+  return c;
+}
+
+std::shared_ptr<grpc::Channel> LeaderChannels::current() const {
+  std::lock_guard lock(mu_);
+  return channel_;
+}
+
+std::string LeaderChannels::current_target() const {
+  std::lock_guard lock(mu_);
+  return targets_[at_];
+}
+
+std::shared_ptr<grpc::Channel> LeaderChannels::Next() {
+  std::lock_guard lock(mu_);
+  at_ = (at_ + 1) % targets_.size();
+  // Open checked every address; a file gone since then keeps the old
+  // channel (it still carries what was read).
+  auto channel = OpenChannel(targets_[at_], security_, sends_credential_, args_);
+  if (channel.ok()) channel_ = *channel;
+  return channel_;
 }
 
 absl::Status ValidateCredentialText(const std::string& credential, const std::string& field) {

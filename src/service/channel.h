@@ -5,7 +5,9 @@
 // explicitly asked for. A credential is never sent in plain text to an
 // address that is not loopback: OpenChannel refuses to build such a channel.
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
@@ -37,6 +39,46 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const std::string& ta
                                                            const ChannelSecurity& security,
                                                            bool sends_credential,
                                                            grpc::ChannelArguments args = {});
+
+// The addresses in `targets`: "host:port,host:port" split at its commas,
+// each trimmed. A target with a scheme (dns:, ipv4:, ipv6:, unix:,
+// unix-abstract:) is one address however many commas it holds (gRPC's own
+// lists). InvalidArgument naming `field` for an empty list or entry.
+absl::StatusOr<std::vector<std::string>> SplitTargets(const std::string& targets, const std::string& field);
+
+// Channels to one of several synergyd addresses, in turn. synergyd may run
+// as a leader and standbys sharing one PostgreSQL (docs/deploy.md): a
+// standby answers every call UNAVAILABLE naming the leader, and a leader
+// that died answers nothing, so a client whose call finds synergyd
+// unavailable moves on with Next and reaches the leader within one turn of
+// the list. With one address, Next opens a new channel to it (gRPC 1.51's
+// TLS channels can stay failed after synergyd restarts, grpc/grpc#33593).
+// Thread-safe.
+class LeaderChannels {
+ public:
+  // Errors: SplitTargets', then OpenChannel's for the first address that
+  // fails (every address is checked here, so that Next cannot fail later).
+  static absl::StatusOr<std::shared_ptr<LeaderChannels>> Open(const std::string& targets,
+                                                              const std::string& field,
+                                                              const ChannelSecurity& security, bool sends_credential,
+                                                              const grpc::ChannelArguments& args = {});
+  std::shared_ptr<grpc::Channel> current() const;
+  std::string current_target() const;
+  size_t size() const { return targets_.size(); }
+  // After a call on current() found synergyd unavailable: a new channel to
+  // the next address, which becomes current.
+  std::shared_ptr<grpc::Channel> Next();
+
+ private:
+  LeaderChannels() = default;
+  std::vector<std::string> targets_;
+  ChannelSecurity security_;
+  bool sends_credential_ = false;
+  grpc::ChannelArguments args_;
+  mutable std::mutex mu_;
+  size_t at_ = 0;                            // under mu_
+  std::shared_ptr<grpc::Channel> channel_;  // under mu_: to targets_[at_]
+};
 
 // A credential must be 1-4096 printable ASCII characters without spaces
 // (gRPC metadata cannot carry others; a stray newline in a token file would

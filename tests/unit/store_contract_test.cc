@@ -311,7 +311,7 @@ TEST_F(PostgresLeadershipTest, AStandbyTakesOverWhenTheLeaseRunsOutAndFencesTheP
   auto early = PostgresStore::Open(dsn_, As("b", 400, true));
   ASSERT_FALSE(early.ok());
   EXPECT_EQ(early.status().code(), absl::StatusCode::kAlreadyExists) << early.status();
-  EXPECT_NE(early.status().message().find("synergyd 'a' leads (epoch 1)"), std::string::npos) << early.status();
+  EXPECT_NE(early.status().message().find("synergyd 'a' leads (epoch 1,"), std::string::npos) << early.status();
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
   auto b = PostgresStore::Open(dsn_, As("b", 1500, true));
   ASSERT_TRUE(b.ok()) << b.status();
@@ -331,6 +331,39 @@ TEST_F(PostgresLeadershipTest, AStandbyTakesOverWhenTheLeaseRunsOutAndFencesTheP
   // the lease b took.
   std::this_thread::sleep_for(std::chrono::milliseconds(2000));
   EXPECT_EQ(PostgresStore::Open(dsn_, As("c", 400, true)).status().code(), absl::StatusCode::kAlreadyExists);
+}
+
+TEST_F(PostgresLeadershipTest, AStandbyTakesOverOnlyAfterSeeingTheLeaseUnrenewedForAWholeLeaseOfItsOwnClock) {
+  // a renews every 200 ms: a standby that looks every 100 ms for 1.5 s
+  // sees each renewal and never takes over, whatever the database's clock.
+  auto a = PostgresStore::Open(dsn_, As("a", 600, true));
+  ASSERT_TRUE(a.ok()) << a.status();
+  LeaseSighting seen;
+  PostgresLeadership b = As("b", 600, true);
+  b.sighting = &seen;
+  for (int i = 0; i < 15; ++i) {
+    const auto early = PostgresStore::Open(dsn_, b);
+    ASSERT_EQ(early.status().code(), absl::StatusCode::kAlreadyExists) << "try " << i << ": " << early.status();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(seen.epoch, 1);
+  // a stops renewing (paused): b takes over 600 ms after it first saw the
+  // lease as it now stays, and not before.
+  PostgresLeadership paused = As("a", 600, false);
+  auto a_paused = PostgresStore::Open(dsn_, paused);  // the same instance: at once, epoch 2
+  ASSERT_TRUE(a_paused.ok()) << a_paused.status();
+  a->reset();  // the first store of a: fenced, so it releases nothing
+  const auto first_look = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<PostgresStore>> taken = absl::UnknownError("not tried");
+  while (!taken.ok()) {
+    taken = PostgresStore::Open(dsn_, b);
+    ASSERT_TRUE(taken.ok() || taken.status().code() == absl::StatusCode::kAlreadyExists) << taken.status();
+    if (!taken.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_GE(std::chrono::steady_clock::now() - first_look, std::chrono::milliseconds(600));
+  EXPECT_EQ((*taken)->epoch(), 3);
+  EXPECT_EQ((*taken)->leadership()->takeovers, 1);  // a to b; a's restart as itself is not one
+  EXPECT_EQ((*a_paused)->Commit(OneJob("j-000001")).code(), absl::StatusCode::kAborted);
 }
 
 TEST_F(PostgresLeadershipTest, ACleanStopHandsOverAtOnceAndTheSameInstanceTakesOverAtOnce) {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "daemon/server/server.h"
+#include "daemon/server/standby.h"
 #include "service/logging.h"
 #include "spdlog/spdlog.h"
 #include "synergy/version.h"
@@ -53,26 +54,52 @@ sigset_t BlockShutdownSignals() {
   return set;
 }
 
-// On PostgreSQL, a synergyd that finds another leading is its standby: it
-// tries again every second and takes over once the leader's lease has run
-// out (store.failover_s after its last renewal). False when a shutdown
-// signal came first; otherwise `daemon` is the started daemon or why not.
+// On PostgreSQL, a synergyd that finds another leading is its standby
+// (standby.h: it answers on its addresses, naming the leader): it tries
+// again every second and takes over once it has seen the leader's lease
+// unrenewed for store.failover_s (postgres_store.h, LeaseSighting),
+// freeing the addresses just before it binds them as the leader. While the
+// database cannot be reached it waits on (and forgets what it saw). False
+// when a shutdown signal came first; otherwise `daemon` is the started
+// daemon or why not.
 bool WaitAsStandby(const synergy::daemon::DaemonConfig& config, const sigset_t& set,
                    absl::StatusOr<std::unique_ptr<synergy::daemon::Daemon>>& daemon) {
-  bool said = false;
-  while (!daemon.ok() && daemon.status().code() == absl::StatusCode::kAlreadyExists &&
-         config.store_kind == "postgres") {
-    if (!said) spdlog::info("synergyd: standby: {}", std::string(daemon.status().message()));
-    said = true;
+  using synergy::daemon::Daemon;
+  std::unique_ptr<synergy::daemon::Standby> standby;
+  synergy::daemon::LeaseSighting sighting;
+  Daemon::Takeover takeover{&sighting, [&] {
+                              standby->Stop();
+                              standby.reset();
+                            }};
+  auto waits = [&] {
+    const absl::StatusCode code = daemon.status().code();
+    return config.store_kind == "postgres" && (code == absl::StatusCode::kAlreadyExists ||
+                                               (standby && code == absl::StatusCode::kUnavailable));
+  };
+  bool waited = false;
+  while (!daemon.ok() && waits()) {
+    const std::string why(daemon.status().message());
+    if (daemon.status().code() == absl::StatusCode::kUnavailable) sighting = {};
+    if (!standby) {
+      spdlog::info("synergyd: standby: {}", why);
+      auto serving = synergy::daemon::Standby::Serve(config, why);
+      if (!serving.ok()) {
+        daemon = serving.status();
+        return true;
+      }
+      standby = std::move(*serving);
+    }
+    standby->SetReason(why);
     const timespec second{1, 0};
     siginfo_t info;
     if (sigtimedwait(&set, &info, &second) > 0 && info.si_signo != SIGHUP) {
       spdlog::info("synergyd: {} received as a standby, stopping", strsignal(info.si_signo));
       return false;
     }
-    daemon = synergy::daemon::Daemon::Start(config);
+    daemon = Daemon::Start(config, takeover);
+    waited = true;
   }
-  if (said && daemon.ok()) spdlog::info("synergyd: the standby took the state over");
+  if (waited && daemon.ok()) spdlog::info("synergyd: the standby took the state over");
   return true;
 }
 

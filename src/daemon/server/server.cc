@@ -11,8 +11,8 @@
 
 #include <chrono>
 
+#include "daemon/server/leader_metrics.h"
 #include "daemon/server/listener_watchdog.h"
-#include "daemon/state/postgres_store.h"
 #include "daemon/state/sqlite_store.h"
 #include "daemon/server/transport.h"
 
@@ -28,9 +28,10 @@ namespace synergy::daemon {
 namespace {
 
 // The store the config names (DaemonConfig::store_kind).
-absl::StatusOr<std::unique_ptr<Store>> OpenStore(const DaemonConfig& config) {
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(const DaemonConfig& config, LeaseSighting* sighting) {
   if (config.store_kind == "postgres") {
     PostgresLeadership leadership;
+    leadership.sighting = sighting;
     leadership.instance = config.store_instance;
     leadership.lease_ms = static_cast<int64_t>(config.store_failover_s * 1000);
     auto pg = PostgresStore::Open(config.store_dsn, leadership);
@@ -44,12 +45,12 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const DaemonConfig& config) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config) {
+absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config, const Takeover& takeover) {
   std::unique_ptr<Daemon> d(new Daemon());
   d->config_ = config;
   auto zoo = config.models.empty() ? DefaultModelZoo() : LoadModelZooFile(config.models);
   if (!zoo.ok()) return zoo.status();
-  absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(config);
+  absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(config, takeover.sighting);
   if (!store.ok()) return store.status();
   const std::string store_name = (*store)->path();
   auto state = DaemonState::Open(config, std::move(*store), std::move(*zoo), service::NowUnixMs());
@@ -66,6 +67,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   d->scheduler_ = std::make_unique<SchedulerServiceImpl>(d->guarded_);
   d->node_ = std::make_unique<NodeServiceImpl>(d->guarded_);
   d->agent_ = std::make_unique<AgentServiceImpl>(d->guarded_);
+  if (takeover.before_serving) takeover.before_serving();
   if (auto st = d->StartServer(config.listen); !st.ok()) return st;
   // Before the metrics endpoint, whose /readyz and /metrics read it.
   if (config.executor == "slurm") {
@@ -81,6 +83,10 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
                config.listen, d->port_,
                config.tls.plaintext ? "plain text" : config.tls.client_ca.empty() ? "TLS" : "TLS, client certificates", config.metrics_listen.empty() ? "off" : config.metrics_listen,
                store_name, config.policy, config.mechanism, config.round_s);
+  if (auto leading = opened->store_leadership()) {
+    spdlog::info("synergyd: '{}' leads the state at epoch {} ({} takeover(s) between instances so far)",
+                 leading->instance, leading->epoch, leading->takeovers);
+  }
   d->loop_ = std::thread([raw = d.get()] { raw->RoundLoop(); });
   d->listener_watch_ = std::thread([raw = d.get()] { raw->WatchListener(); });
   return d;
@@ -88,7 +94,9 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
 
 absl::Status Daemon::ServeMetrics(const DaemonState* opened) {
   last_tick_ms_ = service::NowUnixMs();  // the round loop starts after
-  metrics_.Handle("/metrics", [this] {
+  const std::optional<Store::Leadership> leading = opened->store_leadership();
+  const std::string leader_lines = leading ? LeaderMetrics(leading->instance, leading) : "";
+  metrics_.Handle("/metrics", [this, leader_lines] {
     absl::ReaderMutexLock lock(&guarded_.mu);
     return service::HttpReply{200,
                               absl::StrCat(RenderMetrics(*state_, service::NowUnixMs()),
@@ -96,7 +104,7 @@ absl::Status Daemon::ServeMetrics(const DaemonState* opened) {
                                            "they stopped accepting (listener_watchdog.h)\n"
                                            "# TYPE synergy_listener_rebuilds_total counter\n"
                                            "synergy_listener_rebuilds_total ",
-                                           listener_rebuilds_.load(), "\n", SlurmMetrics()),
+                                           listener_rebuilds_.load(), "\n", SlurmMetrics(), leader_lines),
                               service::kPrometheusTextType};
   });
   // Live while the round loop ticks (every 100 ms; a loop stuck for 30 s
@@ -111,6 +119,7 @@ absl::Status Daemon::ServeMetrics(const DaemonState* opened) {
   });
   metrics_.Handle("/readyz", [this, opened, ticked_within] {
     if (stop_.HasBeenNotified()) return service::HttpReply{503, "stopping\n"};
+    if (opened->store_fenced()) return service::HttpReply{503, "another synergyd leads the state now\n"};
     // Nothing is acted on before it is stored: a daemon whose store
     // refuses writes takes no submission and changes no lease.
     if (const int64_t refused = opened->store_refusing(); refused > 0) {

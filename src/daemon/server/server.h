@@ -5,6 +5,7 @@
 // round_s of wall clock). Used by main.cc and by the integration tests,
 // which start it in-process on an ephemeral port.
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include "daemon/server/metrics.h"
 #include "daemon/api/services.h"
 #include "daemon/nodes/slurm_executor_loop.h"
+#include "daemon/state/postgres_store.h"
 #include "grpcpp/grpcpp.h"
 #include "service/http_endpoint.h"
 
@@ -23,7 +25,15 @@ namespace synergy::daemon {
 
 class Daemon {
  public:
-  static absl::StatusOr<std::unique_ptr<Daemon>> Start(const DaemonConfig& config);
+  // A standby's try to take over (main.cc): what it has seen of the
+  // leader's lease so far (PostgresLeadership::sighting), and what frees
+  // its addresses once the state is loaded, just before they are bound.
+  struct Takeover {
+    LeaseSighting* sighting = nullptr;
+    std::function<void()> before_serving;
+  };
+  static absl::StatusOr<std::unique_ptr<Daemon>> Start(const DaemonConfig& config, const Takeover& takeover);
+  static absl::StatusOr<std::unique_ptr<Daemon>> Start(const DaemonConfig& config) { return Start(config, {}); }
   ~Daemon();
   int port() const { return port_; }            // the bound gRPC port
   int metrics_port() const { return metrics_port_; }

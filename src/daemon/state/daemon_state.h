@@ -259,6 +259,9 @@ class DaemonState {
   const Authenticator& authenticator() const { return *authenticator_; }
   // Another daemon took the state over (Store::fenced): this one steps down.
   bool store_fenced() const { return store_->fenced(); }
+  // Where the store is shared by a leader and standbys: this daemon's
+  // leadership (Store::leadership; fixed once open).
+  std::optional<Store::Leadership> store_leadership() const { return store_->leadership(); }
   // Where agents report progress under open leases without the daemon's
   // lock (progress_board.h; thread-safe). The daemon publishes each job's
   // lease there after every stored change that touched it, and folds the

@@ -98,6 +98,9 @@ constexpr const char* kSchema[] = {
     " holder BYTEA NOT NULL, holder_pid INT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)",
     "INSERT INTO leadership(id, epoch, holder, holder_pid, expires_at) VALUES (1, 0, ''::bytea, 0, '-infinity')"
     " ON CONFLICT (id) DO NOTHING",
+    // Leadership passed from one instance to another (a failover, or a
+    // standby taking over after a clean stop): synergy_leader_takeovers_total.
+    "ALTER TABLE leadership ADD COLUMN IF NOT EXISTS takeovers BIGINT NOT NULL DEFAULT 0",
 };
 
 // Each write of a commit, in SqliteStore's order and with its rules.
@@ -119,16 +122,24 @@ constexpr char kWriteJoined[] = "INSERT INTO joined_nodes(name, unix_ms) VALUES(
 constexpr char kTrimEvents[] =
     "DELETE FROM events WHERE job_id = $1::text AND seq <= (SELECT seq FROM events WHERE job_id = $1::text"
     " ORDER BY seq DESC LIMIT 1 OFFSET $2::bigint)";
-// Takes the lease where it ran out or this instance holds it.
+// The lease as it stands; expires_at as text, which a standby compares
+// between its looks ('-infinity': released, or never held).
+constexpr char kReadLeadership[] =
+    "SELECT holder, epoch, expires_at::text, expires_at <= now(),"
+    " CASE WHEN expires_at = '-infinity' THEN 0 ELSE (extract(epoch FROM expires_at - now()) * 1000)::bigint END"
+    " FROM leadership WHERE id = 1";
+// Takes the lease of the epoch last read, unless it changed since.
 constexpr char kTakeLeadership[] =
     "UPDATE leadership SET epoch = epoch + 1, holder = $1::bytea, holder_pid = pg_backend_pid(),"
-    " expires_at = now() + $2::bigint * interval '1 millisecond'"
-    " WHERE id = 1 AND (expires_at <= now() OR holder = $1::bytea) RETURNING epoch";
-// The server process of a leader that may be paused inside a transaction:
-// its lease ran out, or it is this instance's former self.
+    " expires_at = now() + $2::bigint * interval '1 millisecond',"
+    " takeovers = takeovers + (holder <> $1::bytea AND holder <> ''::bytea)::int"
+    " WHERE id = 1 AND epoch = $3::bigint AND expires_at::text = $4::text RETURNING epoch, takeovers";
+// The server process of the leader whose lease is taken, which may be
+// paused inside a transaction (its lock on the row would hold the takeover
+// until it woke).
 constexpr char kEndStaleLeader[] =
     "SELECT pg_terminate_backend(holder_pid) FROM leadership WHERE id = 1 AND holder_pid <> 0"
-    " AND holder_pid <> pg_backend_pid() AND (expires_at <= now() OR holder = $1::bytea)";
+    " AND holder_pid <> pg_backend_pid() AND epoch = $1::bigint";
 // Extends the lease of the epoch that leads; no row where another took it.
 constexpr char kRenew[] =
     "UPDATE leadership SET expires_at = now() + $2::bigint * interval '1 millisecond', holder_pid = pg_backend_pid()"
@@ -167,11 +178,18 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(const std::st
 
 PostgresStore::PostgresStore(pg_conn* conn, std::string name, PostgresLeadership leadership)
     : conn_(conn), name_(std::move(name)), leadership_(std::move(leadership)) {
-  if (leadership_.instance.empty()) {
-    char host[256] = {0};
-    ::gethostname(host, sizeof(host) - 1);
-    leadership_.instance = host;
-  }
+  leadership_.instance = LeadershipInstanceName(leadership_.instance);
+}
+
+std::optional<Store::Leadership> PostgresStore::leadership() const {
+  return Leadership{leadership_.instance, epoch_, takeovers_};
+}
+
+std::string LeadershipInstanceName(const std::string& configured) {
+  if (!configured.empty()) return configured;
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  return host;
 }
 
 absl::Status PostgresStore::TakeLeadership() {
@@ -179,9 +197,34 @@ absl::Status PostgresStore::TakeLeadership() {
   // A takeover waits at most a few seconds for the row (then the caller
   // tries again), and never for a leader that stopped mid-transaction.
   Result timeout(PQexec(conn_, "SET lock_timeout = '3s'"));
-  Result end_stale = Params().Bytes(leadership_.instance).Exec(conn_, kEndStaleLeader);
-  Result r = Params().Bytes(leadership_.instance).Int(leadership_.lease_ms).Exec(conn_, kTakeLeadership);
+  absl::Status taken = TakeLeadershipLocked();
   Result no_timeout(PQexec(conn_, "SET lock_timeout = 0"));
+  return taken;
+}
+
+absl::Status PostgresStore::TakeLeadershipLocked() {
+  Result row = Params().Exec(conn_, kReadLeadership);
+  if (!Ok(row) || PQntuples(row.get()) != 1) {
+    return absl::UnavailableError(absl::StrCat(name_, ": read the leadership: ", PQerrorMessage(conn_)));
+  }
+  // Results are binary: bigint big-endian, bool one byte, text as is.
+  const std::string holder = Bytes(row, 0, 0);
+  const int64_t epoch = Int(row, 0, 1);
+  const std::string expires_at = Bytes(row, 0, 2);
+  const bool ran_out = Bytes(row, 0, 3) == std::string(1, '\1');
+  if (absl::Status free = LeaseIsFree(holder, epoch, expires_at, ran_out); !free.ok()) {
+    return absl::AlreadyExistsError(absl::StrCat(name_, ": synergyd '", holder, "' leads (epoch ", epoch,
+                                                 ", its lease due to end in ", Int(row, 0, 4), " ms; ",
+                                                 free.message(), "); one synergyd writes the state, and a "
+                                                 "standby takes over when that lease runs out"));
+  }
+  Result end_stale = Params().Int(epoch).Exec(conn_, kEndStaleLeader);
+  Result r = Params()
+                 .Bytes(leadership_.instance)
+                 .Int(leadership_.lease_ms)
+                 .Int(epoch)
+                 .Bytes(expires_at)
+                 .Exec(conn_, kTakeLeadership);
   if (!Ok(r)) {
     const char* state = r ? PQresultErrorField(r.get(), PG_DIAG_SQLSTATE) : nullptr;
     if (state != nullptr && std::string(state) == "55P03") {  // lock_not_available
@@ -191,20 +234,35 @@ absl::Status PostgresStore::TakeLeadership() {
     }
     return absl::UnavailableError(absl::StrCat(name_, ": take the leadership: ", PQerrorMessage(conn_)));
   }
-  if (PQntuples(r.get()) == 1) {
-    epoch_ = Int(r, 0, 0);
-    return absl::OkStatus();
+  if (PQntuples(r.get()) != 1) {
+    return absl::AlreadyExistsError(absl::StrCat(name_, ": synergyd '", holder, "' renewed its lease (epoch ",
+                                                 epoch, ") as this one tried to take it over"));
   }
-  Result who = Params().Exec(conn_,
-                             "SELECT holder, epoch, (extract(epoch FROM expires_at - now()) * 1000)::bigint"
-                             " FROM leadership WHERE id = 1");
-  if (!Ok(who) || PQntuples(who.get()) != 1) {
-    return absl::UnavailableError(absl::StrCat(name_, ": read the leadership: ", PQerrorMessage(conn_)));
+  epoch_ = Int(r, 0, 0);
+  takeovers_ = Int(r, 0, 1);
+  return absl::OkStatus();
+}
+
+absl::Status PostgresStore::LeaseIsFree(const std::string& holder, int64_t epoch, const std::string& expires_at,
+                                        bool ran_out) const {
+  // This instance's own lease (synergyd restarted after kill -9), or one
+  // released at a clean stop (or never held): taken at once.
+  if (holder == leadership_.instance || expires_at == "-infinity") return absl::OkStatus();
+  LeaseSighting* seen = leadership_.sighting;
+  if (seen == nullptr) {
+    return ran_out ? absl::OkStatus() : absl::FailedPreconditionError("its lease has not run out");
   }
-  return absl::AlreadyExistsError(absl::StrCat(name_, ": synergyd '", Bytes(who, 0, 0), "' leads (epoch ",
-                                               Int(who, 0, 1), ") for another ", Int(who, 0, 2),
-                                               " ms unless it renews; one synergyd writes the state, and a "
-                                               "standby takes over when that lease runs out"));
+  const auto now = std::chrono::steady_clock::now();
+  if (seen->epoch != epoch || seen->expires_at != expires_at) {
+    *seen = LeaseSighting{epoch, expires_at, now};
+    return absl::FailedPreconditionError("renewed since this standby last looked");
+  }
+  const int64_t unchanged_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - seen->since).count();
+  if (unchanged_ms < leadership_.lease_ms) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("not renewed for ", unchanged_ms, " ms of the ", leadership_.lease_ms, " this standby waits"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status PostgresStore::Renew() const {
@@ -247,7 +305,7 @@ PostgresStore::~PostgresStore() {
   // synergyd, restarted) takes over at once after a clean stop.
   if (!fenced_ && epoch_ > 0 && PQstatus(conn_) == CONNECTION_OK) {
     Result release = Params().Int(epoch_).Exec(
-        conn_, "UPDATE leadership SET expires_at = now() WHERE id = 1 AND epoch = $1::bigint");
+        conn_, "UPDATE leadership SET expires_at = '-infinity', holder_pid = 0 WHERE id = 1 AND epoch = $1::bigint");
   }
   PQfinish(conn_);
 }

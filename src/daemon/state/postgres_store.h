@@ -21,6 +21,7 @@
 // The credential key is in the table `secrets`: Open revokes it from
 // PUBLIC; docs/deploy.md says which role should own the tables.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -39,12 +40,30 @@ class Params;
 struct ResultDeleter;
 }  // namespace postgres_internal
 
+// What a standby saw of the leader's lease across its tries (client-go's
+// leader election keeps the same "observed record"): it takes the lease
+// only once it has seen it unrenewed for a whole lease_ms of its own clock,
+// whatever the clocks of the database and the leader say. A try that could
+// not read the lease (the database was down) forgets the sighting: a leader
+// that renews as soon as the database is back keeps leading.
+struct LeaseSighting {
+  int64_t epoch = -1;
+  std::string expires_at;  // as the database wrote it, compared as text
+  std::chrono::steady_clock::time_point since;
+};
+
 // Who leads, and for how long without renewing.
 struct PostgresLeadership {
   std::string instance;      // the holder's name; "" the host's name
-  int64_t lease_ms = 10000;  // a standby takes over this long after the last renewal
+  int64_t lease_ms = 10000;  // a standby takes over this long after the last renewal it saw
   bool renew = true;         // the store's thread renews (tests turn it off to play a paused leader)
+  // A standby's sighting, kept by its caller across tries; nullptr: the
+  // lease is taken once the database's clock says it ran out.
+  LeaseSighting* sighting = nullptr;
 };
+
+// The instance name a leader is known by: `configured`, or the host's name.
+std::string LeadershipInstanceName(const std::string& configured);
 
 class PostgresStore : public Store {
  public:
@@ -71,6 +90,7 @@ class PostgresStore : public Store {
   const std::string& path() const override { return name_; }
 
   bool fenced() const override { return fenced_; }
+  std::optional<Leadership> leadership() const override;
   // The epoch this store leads at.
   int64_t epoch() const { return epoch_; }
 
@@ -78,6 +98,11 @@ class PostgresStore : public Store {
   PostgresStore(pg_conn* conn, std::string name, PostgresLeadership leadership);
   absl::Status CommitLocked(const Batch& batch) const;
   absl::Status TakeLeadership();
+  absl::Status TakeLeadershipLocked();
+  // OK where this store may take the lease as read; else why not (and the
+  // sighting updated).
+  absl::Status LeaseIsFree(const std::string& holder, int64_t epoch, const std::string& expires_at,
+                           bool ran_out) const;
   // Extends the lease if this store still leads (its epoch); ABORTED, and
   // fenced from then on, where another took over. Called under mu_, in a
   // commit's transaction or on its own.
@@ -101,6 +126,7 @@ class PostgresStore : public Store {
   std::string name_;
   PostgresLeadership leadership_;
   int64_t epoch_ = 0;
+  int64_t takeovers_ = 0;  // as of this store's takeover
   mutable std::atomic<bool> fenced_{false};
   std::thread renewer_;
   std::condition_variable closing_cv_;

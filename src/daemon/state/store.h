@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -115,6 +116,16 @@ class Store {
   // this one must stop (synergyd steps down). Stores with one writer by
   // construction (SQLite's lock file) never are.
   virtual bool fenced() const { return false; }
+
+  // Where several daemons share the state (PostgresStore): this one's
+  // instance name, the epoch it leads at, and how many times leadership had
+  // passed between instances when it took it. nullopt: a single writer.
+  struct Leadership {
+    std::string instance;
+    int64_t epoch = 0;
+    int64_t takeovers = 0;
+  };
+  virtual std::optional<Leadership> leadership() const { return std::nullopt; }
 
   // What to call it in messages (the database's path).
   virtual const std::string& path() const = 0;
