@@ -44,6 +44,7 @@ absl::StatusOr<std::unique_ptr<Standby>> Standby::Serve(const DaemonConfig& conf
                                                  "' as a standby: the port is taken or the address is not this "
                                                  "machine's"));
   }
+  s->port_ = port;
   if (config.metrics_listen.empty()) return s;
   Standby* raw = s.get();
   s->metrics_.Handle("/metrics", [raw] {

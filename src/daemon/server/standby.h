@@ -28,6 +28,7 @@ class Standby {
   // does not lead (the store's refusal, which names the leader).
   static absl::StatusOr<std::unique_ptr<Standby>> Serve(const DaemonConfig& config, const std::string& why);
   ~Standby() { Stop(); }
+  int port() const { return port_; }  // the bound gRPC port
   // What calls and /readyz are told from now on.
   void SetReason(const std::string& why);
   // Frees both addresses (the daemon that takes over binds them); once.
@@ -39,6 +40,7 @@ class Standby {
   std::string Reason() const;
 
   std::string instance_;
+  int port_ = 0;
   mutable absl::Mutex mu_;
   std::string reason_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<grpc::CallbackGenericService> refuse_;
