@@ -18,7 +18,7 @@ trap cleanup EXIT
 
 fail() {
   echo "FAIL $TEST: $*"
-  echo "--- synergyd log (tail)"; tail -40 "$work/synergyd.log" 2>/dev/null
+  for f in "$work"/synergyd*.log; do echo "--- $f (tail)"; tail -40 "$f"; done
   for f in "$work"/node-*.log; do echo "--- $f (tail)"; tail -15 "$f"; done
   exit 1
 }
@@ -44,11 +44,15 @@ export SYNERGY_TOKEN=$ADMIN_TOKEN
 ctl() { "$BIN/synergyctl" "$@"; }
 
 # start_daemon [extra yaml lines...]
+# (DAEMON_NAME: its files' name, synergyd; DAEMON_LISTEN: its address,
+# $server; STORE_YAML: its store, SQLite in $work/state.db; DAEMON_WAIT=0:
+# do not wait until it answers, as for a standby)
 start_daemon() {
+  local name=${DAEMON_NAME:-synergyd}
   {
-    echo "listen: $server"
+    echo "listen: ${DAEMON_LISTEN:-$server}"
     if [[ -n ${METRICS_PORT:-} ]]; then echo "metrics_listen: 127.0.0.1:$METRICS_PORT"; else echo 'metrics_listen: ""'; fi
-    echo "state_db: $work/state.db"
+    echo "${STORE_YAML:-state_db: $work/state.db}"
     echo "round_s: ${ROUND_S:-1.5}"
     echo "policy: ${POLICY:-las}"
     echo "mechanism: ${MECHANISM:-tune}"
@@ -69,7 +73,7 @@ start_daemon() {
     for n in "${!NODE_TOKEN[@]}"; do echo "    - {name: $n, token: ${NODE_TOKEN[$n]}}"; done
     echo "  node_join: [{token: $JOIN_TOKEN}]"
     for line in "$@"; do echo "$line"; done
-  } >"$work/synergyd.yaml"
+  } >"$work/$name.yaml"
   [[ ${PLAINTEXT:-0} == 1 ]] && export SYNERGY_PLAINTEXT=1
   if [[ ${DAEMON_LOG_PIPE:-0} == 1 ]]; then
     # Through a pipe, which no file-size limit put on synergyd can cut.
@@ -78,17 +82,18 @@ start_daemon() {
     cat "$fifo" >>"$work/synergyd.log" &
     pids+=("$!")
     disown "$!"
-    setsid "$BIN/synergyd" --config "$work/synergyd.yaml" >"$fifo" 2>&1 &
+    setsid "$BIN/synergyd" --config "$work/$name.yaml" >"$fifo" 2>&1 &
   elif [[ -n ${DAEMON_NOFILE:-} ]]; then
     # A descriptor limit it cannot raise (soft = hard), for the flood test.
-    prlimit --nofile="$DAEMON_NOFILE:$DAEMON_NOFILE" setsid "$BIN/synergyd" --config "$work/synergyd.yaml" \
-      >>"$work/synergyd.log" 2>&1 &
+    prlimit --nofile="$DAEMON_NOFILE:$DAEMON_NOFILE" setsid "$BIN/synergyd" --config "$work/$name.yaml" \
+      >>"$work/$name.log" 2>&1 &
   else
-    setsid "$BIN/synergyd" --config "$work/synergyd.yaml" >>"$work/synergyd.log" 2>&1 &
+    setsid "$BIN/synergyd" --config "$work/$name.yaml" >>"$work/$name.log" 2>&1 &
   fi
   daemon_pid=$!
   disown "$daemon_pid"
   pids+=("$daemon_pid")
+  [[ ${DAEMON_WAIT:-1} == 0 ]] && return 0
   for _ in $(seq 100); do ctl cluster >/dev/null 2>&1 && return 0; sleep 0.05; done
   fail "synergyd did not start"
 }

@@ -8,20 +8,7 @@
 BIN=$1
 TEST=postgres_failover
 source "$(dirname "$0")/lib.sh"
-
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort | tail -1)
-[[ -n $pgbin && -x $pgbin/initdb ]] || { echo "SKIP: no PostgreSQL server installed"; exit 77; }
-as_pg() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-mkdir -p "$work/pg"
-chmod 711 "$work"  # the postgres account goes through it to its directory
-[[ $(id -u) == 0 ]] && chown postgres "$work/pg"
-as_pg "$pgbin/initdb" -D "$work/pg/data" -U synergy -A trust --no-sync >"$work/initdb.log" 2>&1 || fail "initdb"
-pgport=$(free_port)
-as_pg "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/data/server.log" -w -s \
-  -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work/pg" start || fail "PostgreSQL did not start"
-stop_pg() { as_pg "$pgbin/pg_ctl" -D "$work/pg/data" -m immediate -s stop 2>/dev/null; }
-trap 'stop_pg; cleanup' EXIT
-dsn="host=127.0.0.1 port=$pgport dbname=postgres user=synergy"
+source "$(dirname "$0")/postgres_lib.sh"
 
 export SYNERGY_PLAINTEXT=1
 unset SYNERGY_TOKEN SYNERGY_CA

@@ -392,7 +392,7 @@ void Daemon::Shutdown() {
     absl::MutexLock lock(&guarded_.mu);
     state_->FlushProgress(service::NowUnixMs()).IgnoreError();
   }
-  spdlog::info("synergyd: stopped");
+  if (state_) spdlog::info("synergyd: stopped");  // not after a Start that failed early
   stopped_.Notify();
 }
 
