@@ -54,13 +54,21 @@ std::unique_ptr<grpc::ClientContext> Client::Context(std::chrono::seconds timeou
   return ctx;
 }
 
+namespace {
+// synergyd down or a standby (UNAVAILABLE), or silent (a paused leader):
+// worth the next address and another try.
+bool ElsewhereMaybe(const grpc::Status& st) {
+  return st.error_code() == grpc::StatusCode::UNAVAILABLE || st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+}
+}  // namespace
+
 template <typename F>
 grpc::Status Client::Retrying(F call) {
   const auto deadline = std::chrono::steady_clock::now() + patience_;
   while (true) {
     const std::shared_ptr<v1::AgentService::Stub> stub = Stub();
     grpc::Status st = call(*stub);
-    if (st.error_code() != grpc::StatusCode::UNAVAILABLE || std::chrono::steady_clock::now() > deadline) return st;
+    if (!ElsewhereMaybe(st) || std::chrono::steady_clock::now() > deadline) return st;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     Reconnect(stub);
   }
@@ -75,7 +83,7 @@ grpc::Status Client::Register(const v1::AgentHello& hello, v1::AgentWelcome* wel
 grpc::Status Client::Report(const v1::ProgressReport& report, v1::ProgressReply* reply) {
   const std::shared_ptr<v1::AgentService::Stub> stub = Stub();
   grpc::Status st = stub->ReportProgress(Context(std::chrono::seconds(5)).get(), report, reply);
-  if (st.error_code() == grpc::StatusCode::UNAVAILABLE) Reconnect(stub);
+  if (ElsewhereMaybe(st)) Reconnect(stub);
   return st;
 }
 

@@ -2,7 +2,8 @@
 # /usr the configs go to /etc/synergy):
 #   bin/                     synergyd, synergy-node, synergyctl, synergy-sim
 #   etc/synergy/             synergyd.yaml, synergy-node.yaml (the embedded defaults, to edit)
-#   share/synergy/           the model zoo, clusters and example job specs
+#   share/synergy/           the model zoo, clusters and example job specs,
+#                            systemd/synergyd-ha.conf (a drop-in for an HA pair)
 #   share/doc/synergy/       README, LICENSE, docs/*.md
 #   share/bash-completion/completions/synergyctl
 #   lib/systemd/system/      synergyd.service, synergy-node.service
@@ -22,6 +23,8 @@ if(SYNERGY_BUILD_SERVICE)
   install(TARGETS synergyd synergy-node synergyctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   # Slurm's job_submit/lua for synergyd's partition (docs/slurm.md).
   install(FILES packaging/slurm/job_submit.lua DESTINATION ${CMAKE_INSTALL_DATADIR}/synergy/slurm)
+  # The drop-in for a highly available pair of synergyd (docs/deploy.md).
+  install(FILES packaging/systemd/synergyd-ha.conf DESTINATION ${CMAKE_INSTALL_DATADIR}/synergy/systemd)
   # synergyctl writes its own completion script from its command table.
   add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/synergyctl.bash-completion
     COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0 $<TARGET_FILE:synergyctl> completion bash

@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "node/job_account.h"
 #include "node/job_output.h"
 #include "service/auth.h"
@@ -18,6 +19,14 @@
 
 namespace synergy::node {
 namespace {
+
+// A reply from a synergyd that led at `epoch`, older than `newest`: treated
+// as unavailable (the node moves on to the next address).
+grpc::Status FormerLeader(int64_t epoch, int64_t newest) {
+  return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                      absl::StrCat("a reply from a former leader (epoch ", epoch, ", older than ", newest,
+                                   "): not obeyed"));
+}
 
 // A call to synergyd may hang (a connection caught in its restart): give up
 // after two heartbeat intervals (1 to 5 s) and try again, so a node is back
@@ -111,10 +120,29 @@ bool NodeAgent::CallFailed(const char* call, const grpc::Status& st) {
                  st.error_message());
   }
   spdlog::debug("node {}: {}: {} ({})", offer_.name, call, st.error_message(), static_cast<int>(st.error_code()));
-  if (st.error_code() == grpc::StatusCode::UNAVAILABLE) stub_ = v1::NodeService::NewStub(reconnect_());
+  // Unavailable (down, or a standby) or silent (paused): the next address.
+  if (st.error_code() == grpc::StatusCode::UNAVAILABLE || st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    stub_ = v1::NodeService::NewStub(reconnect_());
+  }
   unreachable_ = true;
   ++stats_.call_failures;
   return false;
+}
+
+bool NodeAgent::FromTheLeader(int64_t epoch) {
+  if (epoch >= leader_epoch_) {
+    leader_epoch_ = epoch;
+    older_epoch_since_ms_ = 0;
+    return true;
+  }
+  const int64_t now = service::NowUnixMs();
+  if (older_epoch_since_ms_ == 0) older_epoch_since_ms_ = now;
+  if (now - older_epoch_since_ms_ < kEpochRegressionMs) return false;
+  spdlog::warn("node {}: synergyd's epoch went back from {} to {} for {} s: a new state database? following it",
+               offer_.name, leader_epoch_, epoch, kEpochRegressionMs / 1000);
+  leader_epoch_ = epoch;
+  older_epoch_since_ms_ = 0;
+  return true;
 }
 
 bool NodeAgent::Register() {
@@ -136,6 +164,7 @@ bool NodeAgent::Register() {
   v1::RegisterNodeResponse resp;
   const grpc::Status st = stub_->RegisterNode(&ctx, req, &resp);
   if (!st.ok()) return CallFailed("registering", st);
+  if (!FromTheLeader(resp.leader_epoch())) return CallFailed("registering", FormerLeader(resp.leader_epoch(), leader_epoch_));
   if (unreachable_) spdlog::info("node {}: {} reachable again", offer_.name, config_.scheduler);
   unreachable_ = false;
   stats_.registered = true;
@@ -181,6 +210,9 @@ bool NodeAgent::Step() {
   v1::HeartbeatResponse resp;
   const grpc::Status st = stub_->Heartbeat(&ctx, req, &resp);
   if (!st.ok()) return CallFailed("heartbeat", st);
+  // Nothing of a former leader's reply is obeyed, and the exits it was
+  // told of are told again.
+  if (!FromTheLeader(resp.leader_epoch())) return CallFailed("heartbeat", FormerLeader(resp.leader_epoch(), leader_epoch_));
   if (unreachable_) spdlog::info("node {}: {} reachable again", offer_.name, config_.scheduler);
   unreachable_ = false;
   ++stats_.heartbeats_ok;

@@ -63,6 +63,12 @@ class NodeAgent {
   // A failed call to synergyd: logged once per outage, a new channel after
   // UNAVAILABLE; returns false for Step's caller.
   bool CallFailed(const char* call, const grpc::Status& st);
+  // Whether a reply of a synergyd leading at `epoch` (leader_epoch) may be
+  // obeyed: not one older than the newest epoch this node has seen (a
+  // former leader that woke from a pause), unless only older ones have
+  // answered for kEpochRegressionMs (the database was recreated).
+  bool FromTheLeader(int64_t epoch);
+  static constexpr int64_t kEpochRegressionMs = 60000;
   // The credential calls carry: the node's own (configured, or issued at
   // join and kept in credential_file), else the join credential.
   std::string Credential() const;
@@ -95,6 +101,8 @@ class NodeAgent {
   Connect reconnect_;
   std::unique_ptr<v1::NodeService::Stub> stub_;
   bool unreachable_ = false;
+  int64_t leader_epoch_ = 0;              // the newest seen
+  int64_t older_epoch_since_ms_ = 0;      // older replies only, since (0: none)
   int interval_ms_;
   int64_t lease_grace_ms_ = 30000;  // synergyd's, from registration
   std::vector<v1::ProcessExit> unsent_exits_;

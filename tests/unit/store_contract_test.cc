@@ -333,13 +333,14 @@ TEST_F(PostgresLeadershipTest, AStandbyTakesOverWhenTheLeaseRunsOutAndFencesTheP
   EXPECT_EQ(PostgresStore::Open(dsn_, As("c", 400, true)).status().code(), absl::StatusCode::kAlreadyExists);
 }
 
-TEST_F(PostgresLeadershipTest, AStandbyTakesOverOnlyAfterSeeingTheLeaseUnrenewedForAWholeLeaseOfItsOwnClock) {
-  // a renews every 200 ms: a standby that looks every 100 ms for 1.5 s
-  // sees each renewal and never takes over, whatever the database's clock.
-  auto a = PostgresStore::Open(dsn_, As("a", 600, true));
+TEST_F(PostgresLeadershipTest, AStandbyTakesOverOnlyAfterSeeingTheLeaseUnrenewedForItsWholeWaitOnItsOwnClock) {
+  // a renews every second: a standby that looks every 100 ms for 1.5 s
+  // sees each renewal and never takes over (it waits 2 s of no renewal),
+  // whatever the database's clock.
+  auto a = PostgresStore::Open(dsn_, As("a", 3000, true));
   ASSERT_TRUE(a.ok()) << a.status();
   LeaseSighting seen;
-  PostgresLeadership b = As("b", 600, true);
+  PostgresLeadership b = As("b", 3000, true);
   b.sighting = &seen;
   for (int i = 0; i < 15; ++i) {
     const auto early = PostgresStore::Open(dsn_, b);
@@ -347,9 +348,9 @@ TEST_F(PostgresLeadershipTest, AStandbyTakesOverOnlyAfterSeeingTheLeaseUnrenewed
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(seen.epoch, 1);
-  // a stops renewing (paused): b takes over 600 ms after it first saw the
+  // a stops renewing (paused): b takes over 2 s after it first saw the
   // lease as it now stays, and not before.
-  PostgresLeadership paused = As("a", 600, false);
+  PostgresLeadership paused = As("a", 3000, false);
   auto a_paused = PostgresStore::Open(dsn_, paused);  // the same instance: at once, epoch 2
   ASSERT_TRUE(a_paused.ok()) << a_paused.status();
   a->reset();  // the first store of a: fenced, so it releases nothing
@@ -360,7 +361,8 @@ TEST_F(PostgresLeadershipTest, AStandbyTakesOverOnlyAfterSeeingTheLeaseUnrenewed
     ASSERT_TRUE(taken.ok() || taken.status().code() == absl::StatusCode::kAlreadyExists) << taken.status();
     if (!taken.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  EXPECT_GE(std::chrono::steady_clock::now() - first_look, std::chrono::milliseconds(600));
+  EXPECT_GE(std::chrono::steady_clock::now() - first_look, std::chrono::milliseconds(StandbyWaitMs(3000)));
+  EXPECT_EQ(StandbyWaitMs(3000), 2000);
   EXPECT_EQ((*taken)->epoch(), 3);
   EXPECT_EQ((*taken)->leadership()->takeovers, 1);  // a to b; a's restart as itself is not one
   EXPECT_EQ((*a_paused)->Commit(OneJob("j-000001")).code(), absl::StatusCode::kAborted);

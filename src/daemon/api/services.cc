@@ -19,6 +19,19 @@ grpc::Status SlurmOwnsNodes() {
                       "this synergyd runs its leases through Slurm (executor: slurm): nodes do not register");
 }
 
+// A leader another synergyd has fenced (it is stepping down) gives nodes
+// no orders: they move on to the next address.
+grpc::Status SteppingDown() {
+  return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                      "this synergyd is stepping down: another synergyd leads the state now");
+}
+
+// The epoch this daemon leads a shared state at; 0 for a single writer.
+int64_t LeaderEpoch(const DaemonState& state) {
+  const std::optional<Store::Leadership> leading = state.store_leadership();
+  return leading ? leading->epoch : 0;
+}
+
 // The caller, if its credential passes `method`'s rule. Fail-closed: a
 // method without a rule is refused.
 absl::StatusOr<Principal> Authorize(const grpc::ServerContext& ctx, const DaemonState& state,
@@ -368,6 +381,7 @@ grpc::Status SchedulerServiceImpl::GetJobLogs(grpc::ServerContext* ctx, const v1
 grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::RegisterNodeRequest* req,
                                            v1::RegisterNodeResponse* resp) {
   absl::MutexLock lock(&g_.mu);
+  if (g_.state->store_fenced()) return SteppingDown();
   SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/RegisterNode", req->name()));
   SYNERGY_VALIDATE(service::ValidateRegisterNodeRequest(*req));
   if (g_.state->config().executor == "slurm") return SlurmOwnsNodes();
@@ -386,12 +400,14 @@ grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::R
   if (joins) resp->set_node_credential(g_.state->authenticator().NodeCredential(req->name()));
   resp->set_heartbeat_interval_ms(*interval);
   resp->set_lease_grace_ms(g_.state->config().lease_grace_ms());
+  resp->set_leader_epoch(LeaderEpoch(*g_.state));
   return grpc::Status::OK;
 }
 
 grpc::Status NodeServiceImpl::Heartbeat(grpc::ServerContext* ctx, const v1::HeartbeatRequest* req,
                                         v1::HeartbeatResponse* resp) {
   absl::MutexLock lock(&g_.mu);
+  if (g_.state->store_fenced()) return SteppingDown();
   SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/Heartbeat", req->name()));
   SYNERGY_VALIDATE(service::ValidateHeartbeatRequest(*req));
   if (g_.state->config().executor == "slurm") return SlurmOwnsNodes();
@@ -399,6 +415,7 @@ grpc::Status NodeServiceImpl::Heartbeat(grpc::ServerContext* ctx, const v1::Hear
   auto reply = g_.state->Heartbeat(*req, NowUnixMs());
   if (!reply.ok()) return ToGrpc(reply.status());
   *resp = std::move(*reply);
+  resp->set_leader_epoch(LeaderEpoch(*g_.state));
   for (v1::LogRequest& r : g_.logs->TakeFor(req->name())) *resp->add_logs() = std::move(r);
   return grpc::Status::OK;
 }

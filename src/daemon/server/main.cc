@@ -57,7 +57,8 @@ sigset_t BlockShutdownSignals() {
 // On PostgreSQL, a synergyd that finds another leading is its standby
 // (standby.h: it answers on its addresses, naming the leader): it tries
 // again every second and takes over once it has seen the leader's lease
-// unrenewed for store.failover_s (postgres_store.h, LeaseSighting),
+// unrenewed for store.failover_s less a second (postgres_store.h,
+// LeaseSighting, StandbyWaitMs),
 // freeing the addresses just before it binds them as the leader. While the
 // database cannot be reached it waits on (and forgets what it saw). False
 // when a shutdown signal came first; otherwise `daemon` is the started
@@ -90,9 +91,9 @@ bool WaitAsStandby(const synergy::daemon::DaemonConfig& config, const sigset_t& 
       standby = std::move(*serving);
     }
     standby->SetReason(why);
-    const timespec second{1, 0};
+    const timespec look{synergy::daemon::kStandbyLookMs / 1000, (synergy::daemon::kStandbyLookMs % 1000) * 1000000};
     siginfo_t info;
-    if (sigtimedwait(&set, &info, &second) > 0 && info.si_signo != SIGHUP) {
+    if (sigtimedwait(&set, &info, &look) > 0 && info.si_signo != SIGHUP) {
       spdlog::info("synergyd: {} received as a standby, stopping", strsignal(info.si_signo));
       return false;
     }

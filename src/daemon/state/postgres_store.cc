@@ -258,9 +258,9 @@ absl::Status PostgresStore::LeaseIsFree(const std::string& holder, int64_t epoch
     return absl::FailedPreconditionError("renewed since this standby last looked");
   }
   const int64_t unchanged_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - seen->since).count();
-  if (unchanged_ms < leadership_.lease_ms) {
+  if (const int64_t wait_ms = StandbyWaitMs(leadership_.lease_ms); unchanged_ms < wait_ms) {
     return absl::FailedPreconditionError(
-        absl::StrCat("not renewed for ", unchanged_ms, " ms of the ", leadership_.lease_ms, " this standby waits"));
+        absl::StrCat("not renewed for ", unchanged_ms, " ms of the ", wait_ms, " this standby waits"));
   }
   return absl::OkStatus();
 }

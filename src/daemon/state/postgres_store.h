@@ -20,6 +20,7 @@
 //
 // The credential key is in the table `secrets`: Open revokes it from
 // PUBLIC; docs/deploy.md says which role should own the tables.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -52,10 +53,18 @@ struct LeaseSighting {
   std::chrono::steady_clock::time_point since;
 };
 
+// How often a standby looks at the lease (synergyd's standby loop), and
+// how long it must have seen the lease unrenewed before it takes it: the
+// lease less one look, so that it leads within lease_ms of the leader's
+// last renewal (never less than half the lease: the leader renews every
+// third).
+inline constexpr int64_t kStandbyLookMs = 1000;
+inline int64_t StandbyWaitMs(int64_t lease_ms) { return std::max(lease_ms / 2, lease_ms - kStandbyLookMs); }
+
 // Who leads, and for how long without renewing.
 struct PostgresLeadership {
   std::string instance;      // the holder's name; "" the host's name
-  int64_t lease_ms = 10000;  // a standby takes over this long after the last renewal it saw
+  int64_t lease_ms = 10000;  // a standby takes over about this long after the last renewal it saw
   bool renew = true;         // the store's thread renews (tests turn it off to play a paused leader)
   // A standby's sighting, kept by its caller across tries; nullptr: the
   // lease is taken once the database's clock says it ran out.
