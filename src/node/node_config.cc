@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "service/channel.h"
 #include "service/credentials.h"
 #include "service/log_settings.h"
 #include "service/request_limits.h"
@@ -145,6 +146,10 @@ absl::Status CheckSettings(const YamlMap& m, const NodeConfig& c) {
     return m.Get("name").Error("is not a node name (A-Z a-z 0-9 . _ -, not . or ..; \"\" = the host name)");
   }
   if (m.Has("scheduler") && c.scheduler.empty()) return m.Get("scheduler").Error("is empty");
+  if (m.Has("scheduler") && !service::SplitTargets(c.scheduler, "scheduler").ok()) {
+    return m.Get("scheduler").Error("has an empty address (HOST:PORT, or HOST:PORT,HOST:PORT for a leader and its "
+                                    "standbys)");
+  }
   if (m.Has("gpu_type") && !c.gpu_type.empty() && !IsGpuTypeName(c.gpu_type)) {
     return m.Get("gpu_type").Error(absl::StrCat(kGpuTypeRule, "; \"\" = read from the driver"));
   }

@@ -159,14 +159,22 @@ std::optional<Leased> StartWithLeasedJobs(const std::string& name, int agents) {
     v1::SubmitJobResponse resp;
     sched->SubmitJob(&ctx, req, &resp);
   }
+  // Every node takes its launch orders and reports them running (a lease
+  // is not launched until its node confirms it) until every job runs.
+  std::vector<v1::HeartbeatRequest> beats((agents + kGpusPerNode - 1) / kGpusPerNode);
+  for (size_t n = 0; n < beats.size(); ++n) beats[n].set_name("big" + std::to_string(n));
   for (int attempt = 0; attempt < 300 && static_cast<int>(l.leases.size()) < agents; ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    grpc::ClientContext ctx;
-    v1::ListJobsResponse jobs;
-    sched->ListJobs(&ctx, v1::ListJobsRequest{}, &jobs);
-    l.leases.clear();
-    for (const v1::Job& j : jobs.jobs()) {
-      if (j.has_lease()) l.leases.emplace_back(j.id(), j.lease().epoch());
+    for (v1::HeartbeatRequest& beat : beats) {
+      grpc::ClientContext ctx;
+      v1::HeartbeatResponse resp;
+      node->Heartbeat(&ctx, beat, &resp);
+      for (const v1::LaunchOrder& launch : resp.launch()) {
+        v1::RunningProcess* p = beat.add_running();
+        p->set_job_id(launch.job_id());
+        p->set_epoch(launch.epoch());
+        l.leases.emplace_back(launch.job_id(), launch.epoch());
+      }
     }
   }
   if (static_cast<int>(l.leases.size()) < agents) return std::nullopt;

@@ -508,6 +508,7 @@ TEST(NodeConfig, KeysCredentialsAccountsAndPassthroughAreChecked) {
               HasSubstr("job_env_passthrough[0]: 'SYNERGY_TOKEN': is synergy-node's own"));
   EXPECT_THAT(NodeRefusal("name: \"a b\"\n"), HasSubstr("n.yaml:1: name: 'a b': is not a node name"));
   EXPECT_THAT(NodeRefusal("scheduler: \"\"\n"), HasSubstr("n.yaml:1: scheduler: '': is empty"));
+  EXPECT_THAT(NodeRefusal("scheduler: \"a:1,,b:2\"\n"), HasSubstr("n.yaml:1: scheduler: 'a:1,,b:2': has an empty address"));
   auto c = node::ParseNodeConfig("accounts: {alice: alice_hpc, bob@lab: bob}\njob_env_passthrough: [HOME, CUDA_HOME]\n",
                                  "n.yaml", *node::LoadNodeConfig(""));
   ASSERT_TRUE(c.ok()) << c.status();
