@@ -3,7 +3,10 @@
 // credential and retried while synergyd is unavailable (it may be
 // restarting, or a standby taking over) for up to `patience`. The lease's
 // scheduler may list several addresses (a leader and its standbys): calls
-// move on to the next after UNAVAILABLE.
+// move on to the next after UNAVAILABLE or DEADLINE_EXCEEDED (synergyd
+// down, a standby, or a paused leader), and are retried (every call here
+// is idempotent in synergyd: a registration, a checkpoint confirmed again,
+// a profile submitted again).
 #include <chrono>
 #include <functional>
 #include <mutex>
@@ -33,7 +36,8 @@ class Client {
   using Connect = std::function<absl::StatusOr<std::shared_ptr<grpc::Channel>>()>;
   Client(Connect connect, std::shared_ptr<grpc::Channel> channel, std::string credential,
          std::chrono::milliseconds patience);
-  // The stub to call through; after UNAVAILABLE, one on a new channel to
+  // The stub to call through; after UNAVAILABLE or DEADLINE_EXCEEDED, one
+  // on a new channel to
   // the next address (service::LeaderChannels: the leader may have moved;
   // gRPC 1.51's TLS channels can stay failed after synergyd restarts,
   // grpc/grpc#33593), unless another call replaced `failed` already.

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "absl/strings/numbers.h"
+#include "grpc/support/log.h"
 #include "cli/commands.h"
 #include "cli/history.h"
 #include "cli/job_logs.h"
@@ -25,6 +26,7 @@
 #include "service/job_spec.h"
 #include "service/request_limits.h"
 #include "service/rfc3339.h"
+#include "service/tls_check.h"
 #include "synergy/v1/synergy.grpc.pb.h"
 #include "synergy/version.h"
 
@@ -38,16 +40,9 @@ int Usage(const std::string& why) {
   return 2;
 }
 
-int Refused(const grpc::Status& st) {
-  // Whatever synergyd says is shown escaped: a message may quote a value
-  // another user chose.
-  std::cerr << "synergyctl: " << synergy::service::EscapeForDisplay(st.error_message()) << "\n";
-  // The daemon refusing bad input is bad input.
-  return st.error_code() == grpc::StatusCode::INVALID_ARGUMENT ? 2 : 1;
-}
-
 struct Context {
   std::string server;
+  std::string target;  // the address of server's list the calls go to
   std::string token;
   std::unique_ptr<v1::SchedulerService::Stub> stub;
   synergy::service::ChannelSecurity security;
@@ -58,6 +53,25 @@ struct Context {
     return ctx;
   }
 };
+
+int Refused(const Context& c, const grpc::Status& st) {
+  // A call that failed on TLS: why, in one line, from a handshake of our
+  // own (gRPC says "certificate verify failed" for every cause).
+  if (st.error_code() == grpc::StatusCode::UNAVAILABLE && !c.security.plaintext &&
+      synergy::service::LooksLikeTlsFailure(st.error_message())) {
+    const absl::Status why = synergy::service::ExplainTlsFailure(c.target, c.security, NowUnixMs() / 1000);
+    if (!why.ok()) {
+      std::cerr << "synergyctl: cannot reach synergyd at " << c.target << ": " << why.message() << "\n";
+      return 1;
+    }
+  }
+  // Whatever synergyd says is shown escaped: a message may quote a value
+  // another user chose.
+  std::cerr << "synergyctl: " << synergy::service::EscapeForDisplay(st.error_message()) << "\n";
+  // The daemon refusing bad input is bad input.
+  return st.error_code() == grpc::StatusCode::INVALID_ARGUMENT ? 2 : 1;
+}
+
 
 // Every flag of the command line, as given.
 struct Flags {
@@ -248,7 +262,7 @@ int TakeProfileOf(Context& c, const Flags& f, v1::JobSpec& spec) {
   get.set_job_id(f.profile_of);
   v1::Job measured;
   auto ctx = c.Call(false);
-  if (grpc::Status st = c.stub->GetJob(ctx.get(), get, &measured); !st.ok()) return Refused(st);
+  if (grpc::Status st = c.stub->GetJob(ctx.get(), get, &measured); !st.ok()) return Refused(c, st);
   if (measured.measured_profile().points_size() == 0) {
     std::cerr << "synergyctl: --profile-of: job " << synergy::service::EscapeForDisplay(f.profile_of)
               << " has no measured profile\n";
@@ -286,7 +300,7 @@ int Submit(Context& c, const Flags& f) {
   v1::SubmitJobResponse resp;
   auto ctx = c.Call(true);
   grpc::Status st = c.stub->SubmitJob(ctx.get(), req, &resp);
-  if (!st.ok()) return Refused(st);
+  if (!st.ok()) return Refused(c, st);
   std::cout << synergy::service::EscapeForDisplay(resp.job_id()) << "\n";
   return 0;
 }
@@ -310,7 +324,7 @@ int GetJobsOnce(Context& c, const Flags& f) {
       req.set_job_id(f.args[i]);
       auto ctx = c.Call(false);
       grpc::Status st = c.stub->GetJob(ctx.get(), req, resp.add_jobs());
-      if (!st.ok()) return Refused(st);
+      if (!st.ok()) return Refused(c, st);
     }
   } else {
     v1::ListJobsRequest req;
@@ -318,7 +332,7 @@ int GetJobsOnce(Context& c, const Flags& f) {
     req.set_owner(f.selection.user);
     req.set_tenant(f.selection.tenant);
     std::vector<v1::Job> listed;
-    if (grpc::Status st = synergy::cli::ListAllJobs(ListCallOf(c), req, f.limit, listed); !st.ok()) return Refused(st);
+    if (grpc::Status st = synergy::cli::ListAllJobs(ListCallOf(c), req, f.limit, listed); !st.ok()) return Refused(c, st);
     for (v1::Job& j : listed) *resp.add_jobs() = std::move(j);
   }
   const std::vector<v1::Job> jobs = synergy::cli::SelectJobs({resp.jobs().begin(), resp.jobs().end()}, f.selection);
@@ -339,7 +353,7 @@ int GetNodesOnce(Context& c, const Flags& f) {
   v1::ListNodesResponse resp;
   auto ctx = c.Call(false);
   grpc::Status st = c.stub->ListNodes(ctx.get(), v1::ListNodesRequest{}, &resp);
-  if (!st.ok()) return Refused(st);
+  if (!st.ok()) return Refused(c, st);
   if (synergy::cli::IsStructuredOutput(f.output)) {
     std::cout << synergy::cli::Structured(resp, f.output);
   } else if (f.output == "name") {
@@ -387,7 +401,7 @@ int History(Context& c, const Flags& f) {
   req.set_submitted_since_unix_ms(std::max<int64_t>(0, since_ms));
   req.set_include_retired(true);
   std::vector<v1::Job> listed;
-  if (grpc::Status st = synergy::cli::ListAllJobs(ListCallOf(c), req, f.limit, listed); !st.ok()) return Refused(st);
+  if (grpc::Status st = synergy::cli::ListAllJobs(ListCallOf(c), req, f.limit, listed); !st.ok()) return Refused(c, st);
   const std::vector<v1::Job> jobs = synergy::cli::JobsSince(std::move(listed), since_ms);
   if (f.output == "trace") {
     const synergy::cli::HistoryTraceOut trace = synergy::cli::HistoryTrace(jobs);
@@ -409,7 +423,7 @@ int Describe(Context& c, const Flags& f) {
     v1::ListNodesResponse resp;
     auto ctx = c.Call(false);
     grpc::Status st = c.stub->ListNodes(ctx.get(), v1::ListNodesRequest{}, &resp);
-    if (!st.ok()) return Refused(st);
+    if (!st.ok()) return Refused(c, st);
     for (const v1::Node& n : resp.nodes()) {
       if (n.name() != args[2]) continue;
       std::cout << (synergy::cli::IsStructuredOutput(f.output) ? synergy::cli::Structured(n, f.output)
@@ -425,7 +439,7 @@ int Describe(Context& c, const Flags& f) {
   v1::Job job;
   auto ctx = c.Call(false);
   grpc::Status st = c.stub->GetJob(ctx.get(), req, &job);
-  if (!st.ok()) return Refused(st);
+  if (!st.ok()) return Refused(c, st);
   std::cout << (synergy::cli::IsStructuredOutput(f.output) ? synergy::cli::Structured(job, f.output)
                                                            : synergy::cli::DescribeJob(job, NowUnixMs()));
   return 0;
@@ -438,7 +452,7 @@ int Cancel(Context& c, const Flags& f) {
   v1::CancelJobResponse resp;
   auto ctx = c.Call(true);
   grpc::Status st = c.stub->CancelJob(ctx.get(), req, &resp);
-  if (!st.ok()) return Refused(st);
+  if (!st.ok()) return Refused(c, st);
   std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " " << synergy::cli::StateName(resp.job().state())
             << "\n";
   return 0;
@@ -449,7 +463,7 @@ int ClusterCommand(Context& c, const Flags& f) {
   v1::ClusterState resp;
   auto ctx = c.Call(false);
   grpc::Status st = c.stub->GetClusterState(ctx.get(), v1::ClusterStateRequest{}, &resp);
-  if (!st.ok()) return Refused(st);
+  if (!st.ok()) return Refused(c, st);
   std::cout << (synergy::cli::IsStructuredOutput(f.output) ? synergy::cli::Structured(resp, f.output)
                                                            : synergy::cli::ClusterSummary(resp));
   return 0;
@@ -465,7 +479,7 @@ int Logs(Context& c, const Flags& f) {
   };
   const grpc::Status st = synergy::cli::ShowLogs(logs, fetch, std::cout, std::cerr,
                                                  [] { std::this_thread::sleep_for(std::chrono::seconds(1)); });
-  return st.ok() ? 0 : Refused(st);
+  return st.ok() ? 0 : Refused(c, st);
 }
 
 // hold, release, requeue.
@@ -479,7 +493,7 @@ int JobAction(Context& c, const Flags& f) {
   grpc::Status st = cmd == "hold"      ? c.stub->HoldJob(ctx.get(), req, &resp)
                     : cmd == "release" ? c.stub->ReleaseJob(ctx.get(), req, &resp)
                                        : c.stub->RequeueJob(ctx.get(), req, &resp);
-  if (!st.ok()) return Refused(st);
+  if (!st.ok()) return Refused(c, st);
   std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " "
             << (cmd == "hold" ? "held" : cmd == "release" ? "released" : "requeued") << "\n";
   return 0;
@@ -494,7 +508,7 @@ int Update(Context& c, const Flags& f) {
   v1::JobActionResponse resp;
   auto ctx = c.Call(true);
   grpc::Status st = c.stub->UpdateJob(ctx.get(), req, &resp);
-  if (!st.ok()) return Refused(st);
+  if (!st.ok()) return Refused(c, st);
   std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " priority " << resp.job().spec().priority()
             << "\n";
   return 0;
@@ -511,7 +525,7 @@ int Drain(Context& c, const Flags& f) {
   auto ctx = c.Call(true);
   grpc::Status st =
       cmd == "drain" ? c.stub->DrainNode(ctx.get(), req, &resp) : c.stub->UndrainNode(ctx.get(), req, &resp);
-  if (!st.ok()) return Refused(st);
+  if (!st.ok()) return Refused(c, st);
   std::cout << synergy::service::EscapeForDisplay(resp.node().name()) << (resp.node().drained() ? " drained" : " undrained")
             << "\n";
   return 0;
@@ -519,15 +533,17 @@ int Drain(Context& c, const Flags& f) {
 
 // With several addresses (a leader and its standbys, docs/deploy.md), the
 // channel to the first that answers as the leader: a standby answers
-// UNAVAILABLE, a dead host nothing within 3 s. With none, the last tried
-// (the verb's own call then says why).
+// UNAVAILABLE, a dead host nothing within 3 s. The probe is the cheapest
+// call (a job id that cannot exist: refused before any state is read); any
+// other answer is the leader's. With none, the last tried (the verb's own
+// call then says why).
 std::shared_ptr<grpc::Channel> FindLeader(Context& c, synergy::service::LeaderChannels& channels) {
   for (size_t tried = 1; channels.size() > 1; ++tried) {
     auto ctx = c.Call(false);
     ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(3));
-    v1::ClusterState ignored;
-    const grpc::Status st =
-        v1::SchedulerService::NewStub(channels.current())->GetClusterState(ctx.get(), {}, &ignored);
+    v1::GetJobRequest probe;
+    v1::Job ignored;
+    const grpc::Status st = v1::SchedulerService::NewStub(channels.current())->GetJob(ctx.get(), probe, &ignored);
     const bool leads = st.error_code() != grpc::StatusCode::UNAVAILABLE &&
                        st.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED;
     if (leads || tried == channels.size()) break;
@@ -553,6 +569,7 @@ int Connect(Context& c) {
     return 2;
   }
   c.stub = v1::SchedulerService::NewStub(FindLeader(c, **channels));
+  c.target = (*channels)->current_target();
   return kTaken;
 }
 
@@ -569,6 +586,11 @@ const std::map<std::string, Verb>& Verbs() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // gRPC's own log lines (a failed TLS handshake prints
+  // "ssl_transport_security.cc ... certificate verify failed") are not for
+  // synergyctl's user: every failure is told once, by its status, and TLS
+  // failures are explained (Refused).
+  gpr_set_log_function([](gpr_log_func_args*) {});
   Context c;
   c.server = std::getenv("SYNERGY_SERVER") ? std::getenv("SYNERGY_SERVER") : "127.0.0.1:50051";
   c.token = std::getenv("SYNERGY_TOKEN") ? std::getenv("SYNERGY_TOKEN") : "";

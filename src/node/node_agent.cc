@@ -132,16 +132,16 @@ bool NodeAgent::CallFailed(const char* call, const grpc::Status& st) {
 bool NodeAgent::FromTheLeader(int64_t epoch) {
   if (epoch >= leader_epoch_) {
     leader_epoch_ = epoch;
-    older_epoch_since_ms_ = 0;
+    older_epoch_since_.reset();
     return true;
   }
-  const int64_t now = service::NowUnixMs();
-  if (older_epoch_since_ms_ == 0) older_epoch_since_ms_ = now;
-  if (now - older_epoch_since_ms_ < kEpochRegressionMs) return false;
+  const auto now = std::chrono::steady_clock::now();
+  if (!older_epoch_since_) older_epoch_since_ = now;
+  if (now - *older_epoch_since_ < kEpochRegression) return false;
   spdlog::warn("node {}: synergyd's epoch went back from {} to {} for {} s: a new state database? following it",
-               offer_.name, leader_epoch_, epoch, kEpochRegressionMs / 1000);
+               offer_.name, leader_epoch_, epoch, kEpochRegression.count());
   leader_epoch_ = epoch;
-  older_epoch_since_ms_ = 0;
+  older_epoch_since_.reset();
   return true;
 }
 

@@ -11,10 +11,12 @@
 // the node (it restarted) asks it to register again, with its running
 // processes, so their leases can be re-adopted.
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -60,15 +62,16 @@ class NodeAgent {
 
  private:
   bool Register();
-  // A failed call to synergyd: logged once per outage, a new channel after
-  // UNAVAILABLE; returns false for Step's caller.
+  // A failed call to synergyd: logged once per outage, a channel to the
+  // next address after UNAVAILABLE or DEADLINE_EXCEEDED (down, a standby,
+  // or paused); returns false for Step's caller.
   bool CallFailed(const char* call, const grpc::Status& st);
   // Whether a reply of a synergyd leading at `epoch` (leader_epoch) may be
   // obeyed: not one older than the newest epoch this node has seen (a
   // former leader that woke from a pause), unless only older ones have
   // answered for kEpochRegressionMs (the database was recreated).
   bool FromTheLeader(int64_t epoch);
-  static constexpr int64_t kEpochRegressionMs = 60000;
+  static constexpr std::chrono::seconds kEpochRegression{60};
   // The credential calls carry: the node's own (configured, or issued at
   // join and kept in credential_file), else the join credential.
   std::string Credential() const;
@@ -102,7 +105,8 @@ class NodeAgent {
   std::unique_ptr<v1::NodeService::Stub> stub_;
   bool unreachable_ = false;
   int64_t leader_epoch_ = 0;              // the newest seen
-  int64_t older_epoch_since_ms_ = 0;      // older replies only, since (0: none)
+  // Since when only replies older than leader_epoch_ came (none: nullopt).
+  std::optional<std::chrono::steady_clock::time_point> older_epoch_since_;
   int interval_ms_;
   int64_t lease_grace_ms_ = 30000;  // synergyd's, from registration
   std::vector<v1::ProcessExit> unsent_exits_;

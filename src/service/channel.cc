@@ -124,14 +124,14 @@ absl::StatusOr<std::shared_ptr<LeaderChannels>> LeaderChannels::Open(const std::
   for (const std::string& target : c->targets_) {
     auto channel = OpenChannel(target, security, sends_credential, args);
     if (!channel.ok()) return channel.status();
-    if (!c->channel_) c->channel_ = *channel;
+    c->opened_.push_back(*channel);
   }
   return c;
 }
 
 std::shared_ptr<grpc::Channel> LeaderChannels::current() const {
   std::lock_guard lock(mu_);
-  return channel_;
+  return opened_[at_];
 }
 
 std::string LeaderChannels::current_target() const {
@@ -142,11 +142,11 @@ std::string LeaderChannels::current_target() const {
 std::shared_ptr<grpc::Channel> LeaderChannels::Next() {
   std::lock_guard lock(mu_);
   at_ = (at_ + 1) % targets_.size();
-  // Open checked every address; a file gone since then keeps the old
-  // channel (it still carries what was read).
+  // Open checked every address; a file gone since then keeps the address's
+  // last channel (it still carries what was read).
   auto channel = OpenChannel(targets_[at_], security_, sends_credential_, args_);
-  if (channel.ok()) channel_ = *channel;
-  return channel_;
+  if (channel.ok()) opened_[at_] = *channel;
+  return opened_[at_];
 }
 
 absl::Status ValidateCredentialText(const std::string& credential, const std::string& field) {

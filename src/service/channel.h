@@ -72,12 +72,14 @@ class LeaderChannels {
  private:
   LeaderChannels() = default;
   std::vector<std::string> targets_;
+  // Per address, the last channel opened (Next falls back to it where a
+  // file it read has gone since).
+  std::vector<std::shared_ptr<grpc::Channel>> opened_;
   ChannelSecurity security_;
   bool sends_credential_ = false;
   grpc::ChannelArguments args_;
   mutable std::mutex mu_;
-  size_t at_ = 0;                            // under mu_
-  std::shared_ptr<grpc::Channel> channel_;  // under mu_: to targets_[at_]
+  size_t at_ = 0;  // under mu_; opened_[at_] is current
 };
 
 // A credential must be 1-4096 printable ASCII characters without spaces

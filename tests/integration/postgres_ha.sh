@@ -117,10 +117,12 @@ for k in $(seq "$KILLS"); do
   ((${rounds:-0} >= 1)) || fail "kill $k: $standby did not take over and run a round"
   echo "takeover $k: $(python3 -c "import time; print(f'{time.time() - $killed_at:.2f}')") s from kill -9 of $leader to $standby's first round"
   (($(grep -c "took the state over" "$work/synergyd-$standby.log") == took + 1)) || fail "kill $k: $standby did not say it took over"
-  # The killed one comes back, as the standby.
+  # The killed one comes back, as the standby (what it logs from now on).
+  from=$(($(wc -l <"$work/synergyd-$leader.log") + 1))
   daemon "$leader" 0
-  for _ in $(seq 100); do grep -q "synergyd '$standby' leads" "$work/synergyd-$leader.log" && break; sleep 0.05; done
-  grep -q "synergyd '$standby' leads" "$work/synergyd-$leader.log" || fail "kill $k: the restarted $leader is not a standby"
+  for _ in $(seq 100); do tail -n "+$from" "$work/synergyd-$leader.log" | grep -q "synergyd '$standby' leads" && break; sleep 0.05; done
+  tail -n "+$from" "$work/synergyd-$leader.log" | grep -q "synergyd '$standby' leads" ||
+    fail "kill $k: the restarted $leader is not a standby"
   # Submissions flow again, and the agent job reports to the new leader.
   for _ in $(seq 100); do (($(wc -l <"$work/acked") > before)) && break; sleep 0.1; done
   (($(wc -l <"$work/acked") > before)) || fail "kill $k: no submission acknowledged after the takeover"
@@ -152,6 +154,7 @@ echo "ok   every acknowledged submission kept; epochs $(echo $epochs); each long
 # PostgreSQL stops for PG_OUTAGE_S seconds.
 ((PG_OUTAGE_S > 0)) || { echo "ok $TEST (no outage)"; exit 0; }
 epoch=$(metric_of synergy_leader_epoch "$leader")
+[[ -n $epoch ]] || fail "no synergy_leader_epoch on the leader's /metrics"
 pg_stop
 sleep 3
 "$BIN/synergyctl" submit -f "$work/flood.yaml" >/dev/null 2>"$work/outage.err" && fail "a submission was taken without its store"

@@ -9,7 +9,9 @@
 #   4. names with escape sequences or newlines are refused, nothing stored;
 #   5. plain text to a non-loopback address is refused by node and CLI, and
 #      synergyd refuses to serve plain text or no auth on one;
-#   6. credentials with control characters and non-scalar YAML keys exit 2.
+#   6. credentials with control characters and non-scalar YAML keys exit 2;
+#   7. a TLS failure is named in one line (no CA, another CA, a name the
+#      certificate does not carry), without gRPC's raw line.
 # Needs root (to switch accounts); exits 77 (skipped) otherwise.
 # usage: security.sh BUILD_DIR
 BIN=$1
@@ -126,4 +128,17 @@ for prog in synergyd synergy-node; do
   out=$("$BIN/$prog" --config "$work/key.yaml" 2>&1); rc=$?
   [[ $rc == 2 ]] || fail "$prog with a non-scalar key: exit $rc ($out)"
 done
+
+# 7. TLS failures named.
+"$(dirname "$0")/../../scripts/make-dev-pki" "$work/pki2" >/dev/null 2>&1
+expect_tls() {
+  local want=$1
+  shift
+  out=$("$@" get jobs 2>&1); rc=$?
+  [[ $rc == 1 && $out == *"$want"* && $out != *ssl_transport_security* && $(wc -l <<<"$out") == 1 ]] ||
+    fail "TLS failure: want '$want', got exit $rc: $out"
+}
+expect_tls "no CA given" env SYNERGY_CA= "$BIN/synergyctl"
+expect_tls "is not signed by the CA in $work/pki2/ca.crt" "$BIN/synergyctl" --ca "$work/pki2/ca.crt"
+expect_tls "name mismatch: expected elsewhere.example.org" "$BIN/synergyctl" --server-name elsewhere.example.org
 echo "ok security"

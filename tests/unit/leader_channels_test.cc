@@ -1,9 +1,9 @@
 // Clients given several synergyd addresses (a leader and its standbys):
 // how the list is read, and that a client whose call a standby refuses
 // reaches the leader on the next address.
-#include <filesystem>
-
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "daemon/server/server.h"
 #include "daemon/server/standby.h"
@@ -85,8 +85,7 @@ TEST_F(StandbyTest, AStandbyRefusesEveryCallNamingTheLeaderAndAClientMovesOnToTh
   const grpc::Status refused = ClusterState((*channels)->current());
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_NE(refused.error_message().find("synergyd 'b' is a standby"), std::string::npos) << refused.error_message();
-  EXPECT_NE(refused.error_message().find("synergyd 'a' leads (epoch 7)"), std::string::npos)
-      << refused.error_message();
+  EXPECT_NE(refused.error_message().find("synergyd 'a' leads (epoch 7)"), std::string::npos) << refused.error_message();
   (*standby)->SetReason("synergyd 'a' leads (epoch 8)");
   EXPECT_NE(ClusterState((*channels)->current()).error_message().find("epoch 8"), std::string::npos);
   EXPECT_TRUE(ClusterState((*channels)->Next()).ok());

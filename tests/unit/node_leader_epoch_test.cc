@@ -3,14 +3,13 @@
 // epoch it has seen (a leader that woke from a pause after a standby took
 // over). A real NodeAgent against a NodeService on loopback whose replies
 // the test sets.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
 #include <mutex>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "node/node_agent.h"
 #include "spdlog/spdlog.h"
@@ -75,9 +74,8 @@ class NodeLeaderEpochTest : public ::testing::Test {
     offer.cpu_ids = {0, 1};
     offer.memory_gb = 4;
     auto channel = grpc::CreateChannel(config.scheduler, grpc::InsecureChannelCredentials());
-    agent_ = std::make_unique<node::NodeAgent>(config, offer,
-                                               std::make_unique<node::ProcessLauncher>(node::Cgroups()), "none",
-                                               channel, [channel] { return channel; });
+    agent_ = std::make_unique<node::NodeAgent>(config, offer, std::make_unique<node::ProcessLauncher>(node::Cgroups()),
+                                               "none", channel, [channel] { return channel; });
   }
   void TearDown() override {
     agent_.reset();

@@ -285,7 +285,9 @@ class PostgresLeadershipTest : public ::testing::Test {
  protected:
   void SetUp() override {
     SYNERGY_TEST_POSTGRES(server);
-    dsn_ = server->NewDatabase(absl::StrCat("leadership_", ::getpid()));
+    server_ = server;
+    database_ = absl::StrCat("leadership_", ::getpid());
+    dsn_ = server->NewDatabase(database_);
     ASSERT_FALSE(dsn_.empty());
   }
   static PostgresLeadership As(const std::string& instance, int64_t lease_ms, bool renew) {
@@ -300,6 +302,8 @@ class PostgresLeadershipTest : public ::testing::Test {
     b.jobs.push_back(ContractJob(id, 1, v1::JOB_STATE_QUEUED));
     return b;
   }
+  synergy::testing::TestPostgres* server_ = nullptr;
+  std::string database_;
   std::string dsn_;
 };
 
@@ -334,26 +338,24 @@ TEST_F(PostgresLeadershipTest, AStandbyTakesOverWhenTheLeaseRunsOutAndFencesTheP
 }
 
 TEST_F(PostgresLeadershipTest, AStandbyTakesOverOnlyAfterSeeingTheLeaseUnrenewedForItsWholeWaitOnItsOwnClock) {
-  // a renews every second: a standby that looks every 100 ms for 1.5 s
-  // sees each renewal and never takes over (it waits 2 s of no renewal),
-  // whatever the database's clock.
+  // a renews every second (its lease: 2 s): a standby that looks every
+  // 100 ms for 4 s sees each renewal and never takes over.
   auto a = PostgresStore::Open(dsn_, As("a", 3000, true));
   ASSERT_TRUE(a.ok()) << a.status();
   LeaseSighting seen;
   PostgresLeadership b = As("b", 3000, true);
   b.sighting = &seen;
-  for (int i = 0; i < 15; ++i) {
+  for (int i = 0; i < 40; ++i) {
     const auto early = PostgresStore::Open(dsn_, b);
     ASSERT_EQ(early.status().code(), absl::StatusCode::kAlreadyExists) << "try " << i << ": " << early.status();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(seen.epoch, 1);
-  // a stops renewing (paused): b takes over 2 s after it first saw the
-  // lease as it now stays, and not before.
-  PostgresLeadership paused = As("a", 3000, false);
-  auto a_paused = PostgresStore::Open(dsn_, paused);  // the same instance: at once, epoch 2
+  // a stops cleanly and comes back without renewing (paused): b takes over
+  // once it has seen that lease unrenewed for 2 s, and not before.
+  a->reset();
+  auto a_paused = PostgresStore::Open(dsn_, As("a", 3000, false));  // the released lease: at once, epoch 2
   ASSERT_TRUE(a_paused.ok()) << a_paused.status();
-  a->reset();  // the first store of a: fenced, so it releases nothing
   const auto first_look = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<PostgresStore>> taken = absl::UnknownError("not tried");
   while (!taken.ok()) {
@@ -361,11 +363,37 @@ TEST_F(PostgresLeadershipTest, AStandbyTakesOverOnlyAfterSeeingTheLeaseUnrenewed
     ASSERT_TRUE(taken.ok() || taken.status().code() == absl::StatusCode::kAlreadyExists) << taken.status();
     if (!taken.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  EXPECT_GE(std::chrono::steady_clock::now() - first_look, std::chrono::milliseconds(StandbyWaitMs(3000)));
+  const auto waited = std::chrono::steady_clock::now() - first_look;
   EXPECT_EQ(StandbyWaitMs(3000), 2000);
+  EXPECT_GE(waited, std::chrono::milliseconds(2000));
+  EXPECT_LT(waited, std::chrono::milliseconds(3500));  // not a second wait after the expiry
   EXPECT_EQ((*taken)->epoch(), 3);
-  EXPECT_EQ((*taken)->leadership()->takeovers, 1);  // a to b; a's restart as itself is not one
+  EXPECT_EQ((*taken)->leadership()->takeovers, 1);  // a to b; a back as itself is not one
   EXPECT_EQ((*a_paused)->Commit(OneJob("j-000001")).code(), absl::StatusCode::kAborted);
+}
+
+TEST_F(PostgresLeadershipTest, AStandbyThatFirstLooksAfterTheLeaseRanOutStillWaitsItsWholeWait) {
+  // The database was down (or the standby just started): the lease it
+  // first sees has run out by the database's clock, but the standby has
+  // not seen the leader fail to renew, so it waits, giving the leader its
+  // chance to renew.
+  auto a = PostgresStore::Open(dsn_, As("a", 1000, false));  // a lease of 500 ms, never renewed
+  ASSERT_TRUE(a.ok()) << a.status();
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  LeaseSighting seen;
+  PostgresLeadership b = As("b", 1000, true);
+  b.sighting = &seen;
+  const auto first_look = std::chrono::steady_clock::now();
+  const auto first = PostgresStore::Open(dsn_, b);
+  EXPECT_EQ(first.status().code(), absl::StatusCode::kAlreadyExists) << "taken at first sight: " << first.status();
+  absl::StatusOr<std::unique_ptr<PostgresStore>> taken = absl::UnknownError("not tried");
+  while (!taken.ok()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    taken = PostgresStore::Open(dsn_, b);
+    ASSERT_TRUE(taken.ok() || taken.status().code() == absl::StatusCode::kAlreadyExists) << taken.status();
+  }
+  EXPECT_GE(std::chrono::steady_clock::now() - first_look, std::chrono::milliseconds(StandbyWaitMs(1000)));
+  EXPECT_EQ((*taken)->epoch(), 2);
 }
 
 TEST_F(PostgresLeadershipTest, ACleanStopHandsOverAtOnceAndTheSameInstanceTakesOverAtOnce) {
@@ -376,8 +404,11 @@ TEST_F(PostgresLeadershipTest, ACleanStopHandsOverAtOnceAndTheSameInstanceTakesO
   auto b = PostgresStore::Open(dsn_, As("b", 60000, false));
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ((*b)->epoch(), 2);
-  // b restarted after kill -9 (its old store never released): the new one
-  // leads at once, and the old one is fenced.
+  // A second synergyd of the same name is not given b's lease while b's
+  // session lives; b killed (its session ends, nothing released) and
+  // restarted: the new one leads at once, and the old one is fenced.
+  EXPECT_EQ(PostgresStore::Open(dsn_, As("b", 60000, false)).status().code(), absl::StatusCode::kAlreadyExists);
+  server_->DropSessions(database_);
   auto b_again = PostgresStore::Open(dsn_, As("b", 60000, false));
   ASSERT_TRUE(b_again.ok()) << b_again.status();
   EXPECT_EQ((*b_again)->epoch(), 3);

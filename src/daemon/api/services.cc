@@ -20,7 +20,7 @@ grpc::Status SlurmOwnsNodes() {
 }
 
 // A leader another synergyd has fenced (it is stepping down) gives nodes
-// no orders: they move on to the next address.
+// and agents no orders: they move on to the next address.
 grpc::Status SteppingDown() {
   return grpc::Status(grpc::StatusCode::UNAVAILABLE,
                       "this synergyd is stepping down: another synergyd leads the state now");
@@ -381,7 +381,7 @@ grpc::Status SchedulerServiceImpl::GetJobLogs(grpc::ServerContext* ctx, const v1
 grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::RegisterNodeRequest* req,
                                            v1::RegisterNodeResponse* resp) {
   absl::MutexLock lock(&g_.mu);
-  if (g_.state->store_fenced()) return SteppingDown();
+  if (g_.fenced()) return SteppingDown();
   SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/RegisterNode", req->name()));
   SYNERGY_VALIDATE(service::ValidateRegisterNodeRequest(*req));
   if (g_.state->config().executor == "slurm") return SlurmOwnsNodes();
@@ -407,7 +407,7 @@ grpc::Status NodeServiceImpl::RegisterNode(grpc::ServerContext* ctx, const v1::R
 grpc::Status NodeServiceImpl::Heartbeat(grpc::ServerContext* ctx, const v1::HeartbeatRequest* req,
                                         v1::HeartbeatResponse* resp) {
   absl::MutexLock lock(&g_.mu);
-  if (g_.state->store_fenced()) return SteppingDown();
+  if (g_.fenced()) return SteppingDown();
   SYNERGY_AUTHORIZE(who, AuthorizeNode(*ctx, *g_.state, "NodeService/Heartbeat", req->name()));
   SYNERGY_VALIDATE(service::ValidateHeartbeatRequest(*req));
   if (g_.state->config().executor == "slurm") return SlurmOwnsNodes();
@@ -434,6 +434,7 @@ grpc::Status NodeServiceImpl::ReturnLogs(grpc::ServerContext* ctx, const v1::Log
 
 grpc::Status AgentServiceImpl::RegisterAgent(grpc::ServerContext* ctx, const v1::AgentHello* req,
                                              v1::AgentWelcome* resp) {
+  if (g_.fenced()) return SteppingDown();
   if (auto st = AuthorizeAgent(*ctx, *g_.authenticator, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateAgentHello(*req));
   absl::MutexLock lock(&g_.mu);
@@ -452,6 +453,7 @@ grpc::ServerUnaryReactor* AgentServiceImpl::ReportProgress(grpc::CallbackServerC
 
 grpc::Status AgentServiceImpl::Progress(grpc::CallbackServerContext* ctx, const v1::ProgressReport* req,
                                         v1::ProgressReply* resp) {
+  if (g_.fenced()) return SteppingDown();
   if (auto st = AuthorizeAgent(*ctx, *g_.authenticator, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateProgressReport(*req));
   // The common case, a report under an open lease, without the lock.
@@ -465,6 +467,7 @@ grpc::Status AgentServiceImpl::Progress(grpc::CallbackServerContext* ctx, const 
 
 grpc::Status AgentServiceImpl::ConfirmCheckpoint(grpc::ServerContext* ctx, const v1::CheckpointDone* req,
                                                  v1::CheckpointAck*) {
+  if (g_.fenced()) return SteppingDown();
   if (auto st = AuthorizeAgent(*ctx, *g_.authenticator, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateCheckpointDone(*req));
   absl::MutexLock lock(&g_.mu);
@@ -473,6 +476,7 @@ grpc::Status AgentServiceImpl::ConfirmCheckpoint(grpc::ServerContext* ctx, const
 
 grpc::Status AgentServiceImpl::SubmitProfile(grpc::ServerContext* ctx, const v1::MeasuredProfile* req,
                                              v1::ProfileAck*) {
+  if (g_.fenced()) return SteppingDown();
   if (auto st = AuthorizeAgent(*ctx, *g_.authenticator, req->job_id(), req->epoch()); !st.ok()) return st;
   SYNERGY_VALIDATE(service::ValidateMeasuredProfile(*req));
   absl::MutexLock lock(&g_.mu);

@@ -8,6 +8,7 @@
 //
 // Codes: UNAUTHENTICATED when the credential is missing or matches nobody,
 // PERMISSION_DENIED when it belongs to a principal that may not do this.
+#include <functional>
 #include <mutex>
 
 #include "absl/base/thread_annotations.h"
@@ -40,6 +41,9 @@ struct Guarded {
   const Authenticator* authenticator = nullptr;  // the state's; set once, before serving
   ProgressBoard* board = nullptr;                // the state's; thread-safe
   LogRelay* logs = nullptr;                      // the daemon's; thread-safe
+  // Whether another synergyd has taken the shared state over (the store's
+  // fencing; thread-safe, read without mu): set once, before serving.
+  std::function<bool()> fenced = [] { return false; };
 };
 
 class SchedulerServiceImpl final : public v1::SchedulerService::Service {

@@ -64,10 +64,10 @@ sigset_t BlockShutdownSignals() {
 // when a shutdown signal came first; otherwise `daemon` is the started
 // daemon or why not.
 bool WaitAsStandby(const synergy::daemon::DaemonConfig& config, const sigset_t& set,
+                   synergy::daemon::LeaseSighting& sighting,
                    absl::StatusOr<std::unique_ptr<synergy::daemon::Daemon>>& daemon) {
   using synergy::daemon::Daemon;
   std::unique_ptr<synergy::daemon::Standby> standby;
-  synergy::daemon::LeaseSighting sighting;
   Daemon::Takeover takeover{&sighting, [&] {
                               standby->Stop();
                               standby.reset();
@@ -135,8 +135,12 @@ int main(int argc, char** argv) {
     return Usage(std::string(st.message()));
   }
   const sigset_t set = BlockShutdownSignals();
-  auto daemon = synergy::daemon::Daemon::Start(*config);
-  if (!daemon.ok() && !WaitAsStandby(*config, set, daemon)) return 0;  // stopped as a standby
+  // What this synergyd sees of another's lease, from its first look: a
+  // synergyd started while the database was down does not take over the
+  // moment it returns, before the leader has had a chance to renew.
+  synergy::daemon::LeaseSighting sighting;
+  auto daemon = synergy::daemon::Daemon::Start(*config, {&sighting, {}});
+  if (!daemon.ok() && !WaitAsStandby(*config, set, sighting, daemon)) return 0;  // stopped as a standby
   if (!daemon.ok()) {
     std::cerr << "synergyd: " << daemon.status().message() << "\n";
     return daemon.status().code() == absl::StatusCode::kAlreadyExists ? 2 : 1;

@@ -19,6 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "service/auth.h"
+#include "service/metrics_text.h"
+#include "service/tls_check.h"
 #include "spdlog/spdlog.h"
 #include "synergy/config_loader.h"
 #include "synergy/default_configs.h"
@@ -48,6 +50,12 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const DaemonConfig& config, Lea
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config, const Takeover& takeover) {
   std::unique_ptr<Daemon> d(new Daemon());
   d->config_ = config;
+  // Its certificate first: an expired one, or a key that is not its key,
+  // is refused with what to do, not found by the first client.
+  auto serving = CheckServingFiles(config.tls, service::NowUnixMs() / 1000);
+  if (!serving.ok()) return serving.status();
+  if (*serving) d->cert_not_after_s_ = (*serving)->not_after_unix_s;
+  d->WarnIfCertificateExpiresSoon();
   auto zoo = config.models.empty() ? DefaultModelZoo() : LoadModelZooFile(config.models);
   if (!zoo.ok()) return zoo.status();
   absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(config, takeover.sighting);
@@ -64,6 +72,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
   d->state_ = std::move(*state);
   d->guarded_.state = opened;
   d->guarded_.logs = &d->log_relay_;
+  d->guarded_.fenced = [opened] { return opened->store_fenced(); };
   d->scheduler_ = std::make_unique<SchedulerServiceImpl>(d->guarded_);
   d->node_ = std::make_unique<NodeServiceImpl>(d->guarded_);
   d->agent_ = std::make_unique<AgentServiceImpl>(d->guarded_);
@@ -95,7 +104,11 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& config
 absl::Status Daemon::ServeMetrics(const DaemonState* opened) {
   last_tick_ms_ = service::NowUnixMs();  // the round loop starts after
   const std::optional<Store::Leadership> leading = opened->store_leadership();
-  const std::string leader_lines = leading ? LeaderMetrics(leading->instance, leading) : "";
+  // Once fenced (stepping down), it reports itself a standby.
+  auto leader_lines = [leading, opened] {
+    if (!leading) return std::string();
+    return LeaderMetrics(leading->instance, opened->store_fenced() ? std::nullopt : leading);
+  };
   metrics_.Handle("/metrics", [this, leader_lines] {
     absl::ReaderMutexLock lock(&guarded_.mu);
     return service::HttpReply{200,
@@ -104,7 +117,8 @@ absl::Status Daemon::ServeMetrics(const DaemonState* opened) {
                                            "they stopped accepting (listener_watchdog.h)\n"
                                            "# TYPE synergy_listener_rebuilds_total counter\n"
                                            "synergy_listener_rebuilds_total ",
-                                           listener_rebuilds_.load(), "\n", SlurmMetrics(), leader_lines),
+                                           listener_rebuilds_.load(), "\n", SlurmMetrics(), leader_lines(),
+                                           CertificateMetrics()),
                               service::kPrometheusTextType};
   });
   // Live while the round loop ticks (every 100 ms; a loop stuck for 30 s
@@ -137,6 +151,15 @@ absl::Status Daemon::ServeMetrics(const DaemonState* opened) {
   if (!port.ok()) return port.status();
   metrics_port_ = *port;
   return absl::OkStatus();
+}
+
+std::string Daemon::CertificateMetrics() const {
+  if (cert_not_after_s_ == 0) return "";
+  service::MetricsText m;
+  m.Gauge("synergy_tls_cert_expiry_seconds",
+          "Seconds until synergyd's TLS certificate (tls.cert) expires; negative once it has.",
+          static_cast<double>(cert_not_after_s_ - service::NowUnixMs() / 1000));
+  return m.Take();
 }
 
 absl::Status Daemon::StartServer(const std::string& listen) {
@@ -228,6 +251,15 @@ std::string Daemon::SlurmMetrics() const {
       "synergy_slurm_outages_total ", slurm_->outages(), "\n", SlurmCommandMetrics(slurm_->cli()));
 }
 
+void Daemon::WarnIfCertificateExpiresSoon() const {
+  if (cert_not_after_s_ == 0) return;
+  const int64_t left_s = cert_not_after_s_ - service::NowUnixMs() / 1000;
+  if (left_s > kCertificateWarningS) return;
+  spdlog::warn("synergyd: tls.cert '{}' expires on {} (in {} h): renew it and restart synergyd; clients refuse an "
+               "expired certificate",
+               config_.tls.cert, service::FormatUtc(cert_not_after_s_), left_s / 3600);
+}
+
 void Daemon::WatchListener() {
   StuckListener stuck;
   bool down = false;  // a rebuild could not bind again: tried every second
@@ -240,6 +272,7 @@ void Daemon::WatchListener() {
     // a trim); given back once a minute, a burst of connections does not
     // hold the host's memory for good.
     if (++seconds % 60 == 0) ::malloc_trim(0);
+    if (seconds % kSecondsPerDay == 0) WarnIfCertificateExpiresSoon();
     if (!down) {
       const std::optional<int> queued = ReadListenQueueLength(port_);
       if (!stuck.Sample(queued, service::NowUnixMs())) continue;

@@ -73,6 +73,12 @@ class Daemon {
   void WatchListener();
   // /metrics lines of the Slurm executor ("" under executor: node).
   std::string SlurmMetrics() const;
+  // Its certificate's expiry: warned of at start and once a day within
+  // kCertificateWarningS of it, and on /metrics ("" under plain text).
+  static constexpr int64_t kCertificateWarningS = 14 * 24 * 3600;
+  static constexpr int kSecondsPerDay = 24 * 3600;
+  void WarnIfCertificateExpiresSoon() const;
+  std::string CertificateMetrics() const;
 
   DaemonConfig config_;
   std::unique_ptr<DaemonState> state_ ABSL_PT_GUARDED_BY(guarded_.mu);
@@ -97,6 +103,7 @@ class Daemon {
   std::atomic<int64_t> next_round_unix_ms_{0};
   int port_ = 0;
   int metrics_port_ = 0;
+  int64_t cert_not_after_s_ = 0;  // tls.cert's expiry (unix s); 0 under plain text
   std::atomic<bool> shutting_down_{false};  // Shutdown runs once
   std::atomic<bool> stepped_down_{false};
   absl::Notification stop_;     // the loops end (Shutdown began)

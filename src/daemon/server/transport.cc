@@ -53,6 +53,18 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFor(co
   return grpc::SslServerCredentials(options);
 }
 
+absl::StatusOr<std::optional<service::CertificateDates>> CheckServingFiles(const TlsConfig& tls, int64_t now_unix_s) {
+  if (tls.plaintext) return std::nullopt;
+  auto cert = service::ReadPemFile(tls.cert, "tls.cert");
+  if (!cert.ok()) return cert.status();
+  auto key = service::ReadPemFile(tls.key, "tls.key");
+  if (!key.ok()) return key.status();
+  auto dates = service::CheckServingCertificate(*cert, *key, absl::StrCat("tls.cert '", tls.cert, "'"),
+                                                absl::StrCat("tls.key '", tls.key, "'"), now_unix_s);
+  if (!dates.ok()) return dates.status();
+  return std::optional<service::CertificateDates>(*dates);
+}
+
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> MalformedRequestInterceptorFactory() {
   return std::make_unique<MalformedRequestFactory>();
 }

@@ -3,12 +3,14 @@
 // configured files (mutual TLS when a client CA is given), the largest
 // message it accepts, and malformed requests answered as INVALID_ARGUMENT.
 #include <memory>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "daemon/server/config.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/support/server_interceptor.h"
 #include "service/request_limits.h"
+#include "service/tls_check.h"
 
 namespace synergy::daemon {
 
@@ -33,6 +35,12 @@ inline constexpr int kMaxIdlePollers = 8;
 // have none), or plain text with tls.plaintext. InvalidArgument naming an
 // unreadable or non-PEM file.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFor(const TlsConfig& tls);
+
+// synergyd's certificate and key as configured (service::CheckServingCertificate):
+// a key that is not the certificate's, an expired certificate or one not
+// yet valid at `now_unix_s` is refused naming the files; the certificate's
+// dates otherwise; nullopt under tls.plaintext.
+absl::StatusOr<std::optional<service::CertificateDates>> CheckServingFiles(const TlsConfig& tls, int64_t now_unix_s);
 
 // A request that does not parse as its message (invalid UTF-8 in a string
 // field, truncated bytes) reaches no handler; gRPC answers INTERNAL with an

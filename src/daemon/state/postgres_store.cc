@@ -96,12 +96,19 @@ constexpr const char* kSchema[] = {
     // this row would otherwise hold the takeover until it woke).
     "CREATE TABLE IF NOT EXISTS leadership(id INT PRIMARY KEY CHECK (id = 1), epoch BIGINT NOT NULL,"
     " holder BYTEA NOT NULL, holder_pid INT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)",
-    "INSERT INTO leadership(id, epoch, holder, holder_pid, expires_at) VALUES (1, 0, ''::bytea, 0, '-infinity')"
+    "INSERT INTO leadership(id, epoch, holder, holder_pid, expires_at)"
+    " SELECT 1, 0, ''::bytea, 0, '-infinity' WHERE NOT EXISTS (SELECT 1 FROM leadership WHERE id = 1)"
     " ON CONFLICT (id) DO NOTHING",
     // Leadership passed from one instance to another (a failover, or a
     // standby taking over after a clean stop): synergy_leader_takeovers_total.
     "ALTER TABLE leadership ADD COLUMN IF NOT EXISTS takeovers BIGINT NOT NULL DEFAULT 0",
 };
+
+// Whether the schema is all there: its newest part exists (a read of the
+// catalog, which waits for no lock).
+constexpr char kSchemaPresent[] =
+    "SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('leadership') AND attname = 'takeovers'"
+    " AND NOT attisdropped";
 
 // Each write of a commit, in SqliteStore's order and with its rules.
 constexpr char kWriteJob[] =
@@ -126,7 +133,8 @@ constexpr char kTrimEvents[] =
 // between its looks ('-infinity': released, or never held).
 constexpr char kReadLeadership[] =
     "SELECT holder, epoch, expires_at::text, expires_at <= now(),"
-    " CASE WHEN expires_at = '-infinity' THEN 0 ELSE (extract(epoch FROM expires_at - now()) * 1000)::bigint END"
+    " CASE WHEN expires_at = '-infinity' THEN 0 ELSE (extract(epoch FROM expires_at - now()) * 1000)::bigint END,"
+    " EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = holder_pid AND holder_pid <> 0)"
     " FROM leadership WHERE id = 1";
 // Takes the lease of the epoch last read, unless it changed since.
 constexpr char kTakeLeadership[] =
@@ -139,7 +147,7 @@ constexpr char kTakeLeadership[] =
 // until it woke).
 constexpr char kEndStaleLeader[] =
     "SELECT pg_terminate_backend(holder_pid) FROM leadership WHERE id = 1 AND holder_pid <> 0"
-    " AND holder_pid <> pg_backend_pid() AND epoch = $1::bigint";
+    " AND holder_pid <> pg_backend_pid() AND epoch = $1::bigint AND expires_at::text = $2::text";
 // Extends the lease of the epoch that leads; no row where another took it.
 constexpr char kRenew[] =
     "UPDATE leadership SET expires_at = now() + $2::bigint * interval '1 millisecond', holder_pid = pg_backend_pid()"
@@ -167,13 +175,32 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(const std::st
   // to print; its errors come back as statuses.
   PQsetNoticeProcessor(
       conn, [](void*, const char*) {}, nullptr);
-  for (const char* sql : kSchema) {
-    Result r(PQexec(conn, sql));
-    if (!Ok(r)) return absl::UnavailableError(absl::StrCat(store->name_, ": ", sql, ": ", PQerrorMessage(conn)));
-  }
+  if (absl::Status st = store->CreateSchema(); !st.ok()) return st;
   if (absl::Status st = store->TakeLeadership(); !st.ok()) return st;
   if (store->leadership_.renew) store->renewer_ = std::thread([raw = store.get()] { raw->RenewUntilClosed(); });
   return store;
+}
+
+absl::Status PostgresStore::CreateSchema() {
+  // A standby opens a store at every look: where the schema is there it
+  // changes nothing, since DDL on a table would wait for the locks of a
+  // leader paused inside a commit (and hold up the leader's commits).
+  Result present(PQexec(conn_, kSchemaPresent));
+  if (Ok(present) && PQntuples(present.get()) == 1) return absl::OkStatus();
+  // First start: one transaction, so that the schema is all there or not.
+  Result begin(PQexec(conn_, "BEGIN"));
+  Result timeout(PQexec(conn_, "SET LOCAL lock_timeout = '3s'"));
+  for (const char* sql : kSchema) {
+    Result r(PQexec(conn_, sql));
+    if (!Ok(r)) {
+      const std::string why = PQerrorMessage(conn_);
+      Result rollback(PQexec(conn_, "ROLLBACK"));
+      return absl::UnavailableError(absl::StrCat(name_, ": ", sql, ": ", why));
+    }
+  }
+  Result commit(PQexec(conn_, "COMMIT"));
+  if (!Ok(commit)) return absl::UnavailableError(absl::StrCat(name_, ": create the tables: ", PQerrorMessage(conn_)));
+  return absl::OkStatus();
 }
 
 PostgresStore::PostgresStore(pg_conn* conn, std::string name, PostgresLeadership leadership)
@@ -212,16 +239,17 @@ absl::Status PostgresStore::TakeLeadershipLocked() {
   const int64_t epoch = Int(row, 0, 1);
   const std::string expires_at = Bytes(row, 0, 2);
   const bool ran_out = Bytes(row, 0, 3) == std::string(1, '\1');
-  if (absl::Status free = LeaseIsFree(holder, epoch, expires_at, ran_out); !free.ok()) {
+  const bool holder_connected = Bytes(row, 0, 5) == std::string(1, '\1');
+  if (absl::Status free = LeaseIsFree(holder, holder_connected, epoch, expires_at, ran_out); !free.ok()) {
     return absl::AlreadyExistsError(absl::StrCat(name_, ": synergyd '", holder, "' leads (epoch ", epoch,
                                                  ", its lease due to end in ", Int(row, 0, 4), " ms; ",
                                                  free.message(), "); one synergyd writes the state, and a "
                                                  "standby takes over when that lease runs out"));
   }
-  Result end_stale = Params().Int(epoch).Exec(conn_, kEndStaleLeader);
+  Result end_stale = Params().Int(epoch).Bytes(expires_at).Exec(conn_, kEndStaleLeader);
   Result r = Params()
                  .Bytes(leadership_.instance)
-                 .Int(leadership_.lease_ms)
+                 .Int(StandbyWaitMs(leadership_.lease_ms))
                  .Int(epoch)
                  .Bytes(expires_at)
                  .Exec(conn_, kTakeLeadership);
@@ -243,20 +271,24 @@ absl::Status PostgresStore::TakeLeadershipLocked() {
   return absl::OkStatus();
 }
 
-absl::Status PostgresStore::LeaseIsFree(const std::string& holder, int64_t epoch, const std::string& expires_at,
-                                        bool ran_out) const {
-  // This instance's own lease (synergyd restarted after kill -9), or one
-  // released at a clean stop (or never held): taken at once.
-  if (holder == leadership_.instance || expires_at == "-infinity") return absl::OkStatus();
+absl::Status PostgresStore::LeaseIsFree(const std::string& holder, bool holder_connected, int64_t epoch,
+                                        const std::string& expires_at, bool ran_out) const {
+  // Released at a clean stop (or never held): taken at once. This
+  // instance's own lease, once its holder's session is gone (synergyd
+  // killed and restarted): at once too; a live namesake is not taken from.
+  if (expires_at == "-infinity") return absl::OkStatus();
+  if (holder == leadership_.instance && !holder_connected) return absl::OkStatus();
+  // The database's clock, which wrote the expiry, says it ran out; and,
+  // for a standby, it has itself seen no renewal for as long (what it saw
+  // is kept from its first look, before the expiry).
   LeaseSighting* seen = leadership_.sighting;
-  if (seen == nullptr) {
-    return ran_out ? absl::OkStatus() : absl::FailedPreconditionError("its lease has not run out");
-  }
+  if (seen == nullptr) return ran_out ? absl::OkStatus() : absl::FailedPreconditionError("its lease has not run out");
   const auto now = std::chrono::steady_clock::now();
   if (seen->epoch != epoch || seen->expires_at != expires_at) {
     *seen = LeaseSighting{epoch, expires_at, now};
     return absl::FailedPreconditionError("renewed since this standby last looked");
   }
+  if (!ran_out) return absl::FailedPreconditionError("its lease has not run out");
   const int64_t unchanged_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - seen->since).count();
   if (const int64_t wait_ms = StandbyWaitMs(leadership_.lease_ms); unchanged_ms < wait_ms) {
     return absl::FailedPreconditionError(
@@ -267,7 +299,7 @@ absl::Status PostgresStore::LeaseIsFree(const std::string& holder, int64_t epoch
 
 absl::Status PostgresStore::Renew() const {
   if (fenced_) return absl::AbortedError(absl::StrCat(name_, ": fenced: another synergyd leads now"));
-  Result r = Params().Int(epoch_).Int(leadership_.lease_ms).Exec(conn_, kRenew);
+  Result r = Params().Int(epoch_).Int(StandbyWaitMs(leadership_.lease_ms)).Exec(conn_, kRenew);
   if (!Ok(r)) return absl::UnavailableError(absl::StrCat(name_, ": renew the leadership: ", PQerrorMessage(conn_)));
   if (PQntuples(r.get()) == 1) return absl::OkStatus();
   fenced_ = true;

@@ -9,10 +9,12 @@
 // One daemon writes the state: the leader. Leadership is a lease in the
 // database (table `leadership`: an epoch, its holder, when it expires),
 // renewed every third of PostgresLeadership::lease_ms by a thread of the
-// store and by every commit. Open takes it when it has expired (or was
-// released at a clean close), or at once when its holder is this instance
-// (synergyd restarted after kill -9), raising the epoch; else it is refused
-// with ALREADY_EXISTS naming the holder. Every commit checks the epoch in
+// store and by every commit. Open takes it when it has expired (for a
+// standby: and it saw it unrenewed, LeaseSighting), or was released at a
+// clean close, or at once when its holder is this instance and that
+// holder's session is gone (synergyd restarted after kill -9), raising the
+// epoch; else it is refused with ALREADY_EXISTS naming the holder. Each
+// synergyd sharing a database needs an instance name of its own. Every commit checks the epoch in
 // its own transaction (the row's lock orders it against a takeover): a
 // leader that was paused past its lease, and whose place another took,
 // cannot write (ABORTED, fenced) however late it wakes. Ids sort as SQLite
@@ -54,10 +56,11 @@ struct LeaseSighting {
 };
 
 // How often a standby looks at the lease (synergyd's standby loop), and
-// how long it must have seen the lease unrenewed before it takes it: the
-// lease less one look, so that it leads within lease_ms of the leader's
-// last renewal (never less than half the lease: the leader renews every
-// third).
+// the lease a leader writes: PostgresLeadership::lease_ms less one look, so
+// that a standby leads within lease_ms of the leader's last renewal (never
+// less than half of lease_ms: the leader renews every third). A standby
+// takes the lease once the database's clock says it ran out and it has
+// itself seen it unrenewed for as long.
 inline constexpr int64_t kStandbyLookMs = 1000;
 inline int64_t StandbyWaitMs(int64_t lease_ms) { return std::max(lease_ms / 2, lease_ms - kStandbyLookMs); }
 
@@ -106,12 +109,14 @@ class PostgresStore : public Store {
  private:
   PostgresStore(pg_conn* conn, std::string name, PostgresLeadership leadership);
   absl::Status CommitLocked(const Batch& batch) const;
+  // The tables, where they are not all there yet (first start).
+  absl::Status CreateSchema();
   absl::Status TakeLeadership();
   absl::Status TakeLeadershipLocked();
   // OK where this store may take the lease as read; else why not (and the
   // sighting updated).
-  absl::Status LeaseIsFree(const std::string& holder, int64_t epoch, const std::string& expires_at,
-                           bool ran_out) const;
+  absl::Status LeaseIsFree(const std::string& holder, bool holder_connected, int64_t epoch,
+                           const std::string& expires_at, bool ran_out) const;
   // Extends the lease if this store still leads (its epoch); ABORTED, and
   // fenced from then on, where another took over. Called under mu_, in a
   // commit's transaction or on its own.
