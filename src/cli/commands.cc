@@ -21,10 +21,10 @@ constexpr const char* kGlobalAbout =
 
 const std::vector<CommandHelp>& Commands() {
   static const std::vector<CommandHelp> kCommands = {
-      {"submit", "submit -f JOB.yaml [--profile-of ID]",
-       "Submits a job; prints its id. The spec's fields are in docs/job-spec.md; a bad spec is refused here\n"
-       "with its file, line and field, and nothing is submitted. --profile-of: the job is scheduled from the\n"
-       "profile job ID measured (its profile_points), and not profiled again whatever the spec's profile says.",
+      {"submit", "submit -f JOB.yaml|- [--profile-of ID]",
+       "Submits a job (-f -: the spec from stdin); prints its id. The spec's fields are in docs/job-spec.md; a\n"
+       "bad spec is refused here with its file, line and field, and nothing is submitted. --profile-of: the job\n"
+       "is scheduled from the profile job ID measured (its profile_points), and not profiled again whatever the spec's profile says.",
        {"-f", "--profile-of"}},
       {"get",
        "get jobs [ID...] [--state S,S] [--user U] [--tenant T] [--limit N] [--sort-by KEY] [-o wide|json|yaml|name] [-w]\n"
@@ -55,16 +55,21 @@ const std::vector<CommandHelp>& Commands() {
        "-f (--follow): until the job ends, moving on to each new lease (headers on stderr). Nodes keep\n"
        "each file under log_max_bytes (the older part is in FILE.1 on the node).",
        {"-f", "--follow", "--lease", "--rank", "--stderr"}},
-      {"cancel", "cancel ID", "Cancels a job: its lease ends (the agent checkpoints first); it is not requeued.", {}},
-      {"hold", "hold ID",
-       "Holds a job (its owner or an admin): no lease until `release`; a lease it holds ends (the agent\n"
-       "checkpoints first). Like scontrol hold; an admin's hold is released by an admin only.",
-       {}},
-      {"release", "release ID", "Releases a held job: the next round may place it again.", {}},
-      {"requeue", "requeue ID",
-       "Ends a running job's lease (the agent checkpoints first) and puts it back in the queue; its\n"
-       "crash count is untouched. Like scontrol requeue.",
-       {}},
+      {"cancel", "cancel ID [ID...]\ncancel [--user U] [--tenant T] [--state S,S] [--yes]",
+       "Cancels jobs: their leases end (agents checkpoint first); they are not requeued. With --user, --tenant\n"
+       "and --state instead of ids: the jobs they pick (as get jobs), all of them with --yes when more than one\n"
+       "(like scancel -u alice -t PD). A line per job; exit 1 if any was refused.",
+       {"--user", "--tenant", "--state", "--yes"}},
+      {"hold", "hold ID [ID...] | hold [--user U] [--tenant T] [--state S,S] [--yes]",
+       "Holds jobs (their owner or an admin): no lease until `release`; a lease one holds ends (the agent\n"
+       "checkpoints first). Like scontrol hold; an admin's hold is released by an admin only. Selectors as cancel.",
+       {"--user", "--tenant", "--state", "--yes"}},
+      {"release", "release ID [ID...] | release [--user U] [--tenant T] [--state S,S] [--yes]",
+       "Releases held jobs: the next round may place them again. Selectors as cancel.", {"--user", "--tenant", "--state", "--yes"}},
+      {"requeue", "requeue ID [ID...] | requeue [--user U] [--tenant T] [--state S,S] [--yes]",
+       "Ends running jobs' leases (agents checkpoint first) and puts them back in the queue; their\n"
+       "crash counts are untouched. Like scontrol requeue. Selectors as cancel.",
+       {"--user", "--tenant", "--state", "--yes"}},
       {"update", "update ID --priority N",
        "Changes a job's priority class (0 to 1000; higher classes are placed first). Its owner may\n"
        "lower it; only an admin raises it.",

@@ -14,10 +14,12 @@
 #include "grpc/support/log.h"
 #include "cli/commands.h"
 #include "cli/history.h"
+#include "cli/job_actions.h"
 #include "cli/job_logs.h"
 #include "cli/job_pages.h"
 #include "cli/job_selection.h"
 #include "cli/message_output.h"
+#include "cli/suggest.h"
 #include "cli/tables.h"
 #include "service/auth.h"
 #include "service/channel.h"
@@ -80,6 +82,7 @@ struct Flags {
   std::optional<int> priority;
   synergy::cli::LogsOptions logs;
   bool help = false;
+  bool yes = false;  // --yes: a selector may pick more than one job
   int watch_s = 0, interval_s = 0;
   size_t limit = 0;  // --limit: at most this many jobs listed (0 = all)
   synergy::cli::JobSelection selection;
@@ -182,10 +185,24 @@ int ReadCommandFlag(const std::string& a, FlagReader& r, Flags& f) {
     if (!r.Value(f.file)) return Usage("-f needs a file");
   } else if (a == "-h" || a == "--help") {
     f.help = true;
+  } else if (a == "-y" || a == "--yes") {
+    f.yes = true;
   } else {
     return kNotMine;
   }
   return kTaken;
+}
+
+// Every flag synergyctl knows (the commands' table, and the global ones),
+// for "did you mean".
+std::vector<std::string> KnownFlags() {
+  std::vector<std::string> flags = {"--server", "--token", "--ca", "--server-name", "--plaintext", "--version", "--help"};
+  for (const synergy::cli::CommandHelp& command : synergy::cli::Commands()) {
+    for (const std::string& w : command.words) {
+      if (!w.empty() && w[0] == '-') flags.push_back(w);
+    }
+  }
+  return flags;
 }
 
 // The command line into `c` and `f`; kTaken, or the exit code.
@@ -201,7 +218,9 @@ int ReadFlags(int argc, char** argv, Context& c, Flags& f) {
       std::cout << synergy::VersionLine("synergyctl") << "\n";
       return 0;
     }
-    if (!a.empty() && a[0] == '-') return Usage("unknown flag '" + a + "'");
+    if (!a.empty() && a[0] == '-' && a != "-") {
+      return Usage("unknown flag '" + a + "'" + synergy::cli::DidYouMean(a, KnownFlags()));
+    }
     f.args.push_back(a);
   }
   return kTaken;
@@ -282,12 +301,16 @@ int TakeProfileOf(Context& c, const Flags& f, v1::JobSpec& spec) {
 }
 
 int Submit(Context& c, const Flags& f) {
-  if (f.file.empty() || f.args.size() != 1) return Usage("submit needs -f JOB.yaml");
-  std::ifstream in(f.file);
-  if (!in) return Usage(f.file + ": cannot open");
+  if (f.file.empty() || f.args.size() != 1) return Usage("submit needs -f JOB.yaml (or -f - for stdin)");
   std::stringstream ss;
-  ss << in.rdbuf();
-  auto spec = synergy::service::ParseJobSpecYaml(ss.str(), f.file);
+  if (f.file == "-") {
+    ss << std::cin.rdbuf();
+  } else {
+    std::ifstream in(f.file);
+    if (!in) return Usage(f.file + ": cannot open");
+    ss << in.rdbuf();
+  }
+  auto spec = synergy::service::ParseJobSpecYaml(ss.str(), f.file == "-" ? "<stdin>" : f.file);
   if (!spec.ok()) {
     std::cerr << "synergyctl: " << spec.status().message() << "\n";
     return 2;
@@ -318,13 +341,21 @@ int GetJobsOnce(Context& c, const Flags& f) {
   // Named jobs one by one (NOT_FOUND names the id); else the list,
   // filtered by state in synergyd.
   v1::ListJobsResponse resp;
+  int missing_rc = 0;  // a named job not found: the others are shown, then exit 1
   if (f.args.size() > 2) {
     for (size_t i = 2; i < f.args.size(); ++i) {
       v1::GetJobRequest req;
       req.set_job_id(f.args[i]);
       auto ctx = c.Call(false);
-      grpc::Status st = c.stub->GetJob(ctx.get(), req, resp.add_jobs());
+      v1::Job job;
+      grpc::Status st = c.stub->GetJob(ctx.get(), req, &job);
+      if (st.error_code() == grpc::StatusCode::NOT_FOUND) {
+        std::cerr << "synergyctl: " << synergy::service::EscapeForDisplay(st.error_message()) << "\n";
+        missing_rc = 1;
+        continue;
+      }
       if (!st.ok()) return Refused(c, st);
+      *resp.add_jobs() = std::move(job);
     }
   } else {
     v1::ListJobsRequest req;
@@ -345,7 +376,7 @@ int GetJobsOnce(Context& c, const Flags& f) {
   } else {
     std::cout << synergy::cli::JobsTable(jobs, f.output == "wide", NowUnixMs());
   }
-  return 0;
+  return missing_rc;
 }
 
 // `get nodes`, once.
@@ -445,19 +476,6 @@ int Describe(Context& c, const Flags& f) {
   return 0;
 }
 
-int Cancel(Context& c, const Flags& f) {
-  if (f.args.size() != 2) return Usage("cancel needs a job id");
-  v1::CancelJobRequest req;
-  req.set_job_id(f.args[1]);
-  v1::CancelJobResponse resp;
-  auto ctx = c.Call(true);
-  grpc::Status st = c.stub->CancelJob(ctx.get(), req, &resp);
-  if (!st.ok()) return Refused(c, st);
-  std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " " << synergy::cli::StateName(resp.job().state())
-            << "\n";
-  return 0;
-}
-
 int ClusterCommand(Context& c, const Flags& f) {
   if (f.args.size() != 1) return Usage("cluster takes no arguments");
   v1::ClusterState resp;
@@ -482,21 +500,70 @@ int Logs(Context& c, const Flags& f) {
   return st.ok() ? 0 : Refused(c, st);
 }
 
-// hold, release, requeue.
+// The jobs a verb acts on: the ids named, or those --user, --tenant and
+// --state pick (asked of synergyd; more than one needs --yes). Empty with
+// an exit code where it cannot go on.
+std::vector<std::string> JobsToActOn(Context& c, const Flags& f, int& rc) {
+  const std::string& verb = f.args[0];
+  std::vector<std::string> ids(f.args.begin() + 1, f.args.end());
+  const bool selector = !f.selection.user.empty() || !f.selection.tenant.empty() || !f.selection.states.empty();
+  rc = kTaken;
+  if (!ids.empty() && selector) rc = Usage(verb + ": job ids or --user/--tenant/--state, not both");
+  if (ids.empty() && !selector) rc = Usage(verb + " needs job ids, or --user/--tenant/--state (with --yes for more than one)");
+  if (rc != kTaken || !selector) return ids;
+  v1::ListJobsRequest req;
+  for (v1::JobState s : f.selection.states) req.add_states(s);
+  req.set_owner(f.selection.user);
+  req.set_tenant(f.selection.tenant);
+  std::vector<v1::Job> listed;
+  if (grpc::Status st = synergy::cli::ListAllJobs(ListCallOf(c), req, 0, listed); !st.ok()) {
+    rc = Refused(c, st);
+    return {};
+  }
+  for (const v1::Job& j : listed) ids.push_back(j.id());
+  if (ids.empty()) {
+    std::cerr << "synergyctl: " << verb << ": no job matches\n";
+    rc = 0;
+  } else if (const std::string refusal = synergy::cli::ConfirmSelection(verb, ids, f.yes); !refusal.empty()) {
+    std::cerr << "synergyctl: " << refusal << "\n";
+    rc = 2;
+    ids.clear();
+  }
+  return ids;
+}
+
+// cancel, hold, release, requeue: on each job named or selected.
 int JobAction(Context& c, const Flags& f) {
   const std::string& cmd = f.args[0];
-  if (f.args.size() != 2) return Usage(cmd + " needs a job id");
-  v1::JobActionRequest req;
-  req.set_job_id(f.args[1]);
-  v1::JobActionResponse resp;
-  auto ctx = c.Call(true);
-  grpc::Status st = cmd == "hold"      ? c.stub->HoldJob(ctx.get(), req, &resp)
-                    : cmd == "release" ? c.stub->ReleaseJob(ctx.get(), req, &resp)
-                                       : c.stub->RequeueJob(ctx.get(), req, &resp);
-  if (!st.ok()) return Refused(c, st);
-  std::cout << synergy::service::EscapeForDisplay(resp.job().id()) << " "
-            << (cmd == "hold" ? "held" : cmd == "release" ? "released" : "requeued") << "\n";
-  return 0;
+  int rc = kTaken;
+  const std::vector<std::string> ids = JobsToActOn(c, f, rc);
+  if (rc != kTaken) return rc;
+  auto act = [&](const std::string& id, v1::Job* after) {
+    auto ctx = c.Call(true);
+    if (cmd == "cancel") {
+      v1::CancelJobRequest req;
+      req.set_job_id(id);
+      v1::CancelJobResponse resp;
+      const grpc::Status st = c.stub->CancelJob(ctx.get(), req, &resp);
+      *after = resp.job();
+      return st;
+    }
+    v1::JobActionRequest req;
+    req.set_job_id(id);
+    v1::JobActionResponse resp;
+    const grpc::Status st = cmd == "hold"      ? c.stub->HoldJob(ctx.get(), req, &resp)
+                            : cmd == "release" ? c.stub->ReleaseJob(ctx.get(), req, &resp)
+                                               : c.stub->RequeueJob(ctx.get(), req, &resp);
+    *after = resp.job();
+    return st;
+  };
+  auto done = [&](const v1::Job& job) -> std::string {
+    return cmd == "cancel" ? synergy::cli::StateName(job.state())
+           : cmd == "hold" ? "held"
+           : cmd == "release" ? "released"
+                              : "requeued";
+  };
+  return synergy::cli::ActOnJobs(cmd, ids, act, done, std::cout, std::cerr);
 }
 
 int Update(Context& c, const Flags& f) {
@@ -577,7 +644,7 @@ using Verb = int (*)(Context&, const Flags&);
 const std::map<std::string, Verb>& Verbs() {
   static const std::map<std::string, Verb> kVerbs = {
       {"submit", Submit}, {"get", Get},           {"history", History},   {"describe", Describe},
-      {"cancel", Cancel}, {"cluster", ClusterCommand}, {"logs", Logs},    {"hold", JobAction},
+      {"cancel", JobAction}, {"cluster", ClusterCommand}, {"logs", Logs},    {"hold", JobAction},
       {"release", JobAction}, {"requeue", JobAction},  {"update", Update}, {"drain", Drain},
       {"undrain", Drain}};
   return kVerbs;
@@ -604,7 +671,11 @@ int main(int argc, char** argv) {
   if (cmd == "completion") return Completion(f);
   if (cmd == "hash-credential") return HashCredential(f);
   auto verb = Verbs().find(cmd);
-  if (verb == Verbs().end()) return Usage("unknown command '" + cmd + "'");
+  if (verb == Verbs().end()) {
+    std::vector<std::string> known = {"completion", "hash-credential"};
+    for (const auto& [name, run] : Verbs()) known.push_back(name);
+    return Usage("unknown command '" + cmd + "'" + synergy::cli::DidYouMean(cmd, known));
+  }
   if (const int rc = Connect(c); rc != kTaken) return rc;
   return verb->second(c, f);
 }

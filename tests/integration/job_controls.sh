@@ -9,6 +9,9 @@
 #  5. drain --reason: shown by get nodes -o wide and describe node, and the
 #     job's lease ends; undrain;
 #  6. -o yaml parses to the same job as -o json;
+#  7. several jobs at once: cancel A B, hold by selector (refused without
+#     --yes beyond one job), get jobs A MISSING (A shown, exit 1), submit
+#     -f - from stdin, and "did you mean" for a mistyped command or flag;
 # and the job ends with exactly the state of an uninterrupted run.
 # usage: job_controls.sh BUILD_DIR
 BIN=$1
@@ -121,4 +124,28 @@ wait_until_done 90 "$id"
 [[ $(state_of "$id") == succeeded ]] || fail "$id ended $(state_of "$id")"
 [[ $(cat "$work/ckpt/$id.result") == "$(expected_state $iterations)" ]] ||
   fail "$id's result after hold, requeue and drain is not an uninterrupted run's"
+# 7. Several jobs at once.
+printf 'name: waits\ngpus: 1\ncommand: ["/bin/sleep", "600"]\n' >"$work/waits.yaml"
+w1=$(as_bob submit -f - <"$work/waits.yaml") || fail "submit -f - refused"
+w2=$(as_bob submit -f "$work/waits.yaml") || fail "submit refused"
+w3=$(as_bob submit -f "$work/waits.yaml") || fail "submit refused"
+out=$(ctl hold --user bob 2>&1); rc=$?
+[[ $rc == 2 && $out == *"3 jobs match ($w1 $w2 $w3): add --yes to hold them all"* ]] ||
+  fail "a selector without --yes: exit $rc: $out"
+[[ $(field "$w1" held) == "" ]] || fail "a refused selection held $w1"
+out=$(ctl hold --user bob --yes 2>&1) || fail "hold --yes: $out"
+for w in "$w1" "$w2" "$w3"; do [[ $(field "$w" held) == True ]] || fail "$w not held by the selection: $out"; done
+out=$(ctl get jobs "$w1" j-999999 -o name 2>&1); rc=$?
+[[ $rc == 1 && $out == *"$w1"* && $out == *"j-999999"* ]] || fail "get jobs A MISSING: exit $rc: $out"
+out=$(as_bob cancel "$w1" j-999999 "$w2" 2>&1); rc=$?
+[[ $rc == 1 && $out == *"$w1 cancelled"* && $out == *"$w2 cancelled"* && $out == *"cancel: 2 of 3"* ]] ||
+  fail "cancel A MISSING B: exit $rc: $out"
+ctl cancel --user bob --state pending,queued --yes >/dev/null 2>&1 || fail "cancel by selector"
+[[ $(state_of "$w3") == cancelled ]] || fail "$w3 is $(state_of "$w3") after cancel --user bob --yes"
+out=$(ctl cancle "$w3" 2>&1)
+[[ $out == *"unknown command 'cancle' (did you mean 'cancel'?)"* ]] || fail "no suggestion for cancle: $out"
+out=$(ctl get jobs --stat running 2>&1)
+[[ $out == *"unknown flag '--stat' (did you mean '--state'?)"* ]] || fail "no suggestion for --stat: $out"
+echo "ok   several jobs at once, selectors with --yes, submit -f -, did you mean"
+
 echo "ok job_controls: $id succeeded with an uninterrupted run's state after hold, release, requeue and a drain"
