@@ -17,10 +17,9 @@ constexpr const char* kGlobalAbout =
     "Exit status: 0 done, 1 refused by synergyd (or unreachable), 2 bad usage or input.\n"
     "synergyctl COMMAND --help: that command's help. synergyctl --version.\n";
 
-}  // namespace
-
-const std::vector<CommandHelp>& Commands() {
-  static const std::vector<CommandHelp> kCommands = {
+// What reads: submit, get, history, describe, logs.
+std::vector<CommandHelp> ReadingCommands() {
+  return {
       {"submit", "submit -f JOB.yaml|- [--profile-of ID]",
        "Submits a job (-f -: the spec from stdin); prints its id. The spec's fields are in docs/job-spec.md; a\n"
        "bad spec is refused here with its file, line and field, and nothing is submitted. --profile-of: the job\n"
@@ -55,6 +54,12 @@ const std::vector<CommandHelp>& Commands() {
        "-f (--follow): until the job ends, moving on to each new lease (headers on stderr). Nodes keep\n"
        "each file under log_max_bytes (the older part is in FILE.1 on the node).",
        {"-f", "--follow", "--lease", "--rank", "--stderr"}},
+  };
+}
+
+// What changes jobs and nodes, and what needs no synergyd.
+std::vector<CommandHelp> ControlCommands() {
+  return {
       {"cancel", "cancel ID [ID...]\ncancel [--user U] [--tenant T] [--state S,S] [--yes]",
        "Cancels jobs: their leases end (agents checkpoint first); they are not requeued. With --user, --tenant\n"
        "and --state instead of ids: the jobs they pick (as get jobs), all of them with --yes when more than one\n"
@@ -87,6 +92,16 @@ const std::vector<CommandHelp>& Commands() {
        "/usr/share/bash-completion/completions/synergyctl.",
        {"bash"}},
   };
+}
+
+}  // namespace
+
+const std::vector<CommandHelp>& Commands() {
+  static const std::vector<CommandHelp> kCommands = [] {
+    std::vector<CommandHelp> all = ReadingCommands();
+    for (CommandHelp& c : ControlCommands()) all.push_back(std::move(c));
+    return all;
+  }();
   return kCommands;
 }
 
