@@ -26,7 +26,7 @@ std::vector<CommandHelp> ReadingCommands() {
        "is scheduled from the profile job ID measured (its profile_points), and not profiled again whatever the spec's profile says.",
        {"-f", "--profile-of"}},
       {"get",
-       "get jobs [ID...] [--state S,S] [--user U] [--tenant T] [--limit N] [--sort-by KEY] [-o wide|json|yaml|name] [-w]\n"
+       "get jobs [ID...] [--state S,S] [--user U] [--tenant T] [--limit N] [--sort-by KEY] [-o wide|json|yaml|name] [-w [--full]]\n"
        "get nodes [-o wide|json|yaml|name] [-w]",
        "Lists jobs (or the named ones: `get job ID`) or nodes. --state: states separated by commas\n"
        "(pending, queued, profiling, running, suspended, succeeded, failed, cancelled; asked of synergyd).\n"
@@ -34,9 +34,12 @@ std::vector<CommandHelp> ReadingCommands() {
        "page at a time and show summaries (describe shows a job's command, environment and events).\n"
        "--sort-by: id (default), name, state, user, tenant, gpus, age\n"
        "(oldest first), priority (highest first). -o wide: more columns; json, yaml: the protocol's messages;\n"
-       "name: ids (or node names) only, one a line. -w: again every 2 s (--interval S), each listing under\n"
-       "the time it was read, until interrupted.",
-       {"jobs", "nodes", "job", "--state", "--user", "--tenant", "--limit", "--sort-by", "-o", "-w", "--interval"}},
+       "name: ids (or node names) only, one a line. -w: again every 2 s (--interval S) until interrupted; for\n"
+       "jobs as kubectl: the header once, then the rows that are new or changed (state, reason, lease, node,\n"
+       "hold, priority; not progress); --full, or nodes, or -o json|yaml|name: every listing whole, each under\n"
+       "the time it was read.",
+       {"jobs", "nodes", "job", "--state", "--user", "--tenant", "--limit", "--sort-by", "-o", "-w", "--interval",
+        "--full"}},
       {"history", "history [--since 2h|2026-12-04T09:00:00Z] [--state S,S] [--user U] [--tenant T] [--limit N] [-o json|csv|trace]",
        "Jobs as sacct shows them: submitted, first launched, ended (UTC); waited (launch - submission), ran (time\n"
        "holding GPUs), JCT (end - submission); launches and outcome. --since: submitted since a duration ago (90s,\n"

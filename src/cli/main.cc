@@ -83,6 +83,7 @@ struct Flags {
   synergy::cli::LogsOptions logs;
   bool help = false;
   bool yes = false;  // --yes: a selector may pick more than one job
+  bool full = false;  // --full: get -w shows every listing whole
   int watch_s = 0, interval_s = 0;
   size_t limit = 0;  // --limit: at most this many jobs listed (0 = all)
   synergy::cli::JobSelection selection;
@@ -187,6 +188,8 @@ int ReadCommandFlag(const std::string& a, FlagReader& r, Flags& f) {
     f.help = true;
   } else if (a == "-y" || a == "--yes") {
     f.yes = true;
+  } else if (a == "--full") {
+    f.full = true;
   } else {
     return kNotMine;
   }
@@ -233,6 +236,7 @@ int CheckFlagsFit(Flags& f) {
     f.watch_s = f.interval_s;
   }
   if (f.watch_s > 0 && (f.args.empty() || f.args[0] != "get")) return Usage("-w is for get only");
+  if (f.full && f.watch_s == 0) return Usage("--full goes with -w");
   if (f.help) {
     const std::string one = f.args.empty() ? "" : synergy::cli::HelpFor(f.args[0]);
     std::cout << (one.empty() ? synergy::cli::Usage() : one);
@@ -336,12 +340,13 @@ synergy::cli::ListCall ListCallOf(Context& c) {
   };
 }
 
-// `get jobs [ID...]`, once.
-int GetJobsOnce(Context& c, const Flags& f) {
+// The jobs `get jobs [ID...]` shows; kTaken, 1 where a named job was not
+// found (the others are shown, then exit 1), or the exit code.
+int FetchJobs(Context& c, const Flags& f, std::vector<v1::Job>& jobs) {
   // Named jobs one by one (NOT_FOUND names the id); else the list,
   // filtered by state in synergyd.
   v1::ListJobsResponse resp;
-  int missing_rc = 0;  // a named job not found: the others are shown, then exit 1
+  int missing_rc = kTaken;
   if (f.args.size() > 2) {
     for (size_t i = 2; i < f.args.size(); ++i) {
       v1::GetJobRequest req;
@@ -366,7 +371,15 @@ int GetJobsOnce(Context& c, const Flags& f) {
     if (grpc::Status st = synergy::cli::ListAllJobs(ListCallOf(c), req, f.limit, listed); !st.ok()) return Refused(c, st);
     for (v1::Job& j : listed) *resp.add_jobs() = std::move(j);
   }
-  const std::vector<v1::Job> jobs = synergy::cli::SelectJobs({resp.jobs().begin(), resp.jobs().end()}, f.selection);
+  jobs = synergy::cli::SelectJobs({resp.jobs().begin(), resp.jobs().end()}, f.selection);
+  return missing_rc;
+}
+
+// `get jobs [ID...]`, once.
+int GetJobsOnce(Context& c, const Flags& f) {
+  std::vector<v1::Job> jobs;
+  const int rc = FetchJobs(c, f, jobs);
+  if (rc != kTaken && rc != 1) return rc;
   if (synergy::cli::IsStructuredOutput(f.output)) {
     v1::ListJobsResponse selected;
     for (const v1::Job& j : jobs) *selected.add_jobs() = j;
@@ -376,7 +389,33 @@ int GetJobsOnce(Context& c, const Flags& f) {
   } else {
     std::cout << synergy::cli::JobsTable(jobs, f.output == "wide", NowUnixMs());
   }
-  return missing_rc;
+  return rc == kTaken ? 0 : rc;
+}
+
+// `get jobs -w` as kubectl shows it: the table's header once, then a row
+// for each job that is new or whose line changed other than by the clock
+// (JobRowSignature), under the time it was read; --full: every listing
+// whole, as squeue --iterate.
+int WatchJobChanges(Context& c, const Flags& f) {
+  std::map<std::string, std::string> shown;  // id -> signature last shown
+  for (bool first = true;; first = false) {
+    std::vector<v1::Job> jobs;
+    if (const int rc = FetchJobs(c, f, jobs); rc != kTaken) return rc;
+    std::vector<v1::Job> changed;
+    for (const v1::Job& j : jobs) {
+      std::string signature = synergy::cli::JobRowSignature(j);
+      auto [it, added] = shown.emplace(j.id(), signature);
+      if (!added && it->second == signature) continue;
+      it->second = std::move(signature);
+      changed.push_back(j);
+    }
+    if (first || !changed.empty()) {
+      const std::string table = synergy::cli::JobsTable(changed, f.output == "wide", NowUnixMs());
+      std::cout << (first ? table : table.substr(table.find('\n') + 1));
+      std::cout.flush();
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(f.watch_s));
+  }
 }
 
 // `get nodes`, once.
@@ -404,6 +443,7 @@ int Get(Context& c, const Flags& f) {
   if (of_nodes && args.size() != 2) return Usage("get nodes takes no names");
   auto once = [&] { return of_jobs ? GetJobsOnce(c, f) : GetNodesOnce(c, f); };
   if (f.watch_s == 0) return once();
+  if (of_jobs && !f.full && (f.output.empty() || f.output == "wide")) return WatchJobChanges(c, f);
   // Like squeue --iterate: the listing again every interval, each under
   // the time it was read, until interrupted or synergyd refuses.
   for (;;) {

@@ -94,6 +94,13 @@ std::string Table(const std::vector<std::vector<std::string>>& raw_rows) {
   return out;
 }
 
+std::string JobRowSignature(const v1::Job& job) {
+  std::string nodes;
+  for (const v1::LeaseSlice& slice : job.lease().slices()) absl::StrAppend(&nodes, slice.node(), ",");
+  return absl::StrCat(job.state(), "|", job.reason(), "|", job.lease().epoch(), "|", nodes, "|", job.held(), "|",
+                      job.spec().priority(), "|", job.attempts());
+}
+
 std::string JobsTable(const std::vector<v1::Job>& jobs, bool wide, int64_t now_ms) {
   std::vector<std::vector<std::string>> rows;
   if (wide) {
@@ -134,7 +141,8 @@ std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t no
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head = {"NAME", "STATUS", "GPUS", "CPUS", "MEM GB", "JOBS", "LAST SEEN"};
   if (wide) {
-    head.insert(head.end(), {"ADDRESS", "GPU IDS", "CPU IDS", "CGROUPS", "DRAINED"});
+    // Cgroups (a line of its own, often long) are describe node's.
+    head.insert(head.end(), {"ADDRESS", "GPU IDS", "CPU IDS", "DRAINED"});
   }
   rows.push_back(head);
   for (const v1::Node& n : nodes) {
@@ -149,8 +157,7 @@ std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t no
         n.jobs_size() ? absl::StrJoin(n.jobs(), ",") : "-",
         Duration(now_ms - n.last_heartbeat_unix_ms()) + " ago"};
     if (wide) {
-      row.insert(row.end(), {n.address(), Ids(n.capacity().gpu_ids()), Ids(n.capacity().cpu_ids()),
-                             n.cgroups().empty() ? "-" : n.cgroups(), DrainNote(n, now_ms)});
+      row.insert(row.end(), {n.address(), Ids(n.capacity().gpu_ids()), Ids(n.capacity().cpu_ids()), DrainNote(n, now_ms)});
     }
     rows.push_back(row);
   }

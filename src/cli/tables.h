@@ -15,6 +15,10 @@ namespace synergy::cli {
 std::string Table(const std::vector<std::vector<std::string>>& rows);
 
 std::string JobsTable(const std::vector<v1::Job>& jobs, bool wide, int64_t now_ms);
+// What a job's row says but the clock (its age, progress and speed move on
+// their own): state, reason, lease and its nodes, hold, priority. `get
+// jobs -w` shows a row again when this changes.
+std::string JobRowSignature(const v1::Job& job);
 std::string NodesTable(const std::vector<v1::Node>& nodes, bool wide, int64_t now_ms);
 std::string DescribeJob(const v1::Job& job, int64_t now_ms);
 // A node in full: status, address, what it offers and what leases hold

@@ -11,7 +11,8 @@
 #  6. -o yaml parses to the same job as -o json;
 #  7. several jobs at once: cancel A B, hold by selector (refused without
 #     --yes beyond one job), get jobs A MISSING (A shown, exit 1), submit
-#     -f - from stdin, and "did you mean" for a mistyped command or flag;
+#     -f - from stdin, "did you mean" for a mistyped command or flag, and
+#     get -w showing only rows that changed (--full: every listing);
 # and the job ends with exactly the state of an uninterrupted run.
 # usage: job_controls.sh BUILD_DIR
 BIN=$1
@@ -142,6 +143,12 @@ out=$(as_bob cancel "$w1" j-999999 "$w2" 2>&1); rc=$?
   fail "cancel A MISSING B: exit $rc: $out"
 ctl cancel --user bob --state pending,queued --yes >/dev/null 2>&1 || fail "cancel by selector"
 [[ $(state_of "$w3") == cancelled ]] || fail "$w3 is $(state_of "$w3") after cancel --user bob --yes"
+# get -w: the header once, then only rows that changed: cancelled jobs
+# do not, so 2.5 s of watching shows each once; --full shows every listing.
+out=$(timeout 2.5 "$BIN/synergyctl" get jobs --state cancelled -w --interval 1)
+(($(grep -c '^ID ' <<<"$out") == 1 && $(grep -c "^j-" <<<"$out") == 3)) || fail "get jobs -w repeated rows: $out"
+out=$(timeout 2.5 "$BIN/synergyctl" get jobs --state cancelled -w --interval 1 --full)
+(($(grep -c '^--- ' <<<"$out") >= 2)) || fail "get jobs -w --full did not list whole: $out"
 out=$(ctl cancle "$w3" 2>&1)
 [[ $out == *"unknown command 'cancle' (did you mean 'cancel'?)"* ]] || fail "no suggestion for cancle: $out"
 out=$(ctl get jobs --stat running 2>&1)

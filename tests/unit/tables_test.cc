@@ -73,6 +73,36 @@ TEST(Tables, NodesTableEscapesEveryCell) {
   }
 }
 
+TEST(Tables, AJobsRowIsShownAgainByWatchWhenWhatItSaysChangesNotWhenTheClockMoves) {
+  v1::Job j;
+  j.set_id("j-000001");
+  j.set_state(v1::JOB_STATE_RUNNING);
+  j.mutable_lease()->set_epoch(3);
+  j.mutable_lease()->add_slices()->set_node("n1");
+  const std::string before = JobRowSignature(j);
+  j.set_iterations_done(500);
+  j.set_throughput(12.5);
+  j.set_updated_unix_ms(99999);
+  EXPECT_EQ(JobRowSignature(j), before);  // progress and time: the same row
+  j.mutable_lease()->set_epoch(4);
+  EXPECT_NE(JobRowSignature(j), before);
+  v1::Job held = j;
+  held.set_held(true);
+  EXPECT_NE(JobRowSignature(held), JobRowSignature(j));
+  v1::Job moved = j;
+  moved.mutable_lease()->mutable_slices(0)->set_node("n2");
+  EXPECT_NE(JobRowSignature(moved), JobRowSignature(j));
+}
+
+TEST(Tables, NodesWideLeavesCgroupsToDescribe) {
+  v1::Node n;
+  n.set_name("n1");
+  n.set_cgroups("cgroup v2 at /sys/fs/cgroup/synergy");
+  n.set_alive(true);
+  EXPECT_EQ(NodesTable({n}, true, 1000).find("cgroup v2"), std::string::npos);
+  EXPECT_NE(DescribeNode(n, 1000).find("cgroup v2"), std::string::npos);
+}
+
 TEST(Tables, ColumnsAlignOnTheEscapedText) {
   const std::string out = Table({{"A", "B"}, {"x\ny", "z"}});
   EXPECT_EQ(out, "A     B\nx\\ny  z\n");
