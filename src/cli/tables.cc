@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "service/durations.h"
 #include "service/escape.h"
 #include "service/names.h"
 
@@ -38,7 +39,7 @@ std::string DrainNote(const v1::Node& n, int64_t now_ms) {
 // The state as listed: a held job's says so, like a drained node's.
 std::string ListedState(const v1::Job& j) {
   const bool ended = j.state() == v1::JOB_STATE_SUCCEEDED || j.state() == v1::JOB_STATE_FAILED ||
-                     j.state() == v1::JOB_STATE_CANCELLED;
+                     j.state() == v1::JOB_STATE_CANCELLED || j.state() == v1::JOB_STATE_TIMED_OUT;
   return j.held() && !ended ? service::JobStateName(j.state()) + ",held" : service::JobStateName(j.state());
 }
 
@@ -267,6 +268,10 @@ std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
                                    : std::to_string(j.attempts()));
   line("Profile", ProfileLine(j));
   line("Service", Duration(j.attained_service_ms()) + " holding its GPUs");
+  line("Run time", j.spec().time_limit_s() > 0
+                       ? absl::StrCat(Duration(j.run_ms()), " of its time limit of ",
+                                      service::FormatDurationSeconds(j.spec().time_limit_s()))
+                       : absl::StrCat(Duration(j.run_ms()), " (no time limit)"));
   AppendLease(out, j);
   absl::StrAppend(&out, "Events:\n");
   for (const v1::JobEvent& e : j.events()) {
@@ -282,7 +287,7 @@ std::string ClusterSummary(const v1::ClusterState& c) {
   absl::StrAppendFormat(&out, "CPUs:      %.0f of %.0f allocated\n", c.allocated_cpus(), c.cpus());
   absl::StrAppendFormat(&out, "Memory:    %.1f of %.1f GB allocated\n", c.allocated_mem_gb(), c.mem_gb());
   std::vector<std::string> states;
-  for (int state = v1::JOB_STATE_PENDING; state <= v1::JOB_STATE_CANCELLED; ++state) {
+  for (int state = v1::JOB_STATE_PENDING; state <= v1::JOB_STATE_TIMED_OUT; ++state) {
     const std::string s = StateName(static_cast<v1::JobState>(state));
     auto it = c.jobs_by_state().find(s);
     if (it != c.jobs_by_state().end() && it->second > 0) states.push_back(absl::StrCat(it->second, " ", s));

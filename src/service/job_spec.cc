@@ -2,10 +2,12 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "service/durations.h"
 #include "service/request_limits.h"
 #include "service/request_validation.h"
 #include "synergy/config_loader.h"
@@ -60,6 +62,17 @@ absl::Status ReadProfilePoints(const YamlValue& value, v1::JobSpec& spec) {
   return absl::OkStatus();
 }
 
+// time_limit: 90m, 2h, 7d (at most a year).
+absl::Status ReadTimeLimit(const YamlMap& m, v1::JobSpec& spec) {
+  if (!m.Has("time_limit")) return absl::OkStatus();
+  std::string text;
+  if (auto st = m.Read("time_limit", text, 32); !st.ok()) return st;
+  const std::optional<int64_t> seconds = ParseDurationSeconds(text, kMaxTimeLimitS);
+  if (!seconds) return m.Get("time_limit").Error("is not a duration from 1s to 365d (e.g. 90m, 2h, 7d)");
+  spec.set_time_limit_s(*seconds);
+  return absl::OkStatus();
+}
+
 absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
   std::string name, model, tenant, profile_gpu_type;
   int gpus = 0, max_retries = -1, priority = 0;
@@ -78,6 +91,7 @@ absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
   st.Update(m.Read("profile", profile));
   if (m.Has("command")) st.Update(ReadCommand(m.Get("command"), spec));
   if (m.Has("profile_points")) st.Update(ReadProfilePoints(m.Get("profile_points"), spec));
+  st.Update(ReadTimeLimit(m, spec));
   if (m.Has("env")) {
     absl::StatusOr<std::map<std::string, std::string>> env = m.Get("env").StringMap(kMaxEnvVars, kMaxEnvBytes);
     if (env.ok()) spec.mutable_env()->insert(env->begin(), env->end());

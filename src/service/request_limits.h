@@ -46,6 +46,8 @@ inline constexpr int kMaxJobGpus = 65536;
 inline constexpr int64_t kMaxIterations = 1'000'000'000'000;
 // Crashes retried before a job fails (-1 = the daemon's default).
 inline constexpr int kMaxRetries = 100;
+// A job's time limit: at most a year (time_limit_s; 0 = the default).
+inline constexpr int64_t kMaxTimeLimitS = int64_t{365} * 86400;
 
 // ---------------------------------------------------------------- nodes --
 inline constexpr std::size_t kMaxNodeNameBytes = 253;  // a DNS name

@@ -269,6 +269,7 @@ absl::Status ValidateJobSpecFields(const v1::JobSpec& spec, absl::string_view pa
     return Refuse(field("priority"), absl::StrCat(spec.priority()),
                   absl::StrCat("is not a priority class (0 to ", kMaxPriorityClass, ")"));
   }
+  if (auto st = CheckInt(field("time_limit_s"), spec.time_limit_s(), 0, kMaxTimeLimitS); !st.ok()) return st;
   if (auto st = CheckProfilePoints(field("profile_points"), spec.profile_points()); !st.ok()) return st;
   if (!spec.profile_gpu_type().empty()) {
     if (!IsGpuTypeName(spec.profile_gpu_type())) {

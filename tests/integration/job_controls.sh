@@ -13,6 +13,7 @@
 #     --yes beyond one job), get jobs A MISSING (A shown, exit 1), submit
 #     -f - from stdin, "did you mean" for a mistyped command or flag, and
 #     get -w showing only rows that changed (--full: every listing);
+#  8. time_limit: a job that would run on is stopped at its limit, timed out;
 # and the job ends with exactly the state of an uninterrupted run.
 # usage: job_controls.sh BUILD_DIR
 BIN=$1
@@ -154,5 +155,15 @@ out=$(ctl cancle "$w3" 2>&1)
 out=$(ctl get jobs --stat running 2>&1)
 [[ $out == *"unknown flag '--stat' (did you mean '--state'?)"* ]] || fail "no suggestion for --stat: $out"
 echo "ok   several jobs at once, selectors with --yes, submit -f -, did you mean"
+
+# 8. A time limit: a plain job of 3 s of run time that would sleep for
+# 10 minutes is stopped and ends timed out (shown by get, describe, history).
+printf 'name: limited\ngpus: 1\ntime_limit: 3s\ncommand: ["/bin/sleep", "600"]\n' >"$work/limited.yaml"
+limited=$(as_alice submit -f "$work/limited.yaml") || fail "submit of a job with a time limit"
+for _ in $(seq 300); do [[ $(state_of "$limited") == timed_out ]] && break; sleep 0.1; done
+[[ $(state_of "$limited") == timed_out ]] || fail "$limited is $(state_of "$limited"), not timed_out"
+ctl describe job "$limited" | grep -q "ran for its time limit of 3s" || fail "describe does not say why $limited ended"
+ctl history --state timed_out -o csv | grep -q "^$limited," || fail "history --state timed_out misses $limited"
+echo "ok   time_limit: 3s: stopped and timed out"
 
 echo "ok job_controls: $id succeeded with an uninterrupted run's state after hold, release, requeue and a drain"

@@ -1,5 +1,6 @@
 #include "service/job_spec.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "test_support.h"
 
@@ -22,6 +23,21 @@ TEST(JobSpecYaml, ParsesEveryField) {
   EXPECT_TRUE(spec->uses_agent());
   EXPECT_EQ(spec->tenant(), "vision");
   EXPECT_EQ(spec->priority(), 7);
+}
+
+TEST(JobSpecYaml, ATimeLimitIsADurationOfAtMostAYear) {
+  auto two_hours = ParseJobSpecYaml("gpus: 1\ntime_limit: 2h\ncommand: [x]\n", "j.yaml");
+  ASSERT_TRUE(two_hours.ok()) << two_hours.status();
+  EXPECT_EQ(two_hours->time_limit_s(), 7200);
+  EXPECT_EQ(ParseJobSpecYaml("gpus: 1\ncommand: [x]\n", "j.yaml")->time_limit_s(), 0);
+  for (const char* bad : {"3600", "2 h", "0m", "1.5h", "366d", "-1h", "forever"}) {
+    auto refused = ParseJobSpecYaml(absl::StrCat("gpus: 1\ntime_limit: \"", bad, "\"\ncommand: [x]\n"), "j.yaml");
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.status().message().find(
+                  absl::StrCat("j.yaml:2: time_limit: '", bad, "': is not a duration from 1s to 365d")),
+              std::string::npos)
+        << refused.status();
+  }
 }
 
 TEST(JobSpecYaml, CommandStringIsSplitOnSpaces) {
@@ -290,6 +306,20 @@ TEST(DaemonConfig, RetentionIsADurationOrForever) {
   }
   EXPECT_THAT(DaemonRefusal("retain_ended_jobs: 1w\n"),
               HasSubstr("is not a duration from 1s to 10 years (e.g. 30d, 12h, 90m, 600s) or forever"));
+}
+
+TEST(DaemonConfig, TimeLimitsAreDurationsAndTheDefaultIsNoMoreThanTheMaximum) {
+  auto base = daemon::ParseDaemonConfig(kDefaultDaemonYaml, "<embedded>", daemon::DaemonConfig{});
+  ASSERT_TRUE(base.ok()) << base.status();
+  EXPECT_EQ(base->default_time_limit_s, 0);
+  EXPECT_EQ(base->max_time_limit_s, 0);
+  auto both = daemon::ParseDaemonConfig("default_time_limit: 24h\nmax_time_limit: 7d\n", "d.yaml", *base);
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(both->default_time_limit_s, 86400);
+  EXPECT_EQ(both->max_time_limit_s, 7 * 86400);
+  EXPECT_THAT(DaemonRefusal("max_time_limit: 7 days\n"), HasSubstr("d.yaml:1: max_time_limit: '7 days': is not a duration"));
+  EXPECT_THAT(DaemonRefusal("default_time_limit: 2d\nmax_time_limit: 1d\n"),
+              HasSubstr("d.yaml:1: default_time_limit: '2d': is more than max_time_limit"));
 }
 
 TEST(DaemonConfig, TheStoreIsSqliteByDefaultOrPostgresByItsDsn) {

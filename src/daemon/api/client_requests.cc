@@ -5,9 +5,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "daemon/api/client_gateway.h"
+
+#include "service/durations.h"
 #include "daemon/round/lease_actions.h"
 #include "daemon/round/round_input.h"
 #include "service/credentials.h"
+#include "service/durations.h"
 #include "service/escape.h"
 #include "service/job_spec.h"
 #include "service/names.h"
@@ -38,11 +41,18 @@ absl::StatusOr<DaemonState::PreparedSubmit> ClientGateway::PrepareSubmit(const v
   }
   limits.zoo = &state_.zoo_;
   if (auto st = service::ValidateJobSpec(spec, limits); !st.ok()) return st;
+  const int64_t max_limit_s = state_.config_.max_time_limit_s;
+  if (max_limit_s > 0 && spec.time_limit_s() > max_limit_s) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "spec.time_limit_s: '", spec.time_limit_s(), "': more than this cluster's max_time_limit (",
+        service::FormatDurationSeconds(max_limit_s), ")"));
+  }
   // The id is taken now: a submission that is refused leaves a gap, never
   // an id given twice.
   v1::Job job;
   job.set_id(state_.jobs_.TakeId(owner));
   *job.mutable_spec() = spec;
+  if (spec.time_limit_s() == 0) job.mutable_spec()->set_time_limit_s(state_.config_.default_time_limit_s);
   job.set_owner(owner);
   job.set_state(v1::JOB_STATE_PENDING);
   job.set_reason("submitted");

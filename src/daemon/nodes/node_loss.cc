@@ -134,6 +134,7 @@ absl::Status NodeGateway::Tick(int64_t now_ms, bool flush_progress) {
   // After a restart: leases their nodes did not report in time are over.
   if (state_.awaiting_adoption_) RequeueUnadopted(batch, now_ms);
   PressEndingLeases(batch, now_ms);
+  state_.actions().TimeOutJobsPastTheirLimit(batch, now_ms);
   state_.RetireEndedJobs(batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
   // Said once stored: a loss the store refused did not happen (and is

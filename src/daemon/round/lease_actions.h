@@ -54,8 +54,15 @@ class LeaseActions {
   void WithdrawForFinishedJob(v1::Job& job, Batch& batch, int64_t now_ms);
   void SendStop(const std::string& node, const std::string& job, int64_t epoch, int64_t grace_ms);
   // Adds the time held since service_from_ms to each running job's
-  // attained service (stored with the next flush).
+  // attained service and run time (stored with the next flush).
   void AccountService(int64_t now_ms);
+  // A job's run time now (Job.run_ms, stored or not): wall time holding a
+  // launched lease, summed over its leases, whatever the GPU type.
+  static int64_t RunNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms);
+  // Each job that has run for its time limit (spec.time_limit_s) ends as
+  // TIMED_OUT, its lease ending as a cancelled job's does (agents
+  // checkpoint first), said in an event.
+  void TimeOutJobsPastTheirLimit(Batch& batch, int64_t now_ms);
   // The attained service of `id` now, stored or not: time held, each
   // lease's weighted by its service_weight (typed clusters).
   int64_t ServiceNowMs(const std::string& id, int64_t now_ms) const;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "daemon/round/round_input.h"
+#include "service/durations.h"
 #include "service/names.h"
 #include "spdlog/spdlog.h"
 
@@ -86,6 +87,7 @@ const char* LeaseEndCauseName(LeaseEndCause cause) {
     case LeaseEndCause::kHeld: return "held";
     case LeaseEndCause::kRequeued: return "requeued";
     case LeaseEndCause::kNotStarted: return "not_started";
+    case LeaseEndCause::kTimedOut: return "timed_out";
   }
   return "unknown";
 }
@@ -140,9 +142,10 @@ void LeaseActions::DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms) 
   if (job.has_lease()) state_.NoteLaunchEvent(now_ms);
   const LeaseTable::Launch& launch = state_.leases_.LaunchOf(job.id());
   if (job.has_lease() && launch.launched()) job.set_last_lease_end_unix_ms(now_ms);
-  // The lease's time held joins the stored service (ServiceNowMs reads the
-  // job and runtime these refer to).
+  // The lease's time held joins the stored service and run time
+  // (ServiceNowMs and RunNowMs read the job and launch these refer to).
   job.set_attained_service_ms(ServiceNowMs(job, launch, now_ms));
+  job.set_run_ms(RunNowMs(job, launch, now_ms));
   // Its launch state goes with it.
   if (job.has_lease()) state_.leases_.ForgetCurrent(job.lease());
   job.clear_lease();
@@ -167,6 +170,7 @@ void LeaseActions::AccountService(int64_t now_ms) {
     // Time held, as the core's JobView::attained_service_s means it.
     v1::Job& held = state_.jobs_.Edit(id);
     held.set_attained_service_ms(ServiceNowMs(id, now_ms));
+    held.set_run_ms(RunNowMs(held, state_.leases_.LaunchOf(id), now_ms));
     state_.leases_.EditLaunch(id).service_from_ms = now_ms;
     state_.jobs_.MarkDirty(id);
   }
@@ -174,6 +178,30 @@ void LeaseActions::AccountService(int64_t now_ms) {
 
 int64_t LeaseActions::ServiceNowMs(const std::string& id, int64_t now_ms) const {
   return ServiceNowMs(state_.jobs_.at(id), state_.leases_.LaunchOf(id), now_ms);
+}
+
+int64_t LeaseActions::RunNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
+  const bool holding = job.has_lease() && !launch.launched_on.empty() && launch.service_from_ms > 0;
+  return job.run_ms() + (holding ? std::max<int64_t>(0, now_ms - launch.service_from_ms) : 0);
+}
+
+void LeaseActions::TimeOutJobsPastTheirLimit(Batch& batch, int64_t now_ms) {
+  std::vector<std::string> over;
+  for (const auto& [id, launch] : state_.leases_.all_launches()) {
+    const v1::Job& job = state_.jobs_.at(id);
+    const int64_t limit_s = job.spec().time_limit_s();
+    if (limit_s > 0 && !IsTerminal(job.state()) && RunNowMs(job, launch, now_ms) >= limit_s * 1000) {
+      over.push_back(id);
+    }
+  }
+  for (const std::string& id : over) {
+    v1::Job& job = state_.jobs_.Edit(id);
+    const std::string why =
+        absl::StrCat("ran for its time limit of ", service::FormatDurationSeconds(job.spec().time_limit_s()));
+    state_.jobs_.Move(job, JobMove::kTimeOut, why, now_ms);
+    EndLease(job, "timed out", LeaseEndCause::kTimedOut, batch, now_ms);
+    state_.Record(batch, job, why, now_ms);
+  }
 }
 
 int64_t LeaseActions::ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "service/durations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/server/security_config.h"
@@ -38,6 +39,7 @@ const std::vector<absl::string_view>& Settings() {
       "policy",         "mechanism",             "type_choice",         "models",         "lease_grace_s",
       "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "max_active_jobs_per_user", "profile_wait_s",
       "retain_ended_jobs", "restart_gain",   "executor",              "slurm",
+      "default_time_limit", "max_time_limit",
       "auth",           "tls",                   "log_level",
       "log_format"};
   return kSettings;
@@ -60,14 +62,7 @@ absl::Status ExplainRefusal(const YamlValue& root, absl::Status refusal) {
 std::optional<int64_t> RetentionSeconds(const std::string& text) {
   constexpr int64_t kMaxRetentionS = int64_t{10} * 365 * 86400;
   if (text == "forever") return -1;
-  if (text.size() < 2) return std::nullopt;
-  const char unit = text.back();
-  const int64_t scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
-  int64_t n = 0;
-  if (scale == 0 || !absl::SimpleAtoi(text.substr(0, text.size() - 1), &n) || n < 1 || n > kMaxRetentionS / scale) {
-    return std::nullopt;
-  }
-  return n * scale;
+  return service::ParseDurationSeconds(text, kMaxRetentionS);
 }
 
 absl::Status ReadRetention(const YamlMap& m, DaemonConfig& c) {
@@ -80,6 +75,24 @@ absl::Status ReadRetention(const YamlMap& m, DaemonConfig& c) {
         .Error("is not a duration from 1s to 10 years (e.g. 30d, 12h, 90m, 600s) or forever");
   }
   c.retain_ended_jobs_s = *seconds;
+  return absl::OkStatus();
+}
+
+// default_time_limit, max_time_limit: durations (a job's limit; none
+// where absent); a default above the maximum is refused.
+absl::Status ReadTimeLimits(const YamlMap& m, DaemonConfig& c) {
+  for (auto [key, out] : {std::pair<const char*, int64_t*>{"default_time_limit", &c.default_time_limit_s},
+                          {"max_time_limit", &c.max_time_limit_s}}) {
+    if (!m.Has(key)) continue;
+    std::string text;
+    if (auto st = m.Read(key, text, 32); !st.ok()) return st;
+    const std::optional<int64_t> seconds = service::ParseDurationSeconds(text, service::kMaxTimeLimitS);
+    if (!seconds) return m.Get(key).Error("is not a duration from 1s to 365d (e.g. 90m, 12h, 7d)");
+    *out = *seconds;
+  }
+  if (c.max_time_limit_s > 0 && c.default_time_limit_s > c.max_time_limit_s) {
+    return m.Get("default_time_limit").Error("is more than max_time_limit");
+  }
   return absl::OkStatus();
 }
 
@@ -142,6 +155,7 @@ absl::Status ReadSettings(const YamlMap& m, DaemonConfig& c) {
   st.Update(m.Read("profile_wait_s", c.profile_wait_s, DoubleRange::NonNegative(1e7)));
   st.Update(m.Read("restart_gain", c.restart_gain, DoubleRange::NonNegative(10)));
   st.Update(ReadRetention(m, c));
+  st.Update(ReadTimeLimits(m, c));
   st.Update(m.Read("executor", c.executor, 64));
   if (m.Has("slurm")) st.Update(ParseSlurmSection(m.Get("slurm"), c.slurm));
   if (m.Has("auth")) st.Update(ParseAuthSection(m.Get("auth"), c.auth));

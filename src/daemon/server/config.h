@@ -139,6 +139,11 @@ struct DaemonConfig {
   // duration, "30d", "12h", "90m", "600s" (1 s to 10 years), or "forever".
   // -1 = forever.
   int64_t retain_ended_jobs_s = 30 * 86400;
+  // Jobs' time limits (default_time_limit, max_time_limit: 90m, 2h, 7d;
+  // 0 = none): a job that gives none gets the default; one that asks for
+  // more than the maximum is refused at submission.
+  int64_t default_time_limit_s = 0;
+  int64_t max_time_limit_s = 0;
   // How long a job that asks for a profile waits for a whole free node to
   // profile on; after that it is scheduled unprofiled until a round finds
   // it without a lease and a node free. [0, 1e7]

@@ -107,7 +107,7 @@ std::string RenderMetrics(const DaemonState& state, int64_t now_ms) {
   m.Sample("synergy_build_info", {{"version", kSynergyVersion}, {"revision", kSynergyRevision}}, 1);
 
   m.Family("synergy_jobs", "gauge", "Jobs by state.");
-  for (int s = v1::JOB_STATE_PENDING; s <= v1::JOB_STATE_CANCELLED; ++s) {
+  for (int s = v1::JOB_STATE_PENDING; s <= v1::JOB_STATE_TIMED_OUT; ++s) {
     const std::string name = service::JobStateName(static_cast<v1::JobState>(s));
     auto it = c.jobs_by_state().find(name);
     m.Sample("synergy_jobs", {{"state", name}}, it == c.jobs_by_state().end() ? 0 : it->second);

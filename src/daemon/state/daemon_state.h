@@ -84,8 +84,9 @@ enum class LeaseEndCause {
   kHeld,          // HoldJob
   kRequeued,      // RequeueJob
   kNotStarted,    // its node's reports never showed the process its orders asked for
+  kTimedOut,      // the job ran for its time limit
 };
-inline constexpr int kLeaseEndCauses = 12;
+inline constexpr int kLeaseEndCauses = static_cast<int>(LeaseEndCause::kTimedOut) + 1;
 const char* LeaseEndCauseName(LeaseEndCause cause);
 
 // Counters and distributions behind /metrics, since this daemon started.

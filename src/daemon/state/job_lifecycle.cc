@@ -3,7 +3,8 @@
 namespace synergy::daemon {
 
 bool IsTerminal(v1::JobState state) {
-  return state == v1::JOB_STATE_SUCCEEDED || state == v1::JOB_STATE_FAILED || state == v1::JOB_STATE_CANCELLED;
+  return state == v1::JOB_STATE_SUCCEEDED || state == v1::JOB_STATE_FAILED || state == v1::JOB_STATE_CANCELLED ||
+         state == v1::JOB_STATE_TIMED_OUT;
 }
 
 bool MoveAllowed(JobMove move, v1::JobState from) {
@@ -24,6 +25,7 @@ bool MoveAllowed(JobMove move, v1::JobState from) {
     case JobMove::kSucceed:
     case JobMove::kFail:
     case JobMove::kCancel:
+    case JobMove::kTimeOut:
       return true;
   }
   return false;
@@ -40,6 +42,7 @@ v1::JobState MoveTarget(JobMove move) {
     case JobMove::kSucceed: return v1::JOB_STATE_SUCCEEDED;
     case JobMove::kFail: return v1::JOB_STATE_FAILED;
     case JobMove::kCancel: return v1::JOB_STATE_CANCELLED;
+    case JobMove::kTimeOut: return v1::JOB_STATE_TIMED_OUT;
   }
   return v1::JOB_STATE_UNSPECIFIED;
 }
@@ -55,6 +58,7 @@ const char* MoveName(JobMove move) {
     case JobMove::kSucceed: return "succeed";
     case JobMove::kFail: return "fail";
     case JobMove::kCancel: return "cancel";
+    case JobMove::kTimeOut: return "time_out";
   }
   return "?";
 }

@@ -1,7 +1,7 @@
 #pragma once
 // A job's states and the named moves between them. Each move says which
 // states it leaves from; nothing leaves a terminal state (SUCCEEDED, FAILED,
-// CANCELLED), so a job reported done never runs again. DaemonState moves
+// CANCELLED, TIMED_OUT), so a job reported done never runs again. DaemonState moves
 // jobs only through Move; a move from a state it does not leave from is a
 // bug in the caller: it changes nothing and returns false (the caller logs).
 //
@@ -15,6 +15,7 @@
 //   any live   --Succeed-->   SUCCEEDED
 //   any live   --Fail-->      FAILED
 //   any live   --Cancel-->    CANCELLED
+//   any live   --TimeOut-->   TIMED_OUT    (it ran for its time limit)
 // ("live": not terminal; "waiting": PENDING, QUEUED or SUSPENDED.)
 #include <cstdint>
 #include <string>
@@ -23,7 +24,7 @@
 
 namespace synergy::daemon {
 
-enum class JobMove { kWait, kGrant, kLaunch, kProfile, kRequeue, kSuspend, kSucceed, kFail, kCancel };
+enum class JobMove { kWait, kGrant, kLaunch, kProfile, kRequeue, kSuspend, kSucceed, kFail, kCancel, kTimeOut };
 
 bool IsTerminal(v1::JobState state);
 // Whether `move` leaves from `from`.
