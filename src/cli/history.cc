@@ -133,7 +133,8 @@ HistoryTraceOut HistoryTrace(const std::vector<v1::Job>& jobs) {
   HistoryTraceOut out;
   std::vector<std::string> names;
   for (TraceColumn c : {TraceColumn::kJobId, TraceColumn::kModel, TraceColumn::kArrival, TraceColumn::kIterations,
-                        TraceColumn::kGpus, TraceColumn::kCheckpoints, TraceColumn::kDurationS, TraceColumn::kUser}) {
+                        TraceColumn::kGpus, TraceColumn::kCheckpoints, TraceColumn::kDurationS, TraceColumn::kUser,
+                        TraceColumn::kTimeLimitS}) {
     names.push_back(sim::TraceColumnName(c));
   }
   out.trace = absl::StrCat(absl::StrJoin(names, ","), "\n");
@@ -163,7 +164,7 @@ HistoryTraceOut HistoryTrace(const std::vector<v1::Job>& jobs) {
                     absl::StrFormat("%.3f", (j->submitted_unix_ms() - first_ms) / 1000.0), ",", j->spec().iterations(),
                     ",", j->spec().gpus(), ",", j->spec().uses_agent() ? 1 : 0, ",",
                     absl::StrFormat("%.3f", j->attained_service_ms() / 1000.0), ",", plain_owner ? j->owner() : "",
-                    "\n");
+                    ",", j->spec().time_limit_s() > 0 ? absl::StrCat(j->spec().time_limit_s()) : "", "\n");
     ++out.written;
   }
   return out;

@@ -340,8 +340,9 @@ synergy::cli::ListCall ListCallOf(Context& c) {
   };
 }
 
-// The jobs `get jobs [ID...]` shows; kTaken, 1 where a named job was not
-// found (the others are shown, then exit 1), or the exit code.
+// The jobs `get jobs [ID...]` shows; kTaken, kSomeMissing where a named
+// job was not found (the others are shown, then exit 1), or the exit code.
+constexpr int kSomeMissing = -3;
 int FetchJobs(Context& c, const Flags& f, std::vector<v1::Job>& jobs) {
   // Named jobs one by one (NOT_FOUND names the id); else the list,
   // filtered by state in synergyd.
@@ -356,7 +357,7 @@ int FetchJobs(Context& c, const Flags& f, std::vector<v1::Job>& jobs) {
       grpc::Status st = c.stub->GetJob(ctx.get(), req, &job);
       if (st.error_code() == grpc::StatusCode::NOT_FOUND) {
         std::cerr << "synergyctl: " << synergy::service::EscapeForDisplay(st.error_message()) << "\n";
-        missing_rc = 1;
+        missing_rc = kSomeMissing;
         continue;
       }
       if (!st.ok()) return Refused(c, st);
@@ -379,7 +380,7 @@ int FetchJobs(Context& c, const Flags& f, std::vector<v1::Job>& jobs) {
 int GetJobsOnce(Context& c, const Flags& f) {
   std::vector<v1::Job> jobs;
   const int rc = FetchJobs(c, f, jobs);
-  if (rc != kTaken && rc != 1) return rc;
+  if (rc != kTaken && rc != kSomeMissing) return rc;
   if (synergy::cli::IsStructuredOutput(f.output)) {
     v1::ListJobsResponse selected;
     for (const v1::Job& j : jobs) *selected.add_jobs() = j;
@@ -389,7 +390,7 @@ int GetJobsOnce(Context& c, const Flags& f) {
   } else {
     std::cout << synergy::cli::JobsTable(jobs, f.output == "wide", NowUnixMs());
   }
-  return rc == kTaken ? 0 : rc;
+  return rc == kTaken ? 0 : 1;
 }
 
 // `get jobs -w` as kubectl shows it: the table's header once, then a row
@@ -400,7 +401,7 @@ int WatchJobChanges(Context& c, const Flags& f) {
   std::map<std::string, std::string> shown;  // id -> signature last shown
   for (bool first = true;; first = false) {
     std::vector<v1::Job> jobs;
-    if (const int rc = FetchJobs(c, f, jobs); rc != kTaken) return rc;
+    if (const int rc = FetchJobs(c, f, jobs); rc != kTaken) return rc == kSomeMissing ? 1 : rc;
     std::vector<v1::Job> changed;
     for (const v1::Job& j : jobs) {
       std::string signature = synergy::cli::JobRowSignature(j);

@@ -150,9 +150,12 @@ absl::Status Verify(X509* leaf, STACK_OF(X509) * chain, const ChannelSecurity& s
   X509_STORE_CTX_set_time(ctx.get(), 0, static_cast<time_t>(now_unix_s));
   if (X509_verify_cert(ctx.get()) == 1) return absl::OkStatus();
   const int error = X509_STORE_CTX_get_error(ctx.get());
+  // The dates of the certificate that failed (an expired intermediate is
+  // named as such); the leaf's name, which the user knows.
   X509* failing = X509_STORE_CTX_get_current_cert(ctx.get());
   const CertificateDates dates = DatesOf(failing != nullptr ? failing : leaf);
-  const std::string whose = absl::StrCat("synergyd's certificate at ", target, " (", dates.subject, ")");
+  const std::string whose =
+      absl::StrCat("synergyd's certificate at ", target, " (", NameLine(X509_get_subject_name(leaf)), ")");
   switch (error) {
     case X509_V_ERR_CERT_HAS_EXPIRED:
       return absl::FailedPreconditionError(absl::StrCat(whose, " expired on ", FormatUtc(dates.not_after_unix_s)));

@@ -81,6 +81,27 @@ std::vector<Summary::ByGpuType> ByGpuType(const SimResult& result, const Cluster
 
 }  // namespace
 
+namespace {
+// The allocated and busy shares of the cluster over `span` seconds.
+void AddUtilisation(const SimResult& result, const Cluster& cluster, double round_s, double span, Summary& s) {
+  const Resources& total = cluster.total();
+  double gpu = 0, cpu = 0, mem = 0;
+  // Launches between rounds add what they held; jobs that finished
+  // mid-round give back the rest of it (both zero without them).
+  for (const RoundSample& r : result.rounds) {
+    gpu += r.allocated.gpus * round_s + r.launched_s.gpus - r.released_s.gpus;
+    cpu += r.allocated.cpus * round_s + r.launched_s.cpus - r.released_s.cpus;
+    mem += r.allocated.mem_gb * round_s + r.launched_s.mem_gb - r.released_s.mem_gb;
+  }
+  s.mean_gpu_util = gpu / (total.gpus * span);
+  s.busy_gpu_util = result.busy_gpu_s / (total.gpus * span);
+  s.idle_gpu_h_while_waiting = result.idle_gpu_s_while_waiting / 3600.0;
+  s.idle_share_while_waiting = result.idle_gpu_s_while_waiting / (total.gpus * span);
+  s.mean_cpu_util = cpu / (total.cpus * span);
+  s.mean_mem_util = mem / (total.mem_gb * span);
+}
+}  // namespace
+
 Summary Summarize(const SimResult& result, const Cluster& cluster, double round_s) {
   Summary s;
   std::vector<double> jct_h;
@@ -88,6 +109,7 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
   double last_finish = -1;
   for (const JobRecord& job : result.jobs) {
     if (job.finish_s < 0) continue;
+    s.timed_out += job.timed_out ? 1 : 0;
     jct_h.push_back(job.jct_s() / 3600.0);
     if (first_arrival < 0 || job.spec.arrival_s < first_arrival) first_arrival = job.spec.arrival_s;
     last_finish = std::max(last_finish, job.finish_s);
@@ -103,23 +125,7 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
     s.makespan_h = (last_finish - first_arrival) / 3600.0;
   }
   const double span = result.end_s - result.first_schedule_s;
-  if (span > 0) {
-    const Resources& total = cluster.total();
-    double gpu = 0, cpu = 0, mem = 0;
-    // Launches between rounds add what they held; jobs that finished
-    // mid-round give back the rest of it (both zero without them).
-    for (const RoundSample& r : result.rounds) {
-      gpu += r.allocated.gpus * round_s + r.launched_s.gpus - r.released_s.gpus;
-      cpu += r.allocated.cpus * round_s + r.launched_s.cpus - r.released_s.cpus;
-      mem += r.allocated.mem_gb * round_s + r.launched_s.mem_gb - r.released_s.mem_gb;
-    }
-    s.mean_gpu_util = gpu / (total.gpus * span);
-    s.busy_gpu_util = result.busy_gpu_s / (total.gpus * span);
-    s.idle_gpu_h_while_waiting = result.idle_gpu_s_while_waiting / 3600.0;
-    s.idle_share_while_waiting = result.idle_gpu_s_while_waiting / (total.gpus * span);
-    s.mean_cpu_util = cpu / (total.cpus * span);
-    s.mean_mem_util = mem / (total.mem_gb * span);
-  }
+  if (span > 0) AddUtilisation(result, cluster, round_s, span, s);
   s.rounds = static_cast<int64_t>(result.rounds.size());
   s.unplaced_after_revert = result.unplaced_after_revert;
   if (!result.rounds.empty()) {
@@ -202,7 +208,7 @@ std::string SummaryJson(const Summary& summary, const std::map<std::string, Sett
     absl::StrAppend(&json, "  ", JsonQuote(key), ": ", literal, ",\n");
   }
   absl::StrAppendFormat(&json,
-                        "  \"jobs\": %d,\n  \"unfinished\": %d,\n  \"mean_jct_h\": %.6f,\n"
+                        "  \"jobs\": %d,\n  \"timed_out\": %d,\n  \"unfinished\": %d,\n  \"mean_jct_h\": %.6f,\n"
                         "  \"p50_jct_h\": %.6f,\n  \"p99_jct_h\": %.6f,\n"
                         "  \"makespan_h\": %.6f,\n  \"mean_gpu_util\": %.6f,\n"
                         "  \"mean_cpu_util\": %.6f,\n  \"mean_mem_util\": %.6f,\n"
@@ -214,7 +220,7 @@ std::string SummaryJson(const Summary& summary, const std::map<std::string, Sett
                         "  \"restarts\": %d,\n  \"resizes\": %d,\n"
                         "  \"busy_gpu_util\": %.6f,\n  \"idle_gpu_h_while_waiting\": %.6f,\n"
                         "  \"idle_share_while_waiting\": %.6f,\n  \"launches_between_rounds\": %d",
-                        summary.jobs, summary.unfinished, summary.mean_jct_h,
+                        summary.jobs, summary.timed_out, summary.unfinished, summary.mean_jct_h,
                         summary.p50_jct_h, summary.p99_jct_h, summary.makespan_h,
                         summary.mean_gpu_util, summary.mean_cpu_util, summary.mean_mem_util,
                         summary.rounds, summary.unplaced_after_revert, summary.mean_throughput,
@@ -274,6 +280,7 @@ std::string OneLineSummary(const Summary& s, const std::string& label) {
   }
   if (s.launches_between_rounds > 0) absl::StrAppend(&line, ", ", s.launches_between_rounds, " launched between rounds");
   if (s.restarts > 0 || s.resizes > 0) absl::StrAppend(&line, ", ", s.restarts, " restarts, ", s.resizes, " resizes");
+  if (s.timed_out > 0) absl::StrAppend(&line, ", ", s.timed_out, " timed out");
   if (s.unfinished > 0) absl::StrAppend(&line, ", ", s.unfinished, " unfinished");
   return line;
 }

@@ -19,6 +19,7 @@ namespace synergy::sim {
 
 struct Summary {
   int64_t jobs = 0;  // measured jobs that finished
+  int64_t timed_out = 0;  // of those, ended by their time limit (JobRecord::timed_out)
   int64_t unfinished = 0;
   double mean_jct_h = 0;
   double p50_jct_h = 0;

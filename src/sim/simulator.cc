@@ -44,6 +44,10 @@ struct SimJob {
   double restart_debt_s = 0;
   int restarts = 0;
   int resizes = 0;
+  // Time it has held leases (what JobSpec::time_limit_s counts), and
+  // whether it ended at that limit rather than by finishing its work.
+  double run_s = 0;
+  bool timed_out = false;
   bool running = false;  // in running_: it holds a lease until the next round
   // Heterogeneous clusters: its view on each GPU type (`view`, the one
   // policies order, has the reference type's model fields), the type of
@@ -140,7 +144,7 @@ class Engine {
     result_.end_s = t;
     for (const SimJob& job : jobs_) {
       if (!job.measured) continue;
-      JobRecord record{job.spec, job.start_s, job.finish_s, job.restarts, job.resizes, job.held_type};
+      JobRecord record{job.spec, job.start_s, job.finish_s, job.restarts, job.resizes, job.held_type, job.timed_out};
       result_.restarts += job.restarts;
       result_.resizes += job.resizes;
       if (job.finish_s < 0) ++result_.unfinished;
@@ -751,7 +755,30 @@ class Engine {
   // Progress from `t` for `held_s` (a round, or what is left of it for a
   // job launched between rounds) at the allocation the job was given, less
   // the restart time it still owes.
+  // What of `held_s` the job may run, its time limit (JobSpec::time_limit_s)
+  // allowing; `at_limit` when the limit ends the lease there. Counted into
+  // its run time.
+  static double HeldWithinLimit(SimJob& job, double held_s, bool& at_limit) {
+    const double limit_s = job.spec.time_limit_s;
+    at_limit = limit_s > 0 && job.run_s + held_s >= limit_s;
+    if (at_limit) held_s = std::max(0.0, limit_s - job.run_s);
+    job.run_s += held_s;
+    return held_s;
+  }
+
+  // A job whose lease its limit ended before its work: done, as far as the
+  // queue is concerned, `held_s` after `lease_start` (reference-compatible
+  // runs end it with the round).
+  static void EndAtLimit(SimJob& job, double lease_start, double held_s) {
+    job.timed_out = true;
+    job.executed = job.view.total_iterations;
+    job.finishes_at_s = lease_start + held_s;
+  }
+
   void Book(SimJob& job, const Assignment& a, double t, double held_s) {
+    const double lease_start = t;
+    bool at_limit = false;
+    held_s = HeldWithinLimit(job, held_s, at_limit);
     const double lost = std::min(job.restart_debt_s, held_s);
     job.restart_debt_s -= lost;
     t += lost;
@@ -792,6 +819,7 @@ class Engine {
         job.finishes_at_s = t + round;
       }
     }
+    if (at_limit && job.executed < v.total_iterations) EndAtLimit(job, lease_start, held_s);
     v.remaining_iterations = v.total_iterations - job.executed;
     // It held its GPUs all round, restarting or not.
     if (typed_) {

@@ -104,6 +104,7 @@ struct JobRecord {
   int restarts = 0;      // leases that ended and started again (see restart_cost_s)
   int resizes = 0;       // CPU or memory changes on the same GPUs, in place
   int gpu_type = -1;     // heterogeneous clusters: the type of its last round (Cluster::gpu_types)
+  bool timed_out = false;  // it ran for its time limit (JobSpec::time_limit_s) before finishing
   double jct_s() const { return finish_s - spec.arrival_s; }
 };
 

@@ -111,6 +111,13 @@ absl::Status ParseRecorded(Column column, absl::string_view v, JobSpec& job, con
         return LineError(source, line_no, name, v, absl::StrCat("is not a number of seconds from 0 to ", kMaxTraceDurationS));
       }
       return absl::OkStatus();
+    case Column::kTimeLimitS:
+      if (!v.empty() &&
+          (!ParseDouble(v, job.time_limit_s) || job.time_limit_s < 0 || job.time_limit_s > kMaxTraceDurationS)) {
+        return LineError(source, line_no, name, v,
+                         absl::StrCat("is not a number of seconds from 0 (none) to ", kMaxTraceDurationS));
+      }
+      return absl::OkStatus();
     case Column::kGpuType:
     case Column::kUser:
       if (!IsPlainTraceName(std::string_view(v.data(), v.size()))) {
@@ -259,7 +266,7 @@ std::string FormatTraceRow(const JobSpec& j, const ModelZoo& zoo) {
                       FormatNumber(j.iterations), ",", j.gpus, ",", j.checkpoints ? 1 : 0, ",",
                       FormatNumber(j.requested_cpus), ",", FormatNumber(j.requested_mem_gb), ",",
                       FormatNumber(j.gpu_fraction), ",", j.gpu_type, ",", FormatNumber(j.duration_s), ",", j.user,
-                      "\n");
+                      ",", FormatNumber(j.time_limit_s), "\n");
 }
 
 std::string FormatTrace(const std::vector<JobSpec>& jobs, const ModelZoo& zoo) {

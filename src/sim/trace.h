@@ -14,6 +14,7 @@
 //   gpu_type        the GPU type it asked for (empty: any)
 //   duration_s      its recorded run time (empty or 0: none)
 //   user            who submitted it (empty: none)
+//   time_limit_s    the longest it may run, over its leases (empty or 0: none)
 // Every line then has the header's number of fields; names are printable,
 // without spaces, commas or quotes, at most 128 bytes.
 #include <string>

@@ -9,7 +9,7 @@
 namespace synergy::sim {
 
 enum class TraceColumn { kJobId, kModel, kArrival, kIterations, kGpus, kCheckpoints, kCpus, kMemGb, kGpuFraction,
-                         kGpuType, kDurationS, kUser };
+                         kGpuType, kDurationS, kUser, kTimeLimitS };
 struct TraceColumnInfo {
   TraceColumn column;
   const char* name;
@@ -21,7 +21,8 @@ inline constexpr TraceColumnInfo kTraceColumns[] = {
     {TraceColumn::kGpus, "gpus", true},             {TraceColumn::kCheckpoints, "checkpoints", false},
     {TraceColumn::kCpus, "cpus", false},            {TraceColumn::kMemGb, "mem_gb", false},
     {TraceColumn::kGpuFraction, "gpu_fraction", false}, {TraceColumn::kGpuType, "gpu_type", false},
-    {TraceColumn::kDurationS, "duration_s", false}, {TraceColumn::kUser, "user", false}};
+    {TraceColumn::kDurationS, "duration_s", false}, {TraceColumn::kUser, "user", false},
+    {TraceColumn::kTimeLimitS, "time_limit_s", false}};
 // Without a header, the first six by position (job_id .. checkpoints).
 inline constexpr size_t kPositionalTraceColumns = 6;
 

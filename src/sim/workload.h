@@ -36,9 +36,13 @@ struct JobSpec {
   std::string gpu_type;
   double duration_s = 0;
   std::string user;
+  // The longest it may run, summed over its leases (0: no limit; a
+  // deployment's time_limit): at the limit its lease ends and it ends as
+  // timed out (JobRecord::timed_out).
+  double time_limit_s = 0;
   bool has_recorded_fields() const {
     return requested_cpus > 0 || requested_mem_gb > 0 || gpu_fraction != 1 || !gpu_type.empty() || duration_s > 0 ||
-           !user.empty();
+           !user.empty() || time_limit_s > 0;
   }
 };
 

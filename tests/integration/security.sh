@@ -136,7 +136,7 @@ expect_tls() {
   shift
   out=$("$@" get jobs 2>&1); rc=$?
   [[ $rc == 1 && $out == *"$want"* && $out != *ssl_transport_security* && $(wc -l <<<"$out") == 1 ]] ||
-    fail "TLS failure: want '$want', got exit $rc: $out"
+    fail "TLS failure: want '$want', got exit $rc ($(wc -l <<<"$out") lines): $out"
 }
 expect_tls "no CA given" env SYNERGY_CA= "$BIN/synergyctl"
 expect_tls "is not signed by the CA in $work/pki2/ca.crt" "$BIN/synergyctl" --ca "$work/pki2/ca.crt"

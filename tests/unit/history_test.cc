@@ -47,6 +47,7 @@ TEST(History, TraceIsWhatTheSimulatorReplays) {
   b.mutable_spec()->set_iterations(50);
   b.mutable_spec()->set_gpus(1);
   b.set_owner("bob smith");  // not a plain name: left out
+  b.mutable_spec()->set_time_limit_s(7200);
   b.set_submitted_unix_ms(kT0 + 90500);
   v1::Job no_model = Finished();
   no_model.set_id("j-000009");
@@ -68,6 +69,8 @@ TEST(History, TraceIsWhatTheSimulatorReplays) {
   EXPECT_TRUE(first.checkpoints);
   EXPECT_EQ(first.duration_s, 290);
   EXPECT_EQ(first.user, "alice");
+  EXPECT_EQ(first.time_limit_s, 0);
+  EXPECT_EQ((*jobs)[1].time_limit_s, 7200);
   const sim::JobSpec& second = (*jobs)[1];
   EXPECT_EQ(second.id, 7);
   EXPECT_EQ(second.arrival_s, 90.5);

@@ -342,7 +342,7 @@ TEST(RequestValidation, ListJobsStatesMustBeJobStates) {
   list.add_states(v1::JOB_STATE_CANCELLED);
   EXPECT_TRUE(ValidateListJobsRequest(list).ok());
   list.add_states(static_cast<v1::JobState>(42));  // proto3 keeps unknown enum values
-  EXPECT_TRUE(RefusedWith(ValidateListJobsRequest(list), "states[2]: 42 is not a job state (0 to 8)"));
+  EXPECT_TRUE(RefusedWith(ValidateListJobsRequest(list), "states[2]: 42 is not a job state (0 to 9)"));
   list.clear_states();
   list.add_states(static_cast<v1::JobState>(-1));
   EXPECT_TRUE(RefusedWith(ValidateListJobsRequest(list), "states[0]: -1 is not a job state"));
