@@ -26,5 +26,26 @@ complete_words() {  # WORDS...: what completes the last word
 [[ $(complete_words synergyctl get jobs --sort-by a) == age ]] || fail "--sort-by a<TAB>"
 [[ $(complete_words synergyctl history --si) == --since ]] || fail "history --si<TAB>"
 [[ $(complete_words synergyctl history --l) == --limit ]] || fail "history --l<TAB>"
+[[ $(complete_words synergyctl get jobs --state tim) == timed_out ]] || fail "--state tim<TAB>"
+# Job ids and node names come from synergyd (here a stand-in synergyctl on
+# PATH that records how it was asked), with the line's connection flags.
+fake=$(mktemp -d)
+trap 'rm -rf "$fake"' EXIT
+cat >"$fake/synergyctl" <<'FAKE'
+#!/bin/sh
+echo "$*" >>"$(dirname "$0")/asked"
+case "$*" in
+  *"get jobs -o name") printf 'j-000001\nj-000002\nj-000010\n' ;;
+  *"get nodes -o name") printf 'gpu-01\ngpu-02\n' ;;
+esac
+FAKE
+chmod +x "$fake/synergyctl"
+with_fake() { PATH="$fake:$PATH" complete_words "$@"; }
+[[ $(with_fake synergyctl cancel j-00000) == "j-000001 j-000002" ]] || fail "cancel j-00000<TAB>: '$(with_fake synergyctl cancel j-00000)'"
+[[ $(with_fake synergyctl --server a:1 describe job j-00001) == j-000010 ]] || fail "describe job j-00001<TAB>"
+grep -q -- "--server a:1 get jobs -o name" "$fake/asked" || fail "the completion did not pass --server: $(cat "$fake/asked")"
+[[ $(with_fake synergyctl drain gpu-0) == "gpu-01 gpu-02" ]] || fail "drain gpu-0<TAB>: '$(with_fake synergyctl drain gpu-0)'"
+[[ $(with_fake synergyctl describe node g) == "gpu-01 gpu-02" ]] || fail "describe node g<TAB>"
+[[ $(with_fake synergyctl cancel --us) == --user ]] || fail "cancel --us<TAB>: a flag, not an id"
 ((status == 0)) && echo "ok ctl_help"
 exit $status
