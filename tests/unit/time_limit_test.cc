@@ -21,16 +21,23 @@ class TimeLimitTest : public DaemonStateTest {
     Beat(s, "n1", now_ms + 1000, {Running(id, epoch)});
     return epoch;
   }
+  // FIFO on n1 (1 GPU), nodes beaten only when a test needs to, and a job
+  // with a time limit of a minute submitted at 0.
+  std::unique_ptr<DaemonState> WithAMinuteJob(std::string& id) {
+    config_.policy = "fifo";
+    config_.heartbeat_timeout_s = 3600;
+    auto s = Open();
+    AddNode(*s, "n1", 1, 3, 24, 0);
+    v1::JobSpec spec = Spec(1);
+    spec.set_time_limit_s(60);
+    id = *s->Submit(spec, "alice", 0);
+    return s;
+  }
 };
 
 TEST_F(TimeLimitTest, AJobEndsAsTimedOutWhenItHasRunForItsLimitAndItsLeaseIsStopped) {
-  config_.policy = "fifo";
-  config_.heartbeat_timeout_s = 3600;  // the test beats only when it needs to
-  auto s = Open();
-  AddNode(*s, "n1", 1, 3, 24, 0);
-  v1::JobSpec spec = Spec(1);
-  spec.set_time_limit_s(60);
-  const std::string id = *s->Submit(spec, "alice", 0);
+  std::string id;
+  auto s = WithAMinuteJob(id);
   const int64_t epoch = Launch(*s, id, 0);
   ASSERT_TRUE(s->Tick(50000, false).ok());
   EXPECT_EQ(s->GetJob(id)->state(), v1::JOB_STATE_RUNNING);  // 49 s run
@@ -54,13 +61,8 @@ TEST_F(TimeLimitTest, AJobEndsAsTimedOutWhenItHasRunForItsLimitAndItsLeaseIsStop
 }
 
 TEST_F(TimeLimitTest, RunTimeIsSummedOverLeasesAndTimeWaitingDoesNotCount) {
-  config_.policy = "fifo";
-  config_.heartbeat_timeout_s = 3600;  // the test beats only when it needs to
-  auto s = Open();
-  AddNode(*s, "n1", 1, 3, 24, 0);
-  v1::JobSpec spec = Spec(1);
-  spec.set_time_limit_s(60);
-  const std::string id = *s->Submit(spec, "alice", 0);
+  std::string id;
+  auto s = WithAMinuteJob(id);
   const int64_t first = Launch(*s, id, 0);
   // 40 s under the first lease, then requeued; its exit at 42 s.
   ASSERT_TRUE(s->Requeue(id, "admin", 41000).ok());

@@ -180,9 +180,17 @@ int64_t LeaseActions::ServiceNowMs(const std::string& id, int64_t now_ms) const 
   return ServiceNowMs(state_.jobs_.at(id), state_.leases_.LaunchOf(id), now_ms);
 }
 
-int64_t LeaseActions::RunNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
+namespace {
+// Time `job` has held its launched lease since it was last accounted (0
+// when it holds none): what ServiceNowMs and RunNowMs add.
+int64_t HeldSinceAccountedMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
   const bool holding = job.has_lease() && !launch.launched_on.empty() && launch.service_from_ms > 0;
-  return job.run_ms() + (holding ? std::max<int64_t>(0, now_ms - launch.service_from_ms) : 0);
+  return holding ? std::max<int64_t>(0, now_ms - launch.service_from_ms) : 0;
+}
+}  // namespace
+
+int64_t LeaseActions::RunNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
+  return job.run_ms() + HeldSinceAccountedMs(job, launch, now_ms);
 }
 
 void LeaseActions::TimeOutJobsPastTheirLimit(Batch& batch, int64_t now_ms) {
@@ -205,9 +213,8 @@ void LeaseActions::TimeOutJobsPastTheirLimit(Batch& batch, int64_t now_ms) {
 }
 
 int64_t LeaseActions::ServiceNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
-  const bool holding = job.has_lease() && !launch.launched_on.empty() && launch.service_from_ms > 0;
-  if (!holding) return job.attained_service_ms();
-  const int64_t held_ms = std::max<int64_t>(0, now_ms - launch.service_from_ms);
+  const int64_t held_ms = HeldSinceAccountedMs(job, launch, now_ms);
+  if (held_ms == 0) return job.attained_service_ms();
   // On a cluster of several GPU types, in the zoo's base type's seconds.
   const double weight = ServiceWeightOf(job.lease());
   return job.attained_service_ms() + (weight == 1.0 ? held_ms : std::llround(held_ms * weight));
