@@ -20,15 +20,21 @@ constexpr const char* kGlobalAbout =
 // What reads: submit, get, history, describe, logs.
 std::vector<CommandHelp> ReadingCommands() {
   return {
-      {"submit", "submit -f JOB.yaml|- [--profile-of ID]",
+      {"submit", "submit -f JOB.yaml|- [--profile-of ID] [--array 0-99[%N]] [--after-ok ID,ID] [--after-any ID,ID]",
        "Submits a job (-f -: the spec from stdin); prints its id. The spec's fields are in docs/job-spec.md; a\n"
        "bad spec is refused here with its file, line and field, and nothing is submitted. --profile-of: the job\n"
-       "is scheduled from the profile job ID measured (its profile_points), and not profiled again whatever the spec's profile says.",
-       {"-f", "--profile-of"}},
+       "is scheduled from the profile job ID measured (its profile_points), and not profiled again whatever the spec's profile says.\n"
+       "--array: a job array (as sbatch --array; over the spec's array:): one job per index (0-99, 1,3,5-7,\n"
+       "0-20:2), SYNERGY_ARRAY_INDEX in each one's environment, %N: at most N running at once; prints the\n"
+       "array's id (its first job's), which verbs take for all its jobs; ID_3 or ID[3] is the job of index 3.\n"
+       "--after-ok, --after-any: wait for these jobs to succeed, or to end (sbatch --dependency=afterok,\n"
+       "afterany); an after_ok job that fails cancels this one.",
+       {"-f", "--profile-of", "--array", "--after-ok", "--after-any"}},
       {"get",
        "get jobs [ID...] [--state S,S] [--user U] [--tenant T] [--limit N] [--sort-by KEY] [-o wide|json|yaml|name] [-w [--full]]\n"
        "get nodes [-o wide|json|yaml|name] [-w]",
-       "Lists jobs (or the named ones: `get job ID`) or nodes. --state: states separated by commas\n"
+       "Lists jobs (or the named ones: `get job ID`) or nodes. An array's jobs fold into one row (its indices,\n"
+       "its jobs by state) unless -o wide. --state: states separated by commas\n"
        "(pending, queued, profiling, running, suspended, succeeded, failed, cancelled, timed_out; asked of\n"
        "synergyd).\n"
        "--user, --tenant: only theirs (asked of synergyd). --limit: the first N jobs by id. Lists are read a\n"

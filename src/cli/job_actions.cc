@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/array_rows.h"
 #include "service/escape.h"
 
 namespace synergy::cli {
@@ -17,7 +18,7 @@ int ActOnJobs(const std::string& verb, const std::vector<std::string>& ids, cons
     const grpc::Status st = act(id, &after);
     if (st.ok()) {
       ++done;
-      out << service::EscapeForDisplay(after.id()) << " " << done_text(after) << "\n";
+      out << service::EscapeForDisplay(ListedId(after)) << " " << done_text(after) << "\n";
       continue;
     }
     // synergyd's messages may quote what another user chose: escaped.

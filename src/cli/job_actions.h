@@ -17,7 +17,8 @@ namespace synergy::cli {
 // The verb on one job: the job as it is after it, or why not.
 using JobAct = std::function<grpc::Status(const std::string& id, v1::Job* after)>;
 
-// Acts on `ids` in order; writes "ID DONE" (DONE from `done_text` of the
+// Acts on `ids` in order; writes "ID DONE" (ID as tables show it: an
+// array's job by its index; DONE from `done_text` of the
 // job after) to `out` per success and "synergyctl: ID: MESSAGE" to `err`
 // per refusal, then, for more than one job, "VERB: N of M" to `err`.
 // 0 when every job went through; 2 when a refusal was INVALID_ARGUMENT

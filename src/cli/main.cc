@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "grpc/support/log.h"
 #include "cli/commands.h"
 #include "cli/history.h"
@@ -25,6 +26,7 @@
 #include "service/channel.h"
 #include "service/credentials.h"
 #include "service/escape.h"
+#include "service/job_arrays.h"
 #include "service/job_spec.h"
 #include "service/request_limits.h"
 #include "service/rfc3339.h"
@@ -87,6 +89,9 @@ struct Flags {
   int watch_s = 0, interval_s = 0;
   size_t limit = 0;  // --limit: at most this many jobs listed (0 = all)
   synergy::cli::JobSelection selection;
+  // submit: --array, --after-ok, --after-any (over the spec file's).
+  std::string array;
+  std::vector<std::string> after_ok, after_any;
 };
 
 // How a flag was read: taken (or not one of this group), or refused with
@@ -196,6 +201,19 @@ int ReadCommandFlag(const std::string& a, FlagReader& r, Flags& f) {
   return kTaken;
 }
 
+// submit's: an array and dependencies, as sbatch --array and --dependency.
+int ReadSubmitFlag(const std::string& a, FlagReader& r, Flags& f) {
+  if (a == "--array") return r.Value(f.array) ? kTaken : Usage("--array needs indices, e.g. 0-99 or 0-99%10");
+  if (a != "--after-ok" && a != "--after-any") return kNotMine;
+  std::string v;
+  if (!r.Value(v)) return Usage(a + " needs job ids, e.g. j-000012,j-000013");
+  std::vector<std::string>& list = a == "--after-ok" ? f.after_ok : f.after_any;
+  for (absl::string_view id : absl::StrSplit(v, ',', absl::SkipEmpty())) {
+    list.push_back(synergy::service::CanonicalJobName(id));
+  }
+  return kTaken;
+}
+
 // Every flag synergyctl knows (the commands' table, and the global ones),
 // for "did you mean".
 std::vector<std::string> KnownFlags() {
@@ -215,6 +233,7 @@ int ReadFlags(int argc, char** argv, Context& c, Flags& f) {
     FlagReader reader{argc, argv, i};
     int rc = ReadListingFlag(a, reader, c, f);
     if (rc == kNotMine) rc = ReadCommandFlag(a, reader, f);
+    if (rc == kNotMine) rc = ReadSubmitFlag(a, reader, f);
     if (rc != kNotMine && rc != kTaken) return rc;
     if (rc == kTaken) continue;
     if (a == "--version") {
@@ -224,7 +243,9 @@ int ReadFlags(int argc, char** argv, Context& c, Flags& f) {
     if (!a.empty() && a[0] == '-' && a != "-") {
       return Usage("unknown flag '" + a + "'" + synergy::cli::DidYouMean(a, KnownFlags()));
     }
-    f.args.push_back(a);
+    // An array's job as "j-000100[3]" (as tables fold it) is sent as
+    // "j-000100_3"; nothing else ends in "[N]".
+    f.args.push_back(f.args.empty() ? a : synergy::service::CanonicalJobName(a));
   }
   return kTaken;
 }
@@ -247,6 +268,9 @@ int CheckFlagsFit(Flags& f) {
   if (f.priority && cmd != "update") return Usage("--priority is for update only");
   if (!f.reason.empty() && cmd != "drain") return Usage("--reason is for drain only");
   if (!f.profile_of.empty() && cmd != "submit") return Usage("--profile-of is for submit only");
+  if ((!f.array.empty() || !f.after_ok.empty() || !f.after_any.empty()) && cmd != "submit") {
+    return Usage("--array, --after-ok and --after-any are for submit only");
+  }
   if ((f.logs.follow || f.logs.epoch != 0 || f.logs.rank != 0 || f.logs.stderr_stream) && cmd != "logs") {
     return Usage("--follow, --lease, --rank and --stderr are for logs only");
   }
@@ -322,13 +346,21 @@ int Submit(Context& c, const Flags& f) {
   if (!f.profile_of.empty()) {
     if (const int rc = TakeProfileOf(c, f, *spec); rc != kTaken) return rc;
   }
+  if (!f.array.empty()) spec->set_array(f.array);
+  for (const std::string& id : f.after_ok) spec->add_after_ok(id);
+  for (const std::string& id : f.after_any) spec->add_after_any(id);
   v1::SubmitJobRequest req;
   *req.mutable_spec() = *spec;
   v1::SubmitJobResponse resp;
   auto ctx = c.Call(true);
   grpc::Status st = c.stub->SubmitJob(ctx.get(), req, &resp);
   if (!st.ok()) return Refused(c, st);
+  // stdout is the id alone (scripts take it); an array's size on stderr.
   std::cout << synergy::service::EscapeForDisplay(resp.job_id()) << "\n";
+  if (resp.jobs() > 1) {
+    std::cerr << "synergyctl: array " << synergy::service::EscapeForDisplay(resp.job_id()) << " of " << resp.jobs()
+              << " jobs (" << synergy::service::EscapeForDisplay(spec->array()) << "): verbs given its id act on all\n";
+  }
   return 0;
 }
 
@@ -338,6 +370,15 @@ synergy::cli::ListCall ListCallOf(Context& c) {
     auto ctx = c.Call(false);
     return c.stub->ListJobs(ctx.get(), req, page);
   };
+}
+
+// The jobs of array `id` (consecutive ids from its own), or none when `id`
+// is not an array's; an error where synergyd refused.
+grpc::Status ArrayJobs(Context& c, const std::string& id, std::vector<v1::Job>& jobs) {
+  if (synergy::service::SplitArrayJobName(id)) return grpc::Status::OK;  // one job of an array
+  v1::ListJobsRequest req;
+  req.set_array_id(id);
+  return synergy::cli::ListAllJobs(ListCallOf(c), req, 0, jobs);
 }
 
 // The jobs `get jobs [ID...]` shows; kTaken, kSomeMissing where a named
@@ -350,6 +391,11 @@ int FetchJobs(Context& c, const Flags& f, std::vector<v1::Job>& jobs) {
   int missing_rc = kTaken;
   if (f.args.size() > 2) {
     for (size_t i = 2; i < f.args.size(); ++i) {
+      // An array's id lists its jobs.
+      std::vector<v1::Job> of_array;
+      if (grpc::Status st = ArrayJobs(c, f.args[i], of_array); !st.ok()) return Refused(c, st);
+      for (v1::Job& j : of_array) *resp.add_jobs() = std::move(j);
+      if (!of_array.empty()) continue;
       v1::GetJobRequest req;
       req.set_job_id(f.args[i]);
       auto ctx = c.Call(false);
@@ -541,9 +587,25 @@ int Logs(Context& c, const Flags& f) {
   return st.ok() ? 0 : Refused(c, st);
 }
 
-// The jobs a verb acts on: the ids named, or those --user, --tenant and
-// --state pick (asked of synergyd; more than one needs --yes). Empty with
-// an exit code where it cannot go on.
+// `ids` with each array's id replaced by its jobs (a verb given an array's
+// id acts on all of them, as scancel does); rc set where synergyd refused.
+std::vector<std::string> WithArraysExpanded(Context& c, const std::vector<std::string>& ids, int& rc) {
+  std::vector<std::string> out;
+  for (const std::string& id : ids) {
+    std::vector<v1::Job> of_array;
+    if (grpc::Status st = ArrayJobs(c, id, of_array); !st.ok()) {
+      rc = Refused(c, st);
+      return {};
+    }
+    if (of_array.empty()) out.push_back(id);
+    for (const v1::Job& j : of_array) out.push_back(j.id());
+  }
+  return out;
+}
+
+// The jobs a verb acts on: the ids named (an array's id: its jobs), or
+// those --user, --tenant and --state pick (asked of synergyd); more than
+// one picked needs --yes. Empty with an exit code where it cannot go on.
 std::vector<std::string> JobsToActOn(Context& c, const Flags& f, int& rc) {
   const std::string& verb = f.args[0];
   std::vector<std::string> ids(f.args.begin() + 1, f.args.end());
@@ -551,7 +613,18 @@ std::vector<std::string> JobsToActOn(Context& c, const Flags& f, int& rc) {
   rc = kTaken;
   if (!ids.empty() && selector) rc = Usage(verb + ": job ids or --user/--tenant/--state, not both");
   if (ids.empty() && !selector) rc = Usage(verb + " needs job ids, or --user/--tenant/--state (with --yes for more than one)");
-  if (rc != kTaken || !selector) return ids;
+  if (rc != kTaken) return ids;
+  if (!selector) {
+    // An array's id picks all its jobs: like a selector, more than named
+    // needs --yes.
+    std::vector<std::string> expanded = WithArraysExpanded(c, ids, rc);
+    if (rc == kTaken && expanded.size() > ids.size() && !f.yes) {
+      std::cerr << "synergyctl: " << synergy::cli::ConfirmSelection(verb, expanded, false) << "\n";
+      rc = 2;
+      return {};
+    }
+    return expanded;
+  }
   v1::ListJobsRequest req;
   for (v1::JobState s : f.selection.states) req.add_states(s);
   req.set_owner(f.selection.user);

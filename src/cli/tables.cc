@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "cli/array_rows.h"
 #include "service/durations.h"
 #include "service/escape.h"
 #include "service/names.h"
@@ -102,38 +103,66 @@ std::string JobRowSignature(const v1::Job& job) {
                       job.spec().priority(), "|", job.attempts());
 }
 
+namespace {
+
+std::vector<std::string> JobRow(const v1::Job& j, bool wide, int64_t now_ms) {
+  const std::string progress =
+      j.spec().iterations() > 0 ? absl::StrFormat("%d/%d", j.iterations_done(), j.spec().iterations()) : "-";
+  std::vector<std::string> nodes;
+  int cpus = 0;
+  double mem = 0;
+  for (const v1::LeaseSlice& s : j.lease().slices()) {
+    nodes.push_back(s.node());
+    cpus += s.cpu_ids_size();
+    mem += s.mem_gb();
+  }
+  const std::string node_list = nodes.empty() ? "-" : absl::StrJoin(nodes, ",");
+  const std::string name = j.spec().name().empty() ? "-" : j.spec().name();
+  const std::string age = Duration(now_ms - j.submitted_unix_ms());
+  if (!wide) return {ListedId(j), name, ListedState(j), std::to_string(j.spec().gpus()), progress, age, node_list,
+                     ReasonNow(j, now_ms)};
+  return {ListedId(j), name, ListedState(j), std::to_string(j.spec().gpus()),
+          j.spec().model().empty() ? "-" : j.spec().model(), progress,
+          j.throughput() > 0 ? absl::StrFormat("%.1f", j.throughput()) : "-", age,
+          j.has_lease() ? std::to_string(j.lease().epoch()) : "-", node_list,
+          j.has_lease() ? std::to_string(cpus) : "-", j.has_lease() ? absl::StrFormat("%.1f", mem) : "-",
+          std::to_string(j.attempts()), std::to_string(j.spec().priority()), ReasonNow(j, now_ms)};
+}
+
+// An array's jobs in one row: its indices, each state's count, jobs ended
+// of those listed as the progress, the nodes of all, and the reason of the
+// first that waits.
+std::vector<std::string> ArrayRow(const std::vector<const v1::Job*>& group, int64_t now_ms) {
+  const v1::Job& first = *group.front();
+  std::vector<std::string> nodes;
+  int ended = 0;
+  std::string reason = "-";
+  for (const v1::Job* j : group) {
+    for (const v1::LeaseSlice& s : j->lease().slices()) {
+      if (std::find(nodes.begin(), nodes.end(), s.node()) == nodes.end()) nodes.push_back(s.node());
+    }
+    const bool done = j->finished_unix_ms() > 0;
+    ended += done ? 1 : 0;
+    if (reason == "-" && !done && !j->has_lease()) reason = ReasonNow(*j, now_ms);
+  }
+  return {FoldedId(group), first.spec().name().empty() ? "-" : first.spec().name(), StateCounts(group),
+          std::to_string(first.spec().gpus()), absl::StrFormat("%d/%d ended", ended, group.size()),
+          Duration(now_ms - first.submitted_unix_ms()), nodes.empty() ? "-" : absl::StrJoin(nodes, ","), reason};
+}
+
+}  // namespace
+
 std::string JobsTable(const std::vector<v1::Job>& jobs, bool wide, int64_t now_ms) {
   std::vector<std::vector<std::string>> rows;
   if (wide) {
-    rows.push_back({"ID", "NAME", "STATE", "GPUS", "MODEL", "PROGRESS", "IT/S", "AGE", "LEASE", "NODES", "CPUS", "MEM GB", "ATTEMPTS", "PRIO", "REASON"});
-  } else {
-    rows.push_back({"ID", "NAME", "STATE", "GPUS", "PROGRESS", "AGE", "NODES", "REASON"});
+    rows.push_back({"ID", "NAME", "STATE", "GPUS", "MODEL", "PROGRESS", "IT/S", "AGE", "LEASE", "NODES", "CPUS",
+                    "MEM GB", "ATTEMPTS", "PRIO", "REASON"});
+    for (const v1::Job& j : jobs) rows.push_back(JobRow(j, true, now_ms));
+    return Table(rows);
   }
-  for (const v1::Job& j : jobs) {
-    const std::string progress =
-        j.spec().iterations() > 0 ? absl::StrFormat("%d/%d", j.iterations_done(), j.spec().iterations()) : "-";
-    std::vector<std::string> nodes;
-    int cpus = 0;
-    double mem = 0;
-    for (const v1::LeaseSlice& s : j.lease().slices()) {
-      nodes.push_back(s.node());
-      cpus += s.cpu_ids_size();
-      mem += s.mem_gb();
-    }
-    const std::string node_list = nodes.empty() ? "-" : absl::StrJoin(nodes, ",");
-    const std::string name = j.spec().name().empty() ? "-" : j.spec().name();
-    const std::string age = Duration(now_ms - j.submitted_unix_ms());
-    if (wide) {
-      rows.push_back({j.id(), name, ListedState(j), std::to_string(j.spec().gpus()),
-                      j.spec().model().empty() ? "-" : j.spec().model(), progress,
-                      j.throughput() > 0 ? absl::StrFormat("%.1f", j.throughput()) : "-", age,
-                      j.has_lease() ? std::to_string(j.lease().epoch()) : "-", node_list,
-                      j.has_lease() ? std::to_string(cpus) : "-", j.has_lease() ? absl::StrFormat("%.1f", mem) : "-",
-                      std::to_string(j.attempts()), std::to_string(j.spec().priority()), ReasonNow(j, now_ms)});
-    } else {
-      rows.push_back({j.id(), name, ListedState(j), std::to_string(j.spec().gpus()), progress, age, node_list,
-                      ReasonNow(j, now_ms)});
-    }
+  rows.push_back({"ID", "NAME", "STATE", "GPUS", "PROGRESS", "AGE", "NODES", "REASON"});
+  for (const std::vector<const v1::Job*>& group : GroupByArray(jobs)) {
+    rows.push_back(group.size() > 1 ? ArrayRow(group, now_ms) : JobRow(*group.front(), false, now_ms));
   }
   return Table(rows);
 }
@@ -238,7 +267,11 @@ void AppendLease(std::string& out, const v1::Job& j) {
 std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   std::string out;
   auto line = [&](const std::string& k, const std::string& v) { AppendField(out, k, v); };
-  line("ID", j.id());
+  line("ID", j.array_id().empty() ? j.id()
+                                  : absl::StrCat(j.id(), " (", ListedId(j), ": index ", j.array_index(), " of array ",
+                                                 j.array_id(), ", ", j.spec().array(), ")"));
+  if (j.spec().after_ok_size() > 0) line("After ok", absl::StrJoin(j.spec().after_ok(), ", "));
+  if (j.spec().after_any_size() > 0) line("After any", absl::StrJoin(j.spec().after_any(), ", "));
   line("Name", j.spec().name().empty() ? "-" : j.spec().name());
   line("State", StateName(j.state()));
   line("Reason", ReasonNow(j, now_ms));

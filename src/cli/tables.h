@@ -14,6 +14,8 @@ namespace synergy::cli {
 // Columns padded to their widest cell, two spaces apart; cells escaped.
 std::string Table(const std::vector<std::vector<std::string>>& rows);
 
+// One row per job; an array's jobs listed together fold into one row
+// (cli/array_rows.h) unless `wide`. An array's job is named by its index.
 std::string JobsTable(const std::vector<v1::Job>& jobs, bool wide, int64_t now_ms);
 // What a job's row says but the clock (its age, progress and speed move on
 // their own): state, reason, lease and its nodes, hold, priority. `get

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "service/durations.h"
+#include "service/job_arrays.h"
 #include "service/request_limits.h"
 #include "service/request_validation.h"
 #include "synergy/config_loader.h"
@@ -73,6 +74,31 @@ absl::Status ReadTimeLimit(const YamlMap& m, v1::JobSpec& spec) {
   return absl::OkStatus();
 }
 
+// after_ok: [j-000012, j-000013] (or one id as a string); array: 0-99%10
+// (a number alone is one index).
+absl::Status ReadDependenciesAndArray(const YamlMap& m, v1::JobSpec& spec) {
+  for (const char* key : {"after_ok", "after_any"}) {
+    if (!m.Has(key)) continue;
+    const YamlValue& value = m.Get(key);
+    std::vector<std::string> ids;
+    if (value.IsScalar()) {
+      absl::StatusOr<std::string> one = value.String(kMaxJobIdBytes);
+      if (!one.ok()) return one.status();
+      ids.push_back(*one);
+    } else {
+      absl::StatusOr<std::vector<std::string>> list = value.StringList(0, kMaxDependencies, kMaxDependencies * kMaxJobIdBytes);
+      if (!list.ok()) return list.status();
+      ids = std::move(*list);
+    }
+    auto* field = std::string(key) == "after_ok" ? spec.mutable_after_ok() : spec.mutable_after_any();
+    for (std::string& id : ids) field->Add(CanonicalJobName(id));
+  }
+  std::string array;
+  if (auto st = m.Read("array", array, kMaxArraySpecBytes); !st.ok()) return st;
+  spec.set_array(array);
+  return absl::OkStatus();
+}
+
 absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
   std::string name, model, tenant, profile_gpu_type;
   int gpus = 0, max_retries = -1, priority = 0;
@@ -92,6 +118,7 @@ absl::Status ReadJobFields(const YamlMap& m, v1::JobSpec& spec) {
   if (m.Has("command")) st.Update(ReadCommand(m.Get("command"), spec));
   if (m.Has("profile_points")) st.Update(ReadProfilePoints(m.Get("profile_points"), spec));
   st.Update(ReadTimeLimit(m, spec));
+  st.Update(ReadDependenciesAndArray(m, spec));
   if (m.Has("env")) {
     absl::StatusOr<std::map<std::string, std::string>> env = m.Get("env").StringMap(kMaxEnvVars, kMaxEnvBytes);
     if (env.ok()) spec.mutable_env()->insert(env->begin(), env->end());

@@ -14,7 +14,8 @@ namespace synergy::service {
 inline constexpr const char* kJobSpecFields[] = {"name",    "model",      "gpus",    "iterations",
                                                  "command", "env",        "tenant",  "max_retries",
                                                  "uses_agent", "profile", "priority",
-                                                 "profile_points", "profile_gpu_type", "time_limit"};
+                                                 "profile_points", "profile_gpu_type", "time_limit",
+                                                 "after_ok", "after_any", "array"};
 
 // Parses a job spec file (kJobSpecFields; command is a list, or a string
 // split on spaces; env a map; profile_points a list of {cpus, mem_gb,

@@ -48,6 +48,13 @@ inline constexpr int64_t kMaxIterations = 1'000'000'000'000;
 inline constexpr int kMaxRetries = 100;
 // A job's time limit: at most a year (time_limit_s; 0 = the default).
 inline constexpr int64_t kMaxTimeLimitS = int64_t{365} * 86400;
+// Dependencies (after_ok and after_any together) of one job.
+inline constexpr int kMaxDependencies = 64;
+// A job array: jobs one submission makes, and its highest index (Slurm's
+// MaxArraySize is 1001 by default; sites raise it to tens of thousands).
+inline constexpr int kMaxArrayJobs = 10000;
+inline constexpr int kMaxArrayIndex = 1'000'000;
+inline constexpr std::size_t kMaxArraySpecBytes = 256;
 
 // ---------------------------------------------------------------- nodes --
 inline constexpr std::size_t kMaxNodeNameBytes = 253;  // a DNS name

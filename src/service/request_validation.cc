@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "service/job_arrays.h"
 #include "service/job_spec.h"
 
 namespace synergy::service {
@@ -107,6 +108,26 @@ absl::Status CheckIds(absl::string_view path, const google::protobuf::RepeatedFi
     }
     if (seen[ids[i]]) return Refuse(at, absl::StrCat(ids[i]), "is listed twice");
     seen[ids[i]] = true;
+  }
+  return absl::OkStatus();
+}
+
+// after_ok and after_any: job ids (or an array's job, "j-000100_3"), at
+// most kMaxDependencies in all, none named twice.
+absl::Status CheckDependencies(absl::string_view path, const v1::JobSpec& spec) {
+  const int count = spec.after_ok_size() + spec.after_any_size();
+  if (count > kMaxDependencies) {
+    return Refuse(absl::StrCat(path, ".after_ok"), absl::StrCat(count, " dependencies"),
+                  absl::StrCat("are more than ", kMaxDependencies));
+  }
+  std::set<std::string> seen;
+  for (const auto* list : {&spec.after_ok(), &spec.after_any()}) {
+    const char* name = list == &spec.after_ok() ? "after_ok" : "after_any";
+    for (int i = 0; i < list->size(); ++i) {
+      const std::string at = absl::StrCat(path, ".", name, "[", i, "]");
+      if (auto st = CheckJobId(at, (*list)[i]); !st.ok()) return st;
+      if (!seen.insert((*list)[i]).second) return Refuse(at, (*list)[i], "is named twice");
+    }
   }
   return absl::OkStatus();
 }
@@ -280,6 +301,12 @@ absl::Status ValidateJobSpecFields(const v1::JobSpec& spec, absl::string_view pa
                     "names the type profile_points were measured on, and there are none");
     }
   }
+  if (auto st = CheckDependencies(path, spec); !st.ok()) return st;
+  if (!spec.array().empty()) {
+    if (auto parsed = ParseArraySpec(spec.array()); !parsed.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(field(""), parsed.status().message()));
+    }
+  }
   return CheckEnv(field("env"), spec.env());
 }
 
@@ -326,6 +353,9 @@ absl::Status ValidateListJobsRequest(const v1::ListJobsRequest& request) {
   }
   if (auto st = CheckText("tenant", request.tenant(), kMaxTenantBytes, Chars::kPrintable, false); !st.ok()) {
     return st;
+  }
+  if (!request.array_id().empty()) {
+    if (auto st = CheckJobId("array_id", request.array_id()); !st.ok()) return st;
   }
   return CheckInt("submitted_since_unix_ms", request.submitted_since_unix_ms(), 0,
                   std::numeric_limits<int64_t>::max());

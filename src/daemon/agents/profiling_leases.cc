@@ -11,7 +11,8 @@ namespace synergy::daemon {
 
 bool LeaseActions::WantsProfiling(const v1::Job& job) const {
   if (!job.spec().profile() || !job.spec().uses_agent() || job.has_measured_profile() || job.has_lease() ||
-      state_.Terminal(job) || job.held() || state_.leases_.AnyEnding(job.id())) {
+      state_.Terminal(job) || job.held() || DaemonState::AwaitsDependencies(job) ||
+      state_.leases_.AnyEnding(job.id())) {
     return false;
   }
   // The profile is measured on one whole node; a job wider than every node

@@ -56,6 +56,12 @@ class ClientGateway {
   using JobRuntime = JobTable::Runtime;
   // It waits for a lease (submitted, queued or suspended; not held).
   bool Waiting(const v1::Job& job) const;
+  // Each dependency of `spec` resolved to a job id (an array's job by its
+  // index) and known, and not one that can never be met: INVALID_ARGUMENT
+  // naming it otherwise. Dependencies name only jobs accepted before, so
+  // they can form no cycle.
+  absl::Status CheckDependenciesKnown(v1::JobSpec& spec) const;
+  static std::string SubmittedEvent(const v1::Job& job, const std::string& owner);
   // Copies of jobs as read: each waiting one gets the next round's time,
   // the waiting jobs ahead of it, and a reason that counts them.
   void SayWhyWaiting(std::vector<v1::Job>& jobs) const;

@@ -4,14 +4,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "daemon/api/client_gateway.h"
 
-#include "service/durations.h"
 #include "daemon/round/lease_actions.h"
 #include "daemon/round/round_input.h"
 #include "service/credentials.h"
 #include "service/durations.h"
 #include "service/escape.h"
+#include "service/job_arrays.h"
 #include "service/job_spec.h"
 #include "service/names.h"
 #include "spdlog/spdlog.h"
@@ -47,33 +48,84 @@ absl::StatusOr<DaemonState::PreparedSubmit> ClientGateway::PrepareSubmit(const v
         "spec.time_limit_s: '", spec.time_limit_s(), "': more than this cluster's max_time_limit (",
         service::FormatDurationSeconds(max_limit_s), ")"));
   }
-  // The id is taken now: a submission that is refused leaves a gap, never
-  // an id given twice.
-  v1::Job job;
-  job.set_id(state_.jobs_.TakeId(owner));
-  *job.mutable_spec() = spec;
-  if (spec.time_limit_s() == 0) job.mutable_spec()->set_time_limit_s(state_.config_.default_time_limit_s);
-  job.set_owner(owner);
-  job.set_state(v1::JOB_STATE_PENDING);
-  job.set_reason("submitted");
-  job.set_submitted_unix_ms(now_ms);
-  Batch batch;
-  state_.Record(batch, job, absl::StrFormat("submitted by %s: %d GPUs, model '%s', %s", owner, spec.gpus(), spec.model(),
-                                     spec.uses_agent() ? "agent" : "plain process"),
-         now_ms);
-  batch.counters[DaemonState::kNextJobCounter] = state_.jobs_.next_id();
-  return PreparedSubmit{std::move(job), std::move(batch)};
+  v1::JobSpec stored = spec;
+  if (spec.time_limit_s() == 0) stored.set_time_limit_s(state_.config_.default_time_limit_s);
+  if (auto st = CheckDependenciesKnown(stored); !st.ok()) return st;
+  std::vector<int> indices;
+  if (!spec.array().empty()) {
+    auto array = service::ParseArraySpec(spec.array());
+    if (!array.ok()) return absl::InvalidArgumentError(absl::StrCat("spec.", array.status().message()));
+    indices = std::move(array->indices);
+  }
+  // Ids are taken now: a submission that is refused leaves a gap, never an
+  // id given twice. An array's are consecutive (job_references.cc counts
+  // on it).
+  PreparedSubmit prepared;
+  const size_t count = indices.empty() ? 1 : indices.size();
+  for (size_t k = 0; k < count; ++k) {
+    v1::Job& job = prepared.jobs.emplace_back();
+    job.set_id(state_.jobs_.TakeId(owner));
+    *job.mutable_spec() = stored;
+    if (!indices.empty()) {
+      job.set_array_id(prepared.jobs.front().id());
+      job.set_array_index(indices[k]);
+    }
+    job.set_owner(owner);
+    job.set_state(v1::JOB_STATE_PENDING);
+    job.set_reason("submitted");
+    job.set_submitted_unix_ms(now_ms);
+    state_.Record(prepared.batch, job, SubmittedEvent(job, owner), now_ms);
+  }
+  prepared.batch.counters[DaemonState::kNextJobCounter] = state_.jobs_.next_id();
+  return prepared;
+}
+
+absl::Status ClientGateway::CheckDependenciesKnown(v1::JobSpec& spec) const {
+  for (auto* list : {spec.mutable_after_ok(), spec.mutable_after_any()}) {
+    const bool after_ok = list == spec.mutable_after_ok();
+    for (int i = 0; i < list->size(); ++i) {
+      const std::string at = absl::StrCat("spec.", after_ok ? "after_ok" : "after_any", "[", i, "]");
+      std::string& id = (*list)[i];
+      id = state_.ResolveJobName(id);
+      if (!state_.KnownJobState(id)) {
+        return absl::InvalidArgumentError(absl::StrCat(at, ": ", service::QuoteForMessage(id), " is not a job synergyd knows"));
+      }
+      // One that has ended badly can never be met: refused now rather than
+      // accepted and cancelled at the next round.
+      v1::JobSpec one;
+      (after_ok ? one.add_after_ok() : one.add_after_any())->assign(id);
+      const DependencyCheck check = CheckDependencies(
+          one, [this](const std::string& j) { return state_.KnownJobState(j); },
+          [this](const std::string& j) { return state_.ArrayJobsOf(j); });
+      if (check.outcome == DependencyCheck::Outcome::kNeverMet) {
+        return absl::InvalidArgumentError(absl::StrCat(at, ": ", DescribeDependency(check)));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string ClientGateway::SubmittedEvent(const v1::Job& job, const std::string& owner) {
+  const v1::JobSpec& spec = job.spec();
+  std::string text = absl::StrFormat("submitted by %s: %d GPUs, model '%s', %s", owner, spec.gpus(), spec.model(),
+                                     spec.uses_agent() ? "agent" : "plain process");
+  if (!job.array_id().empty()) {
+    absl::StrAppend(&text, "; index ", job.array_index(), " of array ", job.array_id(), " (", spec.array(), ")");
+  }
+  if (spec.after_ok_size() > 0) absl::StrAppend(&text, "; after_ok ", absl::StrJoin(spec.after_ok(), ","));
+  if (spec.after_any_size() > 0) absl::StrAppend(&text, "; after_any ", absl::StrJoin(spec.after_any(), ","));
+  return text;
 }
 
 absl::Status ClientGateway::StoreSubmission(const PreparedSubmit& prepared) { return state_.group_->Commit(prepared.batch); }
 
 absl::StatusOr<std::string> ClientGateway::FinishSubmit(PreparedSubmit prepared, const absl::Status& stored) {
-  state_.jobs_.EndSubmission(prepared.job.owner());
+  for (const v1::Job& job : prepared.jobs) state_.jobs_.EndSubmission(job.owner());
   if (auto st = state_.NoteCommit(stored, prepared.batch); !st.ok()) return st;
-  ++state_.counters_.jobs_submitted;
-  state_.NoteLaunchEvent(prepared.job.submitted_unix_ms());
-  const std::string id = prepared.job.id();
-  state_.jobs_.Admit(std::move(prepared.job));
+  state_.counters_.jobs_submitted += prepared.jobs.size();
+  state_.NoteLaunchEvent(prepared.jobs.front().submitted_unix_ms());
+  const std::string id = prepared.jobs.front().id();
+  for (v1::Job& job : prepared.jobs) state_.jobs_.Admit(std::move(job));
   return id;
 }
 

@@ -30,6 +30,7 @@ bool Selected(const v1::Job& job, const v1::ListJobsRequest& request) {
   }
   if (!request.owner().empty() && job.owner() != request.owner()) return false;
   if (!request.tenant().empty() && job.spec().tenant() != request.tenant()) return false;
+  if (!request.array_id().empty() && job.array_id() != request.array_id()) return false;
   return job.submitted_unix_ms() >= request.submitted_since_unix_ms();
 }
 
@@ -40,7 +41,14 @@ absl::StatusOr<DaemonState::JobPage> ClientGateway::ListJobs(const v1::ListJobsR
   // Up to limit + 1 candidates from each source, merged in id order: the
   // one past the limit says whether there is a next page.
   std::vector<v1::Job> live;
-  for (auto it = state_.jobs_.all().upper_bound(request.page_token()); it != state_.jobs_.all().end() && live.size() <= limit; ++it) {
+  const auto& all = state_.jobs_.all();
+  auto it = all.upper_bound(request.page_token());
+  // An array's jobs have consecutive ids from its own: its list starts
+  // there and ends at the first job not of it.
+  const bool of_array = !request.array_id().empty();
+  if (of_array && request.page_token() < request.array_id()) it = all.lower_bound(request.array_id());
+  for (; it != all.end() && live.size() <= limit; ++it) {
+    if (of_array && it->second.array_id() != request.array_id()) break;
     if (Selected(it->second, request)) live.push_back(it->second);
   }
   state_.board_.Overlay(live);
@@ -57,6 +65,11 @@ absl::StatusOr<DaemonState::JobPage> ClientGateway::ListJobs(const v1::ListJobsR
     auto loaded = state_.store_->LoadHistory(query);
     if (!loaded.ok()) return loaded.status();
     retired = std::move(*loaded);
+    // The history has no array column: its jobs are picked here (a page
+    // of an array's history may hold fewer than page_size).
+    if (of_array) {
+      std::erase_if(retired, [&](const v1::Job& j) { return j.array_id() != request.array_id(); });
+    }
   }
   JobPage page;
   size_t bytes = 0;

@@ -169,13 +169,18 @@ grpc::Status SchedulerServiceImpl::SubmitJob(grpc::ServerContext* ctx, const v1:
                                  "' only"));
     }
   }
-  if (who->role == Role::kUser && g_.state->ActiveJobsOf(who->name) >= g_.state->config().max_active_jobs_per_user) {
+  const int max_active = g_.state->config().max_active_jobs_per_user;
+  const int active = g_.state->ActiveJobsOf(who->name);
+  const int more = service::JobsOfArray(spec.array());
+  if (who->role == Role::kUser && active + more > max_active) {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                        absl::StrCat("user '", who->name, "' has ", g_.state->config().max_active_jobs_per_user,
-                                     " jobs that have not ended (max_active_jobs_per_user)"));
+                        absl::StrCat("user '", who->name, "' has ", active, " jobs that have not ended",
+                                     more > 1 ? absl::StrCat(" and asks for ", more, " more") : "",
+                                     " (max_active_jobs_per_user ", max_active, ")"));
   }
   auto prepared = g_.state->PrepareSubmit(spec, who->name, NowUnixMs());
   if (!prepared.ok()) return ToGrpc(prepared.status());
+  resp->set_jobs(static_cast<int>(prepared->jobs.size()));
   // The store is waited for without the lock, so that submissions arriving
   // meanwhile share the same commit (group_commit.h).
   g_.mu.Unlock();
@@ -192,8 +197,9 @@ grpc::Status SchedulerServiceImpl::CancelJob(grpc::ServerContext* ctx, const v1:
   absl::MutexLock lock(&g_.mu);
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/CancelJob"));
   SYNERGY_VALIDATE(service::ValidateCancelJobRequest(*req));
-  if (grpc::Status may = CheckOwnerOrAdmin(*g_.state, *who, req->job_id()); !may.ok()) return may;
-  auto job = g_.state->Cancel(req->job_id(), NowUnixMs());
+  const std::string id = g_.state->ResolveJobName(req->job_id());
+  if (grpc::Status may = CheckOwnerOrAdmin(*g_.state, *who, id); !may.ok()) return may;
+  auto job = g_.state->Cancel(id, NowUnixMs());
   if (!job.ok()) return ToGrpc(job.status());
   *resp->mutable_job() = std::move(*job);
   return grpc::Status::OK;
@@ -203,7 +209,7 @@ grpc::Status SchedulerServiceImpl::GetJob(grpc::ServerContext* ctx, const v1::Ge
   absl::ReaderMutexLock lock(&g_.mu);  // reads share the lock
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/GetJob"));
   SYNERGY_VALIDATE(service::ValidateGetJobRequest(*req));
-  auto job = g_.state->GetJob(req->job_id());
+  auto job = g_.state->GetJob(g_.state->ResolveJobName(req->job_id()));
   if (!job.ok()) return ToGrpc(job.status());
   HideDetails(*job, *who);
   *resp = std::move(*job);
@@ -270,16 +276,17 @@ namespace {
 
 // Authenticates the caller for `method`, then bounds the request (`valid`),
 // then checks the caller may act on the job (its owner, or an admin) and,
-// if so, runs `act` with the caller; the job comes back as the caller may
-// see it.
+// if so, runs `act` with the caller and the job's id (an array's job named
+// by its index resolved); the job comes back as the caller may see it.
 template <typename Act>
 grpc::Status ActOnOwnJob(Guarded& g, grpc::ServerContext& ctx, const char* method, const absl::Status& valid,
                          const std::string& job_id, v1::JobActionResponse* resp, Act act)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(g.mu) {
   SYNERGY_AUTHORIZE(who, Authorize(ctx, *g.state, method));
   if (!valid.ok()) return ToGrpc(valid);
-  if (grpc::Status may = CheckOwnerOrAdmin(*g.state, *who, job_id); !may.ok()) return may;
-  absl::StatusOr<v1::Job> job = act(*who);
+  const std::string id = g.state->ResolveJobName(job_id);
+  if (grpc::Status may = CheckOwnerOrAdmin(*g.state, *who, id); !may.ok()) return may;
+  absl::StatusOr<v1::Job> job = act(*who, id);
   if (!job.ok()) return ToGrpc(job.status());
   HideDetails(*job, *who);
   *resp->mutable_job() = std::move(*job);
@@ -292,9 +299,9 @@ grpc::Status SchedulerServiceImpl::HoldJob(grpc::ServerContext* ctx, const v1::J
                                            v1::JobActionResponse* resp) {
   absl::MutexLock lock(&g_.mu);
   return ActOnOwnJob(g_, *ctx, "SchedulerService/HoldJob", service::ValidateJobActionRequest(*req), req->job_id(), resp,
-                     [&](const Principal& who) {
+                     [&](const Principal& who, const std::string& id) {
                        g_.mu.AssertHeld();  // ActOnOwnJob calls it at once
-                       return g_.state->Hold(req->job_id(), who.name, SeesEverything(who), NowUnixMs());
+                       return g_.state->Hold(id, who.name, SeesEverything(who), NowUnixMs());
                      });
 }
 
@@ -302,9 +309,9 @@ grpc::Status SchedulerServiceImpl::ReleaseJob(grpc::ServerContext* ctx, const v1
                                               v1::JobActionResponse* resp) {
   absl::MutexLock lock(&g_.mu);
   return ActOnOwnJob(g_, *ctx, "SchedulerService/ReleaseJob", service::ValidateJobActionRequest(*req), req->job_id(), resp,
-                     [&](const Principal& who) {
+                     [&](const Principal& who, const std::string& id) {
                        g_.mu.AssertHeld();  // ActOnOwnJob calls it at once
-                       return g_.state->Release(req->job_id(), who.name, SeesEverything(who), NowUnixMs());
+                       return g_.state->Release(id, who.name, SeesEverything(who), NowUnixMs());
                      });
 }
 
@@ -312,9 +319,9 @@ grpc::Status SchedulerServiceImpl::RequeueJob(grpc::ServerContext* ctx, const v1
                                               v1::JobActionResponse* resp) {
   absl::MutexLock lock(&g_.mu);
   return ActOnOwnJob(g_, *ctx, "SchedulerService/RequeueJob", service::ValidateJobActionRequest(*req), req->job_id(), resp,
-                     [&](const Principal& who) {
+                     [&](const Principal& who, const std::string& id) {
                        g_.mu.AssertHeld();  // ActOnOwnJob calls it at once
-                       return g_.state->Requeue(req->job_id(), who.name, NowUnixMs());
+                       return g_.state->Requeue(id, who.name, NowUnixMs());
                      });
 }
 
@@ -322,9 +329,9 @@ grpc::Status SchedulerServiceImpl::UpdateJob(grpc::ServerContext* ctx, const v1:
                                              v1::JobActionResponse* resp) {
   absl::MutexLock lock(&g_.mu);
   return ActOnOwnJob(g_, *ctx, "SchedulerService/UpdateJob", service::ValidateUpdateJobRequest(*req), req->job_id(), resp,
-                     [&](const Principal& who) {
+                     [&](const Principal& who, const std::string& id) {
                        g_.mu.AssertHeld();  // ActOnOwnJob calls it at once
-                       return g_.state->SetPriority(req->job_id(), req->priority(), who.name, SeesEverything(who), NowUnixMs());
+                       return g_.state->SetPriority(id, req->priority(), who.name, SeesEverything(who), NowUnixMs());
                      });
 }
 
@@ -333,23 +340,24 @@ grpc::Status SchedulerServiceImpl::GetJobLogs(grpc::ServerContext* ctx, const v1
   DaemonState::LogSource source;
   int64_t heartbeat_ms = 0;
   std::string reader;
+  std::string id;
   {
     absl::ReaderMutexLock lock(&g_.mu);
     SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/GetJobLogs"));
     SYNERGY_VALIDATE(service::ValidateJobLogsRequest(*req));
+    id = g_.state->ResolveJobName(req->job_id());
     // Output may hold what the command and environment hold.
-    if (grpc::Status may = CheckOwnerOrAdmin(*g_.state, *who, req->job_id(), ": its output is its owner's");
-        !may.ok()) {
+    if (grpc::Status may = CheckOwnerOrAdmin(*g_.state, *who, id, ": its output is its owner's"); !may.ok()) {
       return may;
     }
-    auto found = g_.state->LogSourceOf(req->job_id(), req->epoch(), req->rank());
+    auto found = g_.state->LogSourceOf(id, req->epoch(), req->rank());
     if (!found.ok()) return ToGrpc(found.status());
     source = *found;
     heartbeat_ms = g_.state->config().heartbeat_interval_ms;
     reader = who->name;
   }
   v1::LogRequest ask;
-  ask.set_job_id(req->job_id());
+  ask.set_job_id(id);
   ask.set_epoch(source.epoch);
   ask.set_stderr(req->stderr());
   ask.set_offset(req->offset());
@@ -365,7 +373,7 @@ grpc::Status SchedulerServiceImpl::GetJobLogs(grpc::ServerContext* ctx, const v1
   if (!chunk->error().empty()) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("node ", source.node, ": ", chunk->error()));
   }
-  resp->set_job_id(req->job_id());
+  resp->set_job_id(id);
   resp->set_epoch(source.epoch);
   resp->set_node(source.node);
   resp->set_offset(chunk->offset());

@@ -1,7 +1,8 @@
 // ClientGateway, what a waiting job is told when it is read: the waiting
 // jobs before it in the last round's policy order ("waiting: 3 jobs ahead
 // in fifo order"), and when the next round is due (synergyctl counts down
-// to it). Computed at each read from the queue, never stored: a stored
+// to it); one awaiting a dependency, which one and its state. Computed at
+// each read from the queue, never stored: a stored
 // countdown would be stale the moment it was written, and would cost a
 // write per waiting job per round.
 #include <map>
@@ -25,11 +26,16 @@ void ClientGateway::SayWhyWaiting(std::vector<v1::Job>& jobs) const {
   int waiting = 0;
   for (const std::string& id : state_.jobs_.queue_order()) {
     auto it = state_.jobs_.find(id);
-    if (it == state_.jobs_.end() || !Waiting(it->second)) continue;
+    if (it == state_.jobs_.end() || !Waiting(it->second) || DaemonState::AwaitsDependencies(it->second)) continue;
     ahead[id] = waiting++;
   }
   for (v1::Job& job : jobs) {
     if (!Waiting(job)) continue;
+    // Which dependency, and its state now: no round places it before.
+    if (DaemonState::AwaitsDependencies(job)) {
+      job.set_reason(DescribeDependency(state_.DependenciesOf(job)));
+      continue;
+    }
     if (state_.next_round_unix_ms() > 0) job.set_next_round_unix_ms(state_.next_round_unix_ms());
     auto a = ahead.find(job.id());
     if (a == ahead.end()) continue;

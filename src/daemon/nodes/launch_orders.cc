@@ -139,6 +139,10 @@ v1::LaunchOrder NodeGateway::LaunchOrderFor(const v1::Job& job, const v1::LeaseS
   env["SYNERGY_RANK"] = std::to_string(s.rank());
   env["SYNERGY_PROFILING"] = lease.profiling() ? "1" : "0";
   env["SYNERGY_WORLD_SIZE"] = std::to_string(lease.slices_size());
+  if (!job.array_id().empty()) {
+    env["SYNERGY_ARRAY_JOB_ID"] = job.array_id();
+    env["SYNERGY_ARRAY_INDEX"] = std::to_string(job.array_index());
+  }
   const v1::LeaseSlice& master = lease.slices(0);
   auto m = state_.nodes_.find(master.node());
   env["SYNERGY_MASTER_ADDR"] = m != state_.nodes_.end() ? m->second.info.address() : "127.0.0.1";

@@ -74,10 +74,14 @@ RoundWorld RoundDriver::WorldForRound(int64_t now_ms) const {
 
 std::vector<RoundJob> RoundDriver::QueueForRound(int64_t now_ms) const {
   std::vector<RoundJob> queue;
-  queue.reserve(state_.jobs_.queue_order().size());
-  for (const std::string& id : state_.jobs_.queue_order()) {
+  const std::vector<std::string>& order = state_.jobs_.queue_order();
+  queue.reserve(order.size());
+  const std::vector<bool> over_cap = OverArrayCaps();
+  for (size_t i = 0; i < order.size(); ++i) {
+    const std::string& id = order[i];
     const v1::Job& job = state_.jobs_.at(id);
     if (state_.Terminal(job) || job.state() == v1::JOB_STATE_PROFILING || job.held()) continue;
+    if (DaemonState::AwaitsDependencies(job) || over_cap[i]) continue;
     if (state_.actions().WantsProfiling(job) && !state_.actions().ProfileWaitOver(job, now_ms)) continue;
     const JobRuntime& rt = state_.jobs_.RuntimeOf(id);
     if (rt.finished) continue;  // its last checkpoint is confirmed: it is exiting
@@ -98,6 +102,7 @@ absl::StatusOr<RoundWorld> RoundDriver::PrepareRound(int64_t now_ms) {
   state_.FoldProgress();
   DaemonState::Change change(state_);
   Batch batch;
+  SettleDependencies(batch, now_ms);
   state_.actions().GrantProfilingLeases(batch, now_ms);
   state_.actions().NoteProfileWaitsOver(batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
@@ -215,7 +220,8 @@ bool RoundDriver::StillGrantable(const std::string& id, const Assignment& planne
   auto job = state_.jobs_.find(id);
   // Held while the round planned: not granted.
   if (job == state_.jobs_.end() || state_.Terminal(job->second) || job->second.has_lease() || job->second.held() ||
-      job->second.state() == v1::JOB_STATE_PROFILING || state_.jobs_.RuntimeOf(id).finished) {
+      DaemonState::AwaitsDependencies(job->second) || job->second.state() == v1::JOB_STATE_PROFILING ||
+      state_.jobs_.RuntimeOf(id).finished) {
     return false;
   }
   if (!NodesTakePart(planned, node_names)) return false;
@@ -297,10 +303,12 @@ void RoundDriver::QueueTheWaiting(Batch& batch, int64_t now_ms) {
     if (waiting.state() != v1::JOB_STATE_PENDING) continue;
     v1::Job& job = state_.jobs_.Edit(id);
     const bool for_profile = state_.actions().WantsProfiling(job) && !state_.actions().ProfileWaitOver(job, now_ms);
-    // A held job keeps the hold as its reason.
-    const std::string reason = job.held()     ? job.reason()
-                               : for_profile ? "waiting for a free node to profile on"
-                                             : "waiting for resources";
+    // A held job keeps the hold as its reason; one awaiting dependencies
+    // is told which when read (waiting_reasons.cc).
+    const std::string reason = job.held()                            ? job.reason()
+                               : DaemonState::AwaitsDependencies(job) ? "waiting for dependencies"
+                               : for_profile                          ? "waiting for a free node to profile on"
+                                                                      : "waiting for resources";
     state_.jobs_.Move(job, JobMove::kWait, reason, now_ms);
     state_.Record(batch, job, "queued", now_ms);
   }

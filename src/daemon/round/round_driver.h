@@ -69,6 +69,14 @@ class RoundDriver {
                     std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms);
   void SettleLease(const std::string& id, const v1::Job& job, const LeaseDecision& ld, const RoundDecisions& d,
                    PlannedByJob& planned, std::vector<std::string> resizes[2], Batch& batch, int64_t now_ms);
+  // Before a round: each job awaiting dependencies whose dependencies are
+  // now met may be placed from now on (Job.dependencies_met, stored); one
+  // whose after_ok job ended without success is cancelled, naming it.
+  void SettleDependencies(Batch& batch, int64_t now_ms);
+  // Of an array with a cap ("%N"), its jobs that may be placed: those
+  // holding a lease, then waiting ones in queue order up to the cap.
+  // Indexed like queue_order(); true where the job is left out for the cap.
+  std::vector<bool> OverArrayCaps() const;
   // Jobs the round left waiting: queued, with why.
   void QueueTheWaiting(Batch& batch, int64_t now_ms);
   // Grants `d`'s assignments that still apply (StillGrantable); the jobs

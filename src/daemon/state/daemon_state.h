@@ -51,6 +51,7 @@
 #include "absl/status/statusor.h"
 #include "daemon/api/authenticator.h"
 #include "daemon/server/config.h"
+#include "daemon/state/dependencies.h"
 #include "daemon/state/group_commit.h"
 #include "daemon/state/job_lifecycle.h"
 #include "daemon/state/job_table.h"
@@ -140,9 +141,10 @@ class DaemonState {
   // PrepareSubmit validates and takes an id (under the daemon's lock),
   // StoreSubmission waits for the store (without it; thread-safe), and
   // FinishSubmit (under the lock again) makes the job known once stored.
-  // A refused submission leaves its id unused.
+  // A refused submission leaves its ids unused. An array's submission is
+  // one job per index, stored in one commit (all or none).
   struct PreparedSubmit {
-    v1::Job job;
+    std::vector<v1::Job> jobs;
     Batch batch;
   };
   absl::StatusOr<PreparedSubmit> PrepareSubmit(const v1::JobSpec& spec, const std::string& owner, int64_t now_ms);
@@ -167,6 +169,11 @@ class DaemonState {
   absl::StatusOr<LogSource> LogSourceOf(const std::string& job_id, int64_t epoch, int rank) const;
   // Who submitted it (no store read); NOT_FOUND when there is no such job.
   absl::StatusOr<std::string> OwnerOf(const std::string& job_id) const;
+  // The id a name of a job stands for: "j-000100_3" is the job of index 3
+  // of array j-000100 (service/job_arrays.h); any other name, or one whose
+  // array or index is not known, as it is (so a read of it says "no such
+  // job" with the name the user gave).
+  std::string ResolveJobName(const std::string& name) const;
   // A page of job summaries as ListJobsRequest says (api/job_listing.cc):
   // the jobs in the table and, with include_retired, those in the store's
   // history, merged in id order.
@@ -360,6 +367,20 @@ class DaemonState {
   void RetireEndedJobs(Batch& batch, int64_t now_ms);
   static constexpr int kMaxRetiredPerTick = 1000;
   bool Terminal(const v1::Job& job) const;
+  // A job from the table or, retired since, the store's history (one
+  // read); nullopt when neither has it or the store cannot say.
+  std::optional<v1::Job> KnownJob(const std::string& id) const;
+  std::optional<v1::JobState> KnownJobState(const std::string& id) const;
+  // The jobs of array `id` (its id and the consecutive ones after it),
+  // when `id` is an array's; else none.
+  std::vector<std::string> ArrayJobsOf(const std::string& id) const;
+  // It names dependencies not yet all met: no round places it (the round
+  // driver judges them before each round, state/dependencies.h).
+  static bool AwaitsDependencies(const v1::Job& job) {
+    return (job.spec().after_ok_size() > 0 || job.spec().after_any_size() > 0) && !job.dependencies_met();
+  }
+  // `job`'s dependencies judged now (state/dependencies.h).
+  DependencyCheck DependenciesOf(const v1::Job& job) const;
 
   // The job's lease as the board is to show it (open when current, not
   // ending, and the job live).
