@@ -49,11 +49,17 @@ std::vector<CommandHelp> ReadingCommands() {
         "--full"}},
       {"history", "history [--since 2h|2026-12-04T09:00:00Z] [--state S,S] [--user U] [--tenant T] [--limit N] [-o json|csv|trace]",
        "Jobs as sacct shows them: submitted, first launched, ended (UTC); waited (launch - submission), ran (time\n"
-       "holding GPUs), JCT (end - submission); launches and outcome. --since: submitted since a duration ago (90s,\n"
+       "holding GPUs), its GPUs and GPU-hours held, JCT (end - submission); launches and outcome. --since: submitted since a duration ago (90s,\n"
        "30m, 2h, 7d) or an RFC 3339 time. --state, --user, --tenant: as get jobs, filtered in synergyd; retired jobs\n"
        "included. --limit: the first N by id. -o csv or json: durations in seconds. -o trace: the jobs that\n"
        "succeeded, for synergy-sim run --trace FILE (what would another policy have done?); skips on stderr.",
        {"--since", "--state", "--user", "--tenant", "--limit", "-o"}},
+      {"usage", "usage [--since 30d|2026-12-01T00:00:00Z] [--by user|tenant] [--user U] [--tenant T] [-o csv|json]",
+       "What each user (or tenant) used, as sreport: jobs, GPU-, CPU- and GB-hours held (summed over leases),\n"
+       "mean wait (first launch - submission) and mean JCT (end - submission, of jobs that ended), most\n"
+       "GPU-hours first, then the total. Over the jobs submitted since --since (all without it), retired\n"
+       "ones included. -o csv or json: hours and seconds as numbers.",
+       {"--since", "--by", "--user", "--tenant", "-o"}},
       {"describe", "describe job ID\ndescribe node NAME",
        "One job in full, with its events (-o json or yaml: the protocol's message); or one node: status, ids\n"
        "offered and allocated, jobs, cgroups, last heartbeat.",

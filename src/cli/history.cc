@@ -23,6 +23,8 @@ struct Record {
   std::optional<int64_t> start_ms, end_ms;
   int64_t run_ms = 0;
   int attempts = 0;
+  int gpus = 0;
+  double gpu_hours = 0;
   std::optional<int64_t> wait_ms() const {
     if (!start_ms) return std::nullopt;
     return *start_ms - submit_ms;
@@ -44,6 +46,8 @@ Record RecordOf(const v1::Job& j) {
   if (j.finished_unix_ms() > 0) r.end_ms = j.finished_unix_ms();
   r.run_ms = j.attained_service_ms();
   r.attempts = j.attempts();
+  r.gpus = j.spec().gpus();
+  r.gpu_hours = j.gpu_seconds() / 3600;
   return r;
 }
 
@@ -60,8 +64,10 @@ std::string CsvField(const std::string& f) {
   return out + "\"";
 }
 
-const char* kColumns[] = {"id", "name", "user", "submit", "start", "end", "wait_s", "run_s", "jct_s",
-                          "attempts", "outcome"};
+// gpus and gpu_hours last: scripts reading the columns before them by
+// position read on.
+const char* kColumns[] = {"id",    "name",     "user",    "submit", "start", "end",      "wait_s",
+                          "run_s", "jct_s", "attempts", "outcome", "gpus",  "gpu_hours"};
 
 }  // namespace
 
@@ -84,7 +90,7 @@ std::vector<v1::Job> JobsSince(std::vector<v1::Job> jobs, int64_t since_ms) {
 
 std::string HistoryTable(const std::vector<v1::Job>& jobs, int64_t now_ms) {
   std::vector<std::vector<std::string>> rows = {
-      {"ID", "NAME", "USER", "SUBMIT", "START", "END", "WAIT", "RUN", "JCT", "ATTEMPTS", "OUTCOME"}};
+      {"ID", "NAME", "USER", "SUBMIT", "START", "END", "WAIT", "RUN", "GPUS", "GPU-H", "JCT", "ATTEMPTS", "OUTCOME"}};
   const auto dur = [](std::optional<int64_t> ms) { return ms ? Duration(*ms) : std::string("-"); };
   const auto time = [](std::optional<int64_t> ms) { return ms ? service::FormatRfc3339Utc(*ms).substr(0, 19) : "-"; };
   for (const v1::Job& j : jobs) {
@@ -92,8 +98,8 @@ std::string HistoryTable(const std::vector<v1::Job>& jobs, int64_t now_ms) {
     // Still waiting: the wait so far.
     const std::optional<int64_t> wait = r.start_ms ? r.wait_ms() : std::optional<int64_t>(now_ms - r.submit_ms);
     rows.push_back({r.id, r.name.empty() ? "-" : r.name, r.user.empty() ? "-" : r.user, time(r.submit_ms),
-                    time(r.start_ms), time(r.end_ms), dur(wait), Duration(r.run_ms), dur(r.jct_ms()),
-                    absl::StrCat(r.attempts), r.outcome});
+                    time(r.start_ms), time(r.end_ms), dur(wait), Duration(r.run_ms), absl::StrCat(r.gpus),
+                    absl::StrFormat("%.2f", r.gpu_hours), dur(r.jct_ms()), absl::StrCat(r.attempts), r.outcome});
   }
   return Table(rows);
 }
@@ -105,7 +111,7 @@ std::string HistoryCsv(const std::vector<v1::Job>& jobs) {
     const std::vector<std::string> cells = {CsvField(r.id), CsvField(r.name), CsvField(r.user), Time(r.submit_ms),
                                             Time(r.start_ms), Time(r.end_ms), Seconds(r.wait_ms()),
                                             Seconds(r.run_ms), Seconds(r.jct_ms()), absl::StrCat(r.attempts),
-                                            r.outcome};
+                                            r.outcome, absl::StrCat(r.gpus), absl::StrFormat("%.4f", r.gpu_hours)};
     absl::StrAppend(&out, absl::StrJoin(cells, ","), "\n");
   }
   return out;
@@ -120,7 +126,8 @@ std::string HistoryJson(const std::vector<v1::Job>& jobs) {
         synergy::JsonQuote(r.id), synergy::JsonQuote(r.name), synergy::JsonQuote(r.user), synergy::JsonQuote(Time(r.submit_ms)),
         r.start_ms ? synergy::JsonQuote(Time(r.start_ms)) : "null", r.end_ms ? synergy::JsonQuote(Time(r.end_ms)) : "null",
         text_or_null(Seconds(r.wait_ms())), Seconds(r.run_ms), text_or_null(Seconds(r.jct_ms())),
-        absl::StrCat(r.attempts), synergy::JsonQuote(r.outcome)};
+        absl::StrCat(r.attempts), synergy::JsonQuote(r.outcome), absl::StrCat(r.gpus),
+        absl::StrFormat("%.4f", r.gpu_hours)};
     std::vector<std::string> fields;
     for (size_t i = 0; i < values.size(); ++i) fields.push_back(absl::StrCat("\"", kColumns[i], "\": ", values[i]));
     objects.push_back(absl::StrCat("  {", absl::StrJoin(fields, ", "), "}"));

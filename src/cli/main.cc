@@ -22,6 +22,7 @@
 #include "cli/message_output.h"
 #include "cli/suggest.h"
 #include "cli/tables.h"
+#include "cli/usage.h"
 #include "service/auth.h"
 #include "service/channel.h"
 #include "service/credentials.h"
@@ -92,6 +93,7 @@ struct Flags {
   // submit: --array, --after-ok, --after-any (over the spec file's).
   std::string array;
   std::vector<std::string> after_ok, after_any;
+  std::string by = "user";  // usage --by
 };
 
 // How a flag was read: taken (or not one of this group), or refused with
@@ -201,8 +203,14 @@ int ReadCommandFlag(const std::string& a, FlagReader& r, Flags& f) {
   return kTaken;
 }
 
-// submit's: an array and dependencies, as sbatch --array and --dependency.
+// submit's: an array and dependencies, as sbatch --array and --dependency;
+// and usage's --by.
 int ReadSubmitFlag(const std::string& a, FlagReader& r, Flags& f) {
+  if (a == "--by") {
+    if (!r.Value(f.by)) return Usage("--by needs user or tenant");
+    if (auto st = synergy::cli::CheckUsageKey(f.by); !st.ok()) return Usage(std::string(st.message()));
+    return kTaken;
+  }
   if (a == "--array") return r.Value(f.array) ? kTaken : Usage("--array needs indices, e.g. 0-99 or 0-99%10");
   if (a != "--after-ok" && a != "--after-any") return kNotMine;
   std::string v;
@@ -274,7 +282,8 @@ int CheckFlagsFit(Flags& f) {
   if ((f.logs.follow || f.logs.epoch != 0 || f.logs.rank != 0 || f.logs.stderr_stream) && cmd != "logs") {
     return Usage("--follow, --lease, --rank and --stderr are for logs only");
   }
-  if (f.output == "csv" && cmd != "history" && cmd != "submit") return Usage("-o csv is for history only");
+  if (f.output == "csv" && cmd != "history" && cmd != "usage") return Usage("-o csv is for history and usage only");
+  if (f.by != "user" && cmd != "usage") return Usage("--by is for usage only");
   if (f.output == "trace" && cmd != "history") return Usage("-o trace is for history only");
   return kTaken;
 }
@@ -501,9 +510,10 @@ int Get(Context& c, const Flags& f) {
   }
 }
 
-int History(Context& c, const Flags& f) {
-  if (f.args.size() != 1) return Usage("history takes flags only: --since, --state, --user, --tenant, --limit, -o json|csv|trace");
-  if (f.output == "wide" || f.output == "name" || f.output == "yaml") return Usage("history: -o is json, csv or trace");
+// The jobs submitted since --since (all without it) that --state, --user
+// and --tenant pick, retired ones included, in id order; kTaken or the
+// exit code.
+int FetchHistory(Context& c, const Flags& f, std::vector<v1::Job>& jobs) {
   int64_t since_ms = 0;
   if (!f.since.empty()) {
     auto parsed = synergy::cli::ParseSince(f.since, NowUnixMs());
@@ -520,7 +530,28 @@ int History(Context& c, const Flags& f) {
   req.set_include_retired(true);
   std::vector<v1::Job> listed;
   if (grpc::Status st = synergy::cli::ListAllJobs(ListCallOf(c), req, f.limit, listed); !st.ok()) return Refused(c, st);
-  const std::vector<v1::Job> jobs = synergy::cli::JobsSince(std::move(listed), since_ms);
+  jobs = synergy::cli::JobsSince(std::move(listed), since_ms);
+  return kTaken;
+}
+
+// `usage --by user|tenant`: sreport's question, per user or tenant.
+int UsageCommand(Context& c, const Flags& f) {
+  if (f.args.size() != 1) return Usage("usage takes flags only: --since, --by user|tenant, --user, --tenant, -o csv|json");
+  if (!f.output.empty() && f.output != "csv" && f.output != "json") return Usage("usage: -o is csv or json");
+  std::vector<v1::Job> jobs;
+  if (const int rc = FetchHistory(c, f, jobs); rc != kTaken) return rc;
+  const std::vector<synergy::cli::UsageRow> rows = synergy::cli::SumUsage(jobs, f.by);
+  std::cout << (f.output == "csv"    ? synergy::cli::UsageCsv(rows, f.by)
+                : f.output == "json" ? synergy::cli::UsageJson(rows, f.by)
+                                     : synergy::cli::UsageTable(rows, f.by));
+  return 0;
+}
+
+int History(Context& c, const Flags& f) {
+  if (f.args.size() != 1) return Usage("history takes flags only: --since, --state, --user, --tenant, --limit, -o json|csv|trace");
+  if (f.output == "wide" || f.output == "name" || f.output == "yaml") return Usage("history: -o is json, csv or trace");
+  std::vector<v1::Job> jobs;
+  if (const int rc = FetchHistory(c, f, jobs); rc != kTaken) return rc;
   if (f.output == "trace") {
     const synergy::cli::HistoryTraceOut trace = synergy::cli::HistoryTrace(jobs);
     std::cout << trace.trace;
@@ -757,7 +788,7 @@ int Connect(Context& c) {
 using Verb = int (*)(Context&, const Flags&);
 const std::map<std::string, Verb>& Verbs() {
   static const std::map<std::string, Verb> kVerbs = {
-      {"submit", Submit}, {"get", Get},           {"history", History},   {"describe", Describe},
+      {"submit", Submit}, {"get", Get}, {"usage", UsageCommand},           {"history", History},   {"describe", Describe},
       {"cancel", JobAction}, {"cluster", ClusterCommand}, {"logs", Logs},    {"hold", JobAction},
       {"release", JobAction}, {"requeue", JobAction},  {"update", Update}, {"drain", Drain},
       {"undrain", Drain}};

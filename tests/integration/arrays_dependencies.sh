@@ -9,7 +9,8 @@
 #     what it waits for meanwhile;
 #  3. a job with a 2 s time limit times out; the job after_ok it is
 #     cancelled naming it, the job after_any it runs;
-#  4. cancel given an array's id cancels all its jobs.
+#  4. cancel given an array's id cancels all its jobs;
+#  5. usage counts the jobs and the GPU-hours they held; history shows GPUs.
 # usage: arrays_dependencies.sh BUILD_DIR
 BIN=$1
 TEST=arrays_dependencies
@@ -86,4 +87,16 @@ out=$(ctl cancel "$long" 2>&1) && fail "cancel of 3 jobs by the array's id went 
 ctl cancel "$long" --yes >/dev/null 2>&1 || fail "cancel of the array refused"
 for j in $(ctl get job "$long" -o name); do state_is "$j" cancelled || fail "$j of array $long is not cancelled"; done
 [[ $(ctl get job "$long" -o name | wc -l) == 3 ]] || fail "get job $long does not list the array's 3 jobs"
+
+# ---- 5. usage: the admin's jobs, and GPU time held (the array's 4 jobs
+# held a GPU for 0.7 s each at least)
+usage=$(ctl usage --by user -o csv) || fail "usage refused"
+total=$(ctl get jobs -o name | wc -l)
+grep -q "^admin,$total," <<<"$usage" || fail "usage does not count the admin's $total jobs: $usage"
+gpu_h=$(awk -F, '$1 == "admin" { print $3 }' <<<"$usage")
+python3 -c "import sys; sys.exit(0 if 4 * 0.7 / 3600 <= float('$gpu_h') < 0.1 else 1)" ||
+  fail "usage's GPU-hours $gpu_h are not what the jobs held"
+ctl usage --by tenant | grep -q "^total " || fail "usage --by tenant has no total row"
+ctl history | head -1 | grep -q "GPUS *GPU-H" || fail "history has no GPUS and GPU-H columns"
+echo "ok   usage: $total jobs, $gpu_h GPU-hours"
 echo "ok arrays_dependencies: arrays, caps, dependencies and time limits through synergyd and a node"

@@ -21,6 +21,8 @@ v1::Job Finished() {
   j.set_finished_unix_ms(kT0 + 330000);
   j.set_attained_service_ms(290000);
   j.set_attempts(3);
+  j.mutable_spec()->set_gpus(2);
+  j.set_gpu_seconds(580);
   return j;
 }
 
@@ -80,10 +82,10 @@ TEST(History, TraceIsWhatTheSimulatorReplays) {
 
 TEST(History, CsvHasSecondsAndUtcTimesAndQuotesWhatNeedsIt) {
   EXPECT_EQ(HistoryCsv({Finished(), Waiting()}),
-            "id,name,user,submit,start,end,wait_s,run_s,jct_s,attempts,outcome\n"
+            "id,name,user,submit,start,end,wait_s,run_s,jct_s,attempts,outcome,gpus,gpu_hours\n"
             "j-000001,\"resnet, \"\"big\"\"\",alice,2026-12-04T21:00:00.000Z,2026-12-04T21:00:30.000Z,"
-            "2026-12-04T21:05:30.000Z,30.000,290.000,330.000,3,succeeded\n"
-            "j-000002,,bob,2026-12-04T21:01:00.000Z,,,,0.000,,0,queued\n");
+            "2026-12-04T21:05:30.000Z,30.000,290.000,330.000,3,succeeded,2,0.1611\n"
+            "j-000002,,bob,2026-12-04T21:01:00.000Z,,,,0.000,,0,queued,0,0.0000\n");
 }
 
 TEST(History, JsonSaysNullForWhatHasNotHappened) {

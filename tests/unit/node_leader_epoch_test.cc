@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "grpcpp/grpcpp.h"
 #include "node/node_agent.h"
 #include "spdlog/spdlog.h"
 

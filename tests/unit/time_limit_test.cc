@@ -97,3 +97,39 @@ TEST_F(TimeLimitTest, TheClusterDefaultAppliesAndItsMaximumIsEnforcedAtSubmissio
 
 }  // namespace
 }  // namespace synergy::daemon
+
+namespace synergy::daemon {
+namespace {
+
+// Accounting (issue 44, item 6): what a job held, times how long, summed
+// over its leases, and its tenant's GPU-seconds for /metrics.
+TEST_F(TimeLimitTest, GpuCpuAndMemoryTimeHeldAreSummedOverLeasesAndPerTenant) {
+  config_.policy = "fifo";
+  config_.heartbeat_timeout_s = 3600;
+  auto s = Open();
+  AddNode(*s, "n1", 2, 8, 48, 0);
+  v1::JobSpec spec = Spec(2);
+  spec.set_tenant("vision");
+  const std::string id = *s->Submit(spec, "alice", 0);
+  const int64_t first = Launch(*s, id, 0);  // launched at 1 s
+  ASSERT_TRUE(s->Requeue(id, "admin", 11000).ok());
+  Beat(*s, "n1", 11500, {}, {Exit(id, first, 143)});
+  EXPECT_NEAR(s->GetJob(id)->gpu_seconds(), 2 * 10, 1.5);  // accounted when the lease ended
+  Launch(*s, id, 100000);  // launched at 101 s
+  // A running lease's time is accounted with each progress flush.
+  ASSERT_TRUE(s->FlushProgress(106000).ok());
+  const v1::Job job = *s->GetJob(id);
+  const v1::ClusterState cluster = s->Cluster();
+  ASSERT_EQ(cluster.tenants_size(), 1);
+  EXPECT_EQ(cluster.tenants(0).name(), "vision");
+  EXPECT_EQ(cluster.tenants(0).allocated_gpus(), 2);
+  // 10 s under the first lease, 5 s so far under the second; 2 GPUs, and
+  // the whole node's 8 CPUs and 48 GB (the only job: proportional share).
+  EXPECT_NEAR(job.gpu_seconds(), 2 * 15, 1.5);
+  EXPECT_NEAR(job.cpu_seconds(), 8 * 15, 6);
+  EXPECT_NEAR(job.mem_gb_seconds(), 48 * 15, 36);
+  EXPECT_NEAR(cluster.tenants(0).gpu_seconds(), job.gpu_seconds(), 0.01);
+}
+
+}  // namespace
+}  // namespace synergy::daemon

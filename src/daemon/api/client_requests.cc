@@ -248,14 +248,23 @@ v1::ClusterState ClientGateway::Cluster() const {
     c.set_cpus(c.cpus() + n.info.capacity().cpu_ids_size());
     c.set_mem_gb(c.mem_gb() + n.info.capacity().mem_gb());
   }
+  std::map<std::string, v1::TenantState> tenants;
   for (const auto& [id, job] : state_.jobs_.all()) {
     (*c.mutable_jobs_by_state())[service::JobStateName(job.state())]++;
-    if (!job.has_lease()) continue;
+    if (state_.Terminal(job)) continue;
+    v1::TenantState& tenant = tenants[job.spec().tenant()];
+    if (!job.has_lease()) tenant.set_waiting_jobs(tenant.waiting_jobs() + 1);
     for (const v1::LeaseSlice& s : job.lease().slices()) {
       c.set_allocated_gpus(c.allocated_gpus() + s.gpu_ids_size());
       c.set_allocated_cpus(c.allocated_cpus() + s.cpu_ids_size());
       c.set_allocated_mem_gb(c.allocated_mem_gb() + s.mem_gb());
+      tenant.set_allocated_gpus(tenant.allocated_gpus() + s.gpu_ids_size());
     }
+  }
+  for (const auto& [name, seconds] : state_.counters_.tenant_gpu_seconds) tenants[name].set_gpu_seconds(seconds);
+  for (auto& [name, tenant] : tenants) {
+    tenant.set_name(name);
+    *c.add_tenants() = std::move(tenant);
   }
   c.set_round(state_.round_);
   c.set_policy(state_.config_.policy);

@@ -59,6 +59,11 @@ class LeaseActions {
   // A job's run time now (Job.run_ms, stored or not): wall time holding a
   // launched lease, summed over its leases, whatever the GPU type.
   static int64_t RunNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms);
+  // The lease's GPUs, CPUs and memory times the time held since it was
+  // last accounted, into the job's totals (gpu_seconds, ...) and its
+  // tenant's GPU-seconds counter (/metrics). Called where service is
+  // accounted, before the accounting time moves on.
+  void AddResourceTime(v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms);
   // Each job that has run for its time limit (spec.time_limit_s) ends as
   // TIMED_OUT, its lease ending as a cancelled job's does (agents
   // checkpoint first), said in an event.

@@ -142,8 +142,10 @@ void LeaseActions::DropLease(v1::Job& job, LeaseEndCause cause, int64_t now_ms) 
   if (job.has_lease()) state_.NoteLaunchEvent(now_ms);
   const LeaseTable::Launch& launch = state_.leases_.LaunchOf(job.id());
   if (job.has_lease() && launch.launched()) job.set_last_lease_end_unix_ms(now_ms);
-  // The lease's time held joins the stored service and run time
-  // (ServiceNowMs and RunNowMs read the job and launch these refer to).
+  // The lease's time held joins the stored service, run time and resource
+  // use (ServiceNowMs, RunNowMs and AddResourceTime read the job and launch
+  // these refer to).
+  AddResourceTime(job, launch, now_ms);
   job.set_attained_service_ms(ServiceNowMs(job, launch, now_ms));
   job.set_run_ms(RunNowMs(job, launch, now_ms));
   // Its launch state goes with it.
@@ -169,6 +171,7 @@ void LeaseActions::AccountService(int64_t now_ms) {
   for (const std::string& id : running) {
     // Time held, as the core's JobView::attained_service_s means it.
     v1::Job& held = state_.jobs_.Edit(id);
+    AddResourceTime(held, state_.leases_.LaunchOf(id), now_ms);
     held.set_attained_service_ms(ServiceNowMs(id, now_ms));
     held.set_run_ms(RunNowMs(held, state_.leases_.LaunchOf(id), now_ms));
     state_.leases_.EditLaunch(id).service_from_ms = now_ms;
@@ -188,6 +191,22 @@ int64_t HeldSinceAccountedMs(const v1::Job& job, const LeaseTable::Launch& launc
   return holding ? std::max<int64_t>(0, now_ms - launch.service_from_ms) : 0;
 }
 }  // namespace
+
+void LeaseActions::AddResourceTime(v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
+  const int64_t held_ms = HeldSinceAccountedMs(job, launch, now_ms);
+  if (held_ms == 0) return;
+  double gpus = 0, cpus = 0, mem_gb = 0;
+  for (const v1::LeaseSlice& s : job.lease().slices()) {
+    gpus += s.gpu_ids_size();
+    cpus += s.cpu_ids_size();
+    mem_gb += s.mem_gb();
+  }
+  const double held_s = held_ms / 1000.0;
+  job.set_gpu_seconds(job.gpu_seconds() + gpus * held_s);
+  job.set_cpu_seconds(job.cpu_seconds() + cpus * held_s);
+  job.set_mem_gb_seconds(job.mem_gb_seconds() + mem_gb * held_s);
+  state_.counters_.tenant_gpu_seconds[job.spec().tenant()] += gpus * held_s;
+}
 
 int64_t LeaseActions::RunNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {
   return job.run_ms() + HeldSinceAccountedMs(job, launch, now_ms);

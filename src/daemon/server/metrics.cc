@@ -62,6 +62,28 @@ void NodeMetrics(const std::vector<v1::Node>& nodes, int64_t now_ms, service::Me
   }
 }
 
+// Per tenant ("(none)" for jobs of none): GPUs held, its quota, jobs
+// waiting, and GPU-seconds held since start.
+void TenantMetrics(const v1::ClusterState& c, service::MetricsText& m) {
+  auto label = [](const v1::TenantState& t) { return t.name().empty() ? std::string("(none)") : t.name(); };
+  m.Family("synergy_tenant_gpus_allocated", "gauge", "GPUs held by the tenant's jobs' leases.");
+  for (const v1::TenantState& t : c.tenants()) {
+    m.Sample("synergy_tenant_gpus_allocated", {{"tenant", label(t)}}, t.allocated_gpus());
+  }
+  m.Family("synergy_tenant_gpu_quota", "gauge", "The tenant's GPU quota (auth.tenants; 0: none).");
+  for (const v1::TenantState& t : c.tenants()) {
+    m.Sample("synergy_tenant_gpu_quota", {{"tenant", label(t)}}, t.quota_gpus());
+  }
+  m.Family("synergy_tenant_jobs_waiting", "gauge", "The tenant's live jobs holding no lease.");
+  for (const v1::TenantState& t : c.tenants()) {
+    m.Sample("synergy_tenant_jobs_waiting", {{"tenant", label(t)}}, t.waiting_jobs());
+  }
+  m.Family("synergy_tenant_gpu_seconds_total", "counter", "GPU-seconds the tenant's jobs held since synergyd started.");
+  for (const v1::TenantState& t : c.tenants()) {
+    m.Sample("synergy_tenant_gpu_seconds_total", {{"tenant", label(t)}}, t.gpu_seconds());
+  }
+}
+
 // Rounds, leases, jobs and the store: the daemon's counters.
 void RoundAndLeaseMetrics(const DaemonState& state, service::MetricsText& m) {
   const DaemonCounters& k = state.counters();
@@ -123,6 +145,7 @@ std::string RenderMetrics(const DaemonState& state, int64_t now_ms) {
   m.Gauge("synergy_memory_free_bytes", "Memory of alive nodes not held by leases.",
           (c.mem_gb() - c.allocated_mem_gb()) * kBytesPerGb);
 
+  TenantMetrics(c, m);
   NodeMetrics(state.ListNodes(now_ms), now_ms, m);
   RoundAndLeaseMetrics(state, m);
   return m.Take();

@@ -111,6 +111,8 @@ struct DaemonCounters {
   int64_t jobs_submitted = 0;
   int64_t jobs_requeued = 0;
   int64_t store_failures = 0;  // commits the store refused (each undone)
+  // GPU-seconds held by each tenant ("" for jobs of none) since start.
+  std::map<std::string, double> tenant_gpu_seconds;
   // Submission to first launch (profiling included), submission to
   // success, and a round's decide-and-apply time, in seconds.
   service::Histogram queue_wait_s{service::ExponentialBounds(1, 4, 11)};
