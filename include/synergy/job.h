@@ -23,6 +23,9 @@ struct JobView {
   // The user's priority class (daemon job specs; the simulator's jobs are
   // all 0). It ranks above the policy's whole order, bump included.
   int priority_class = 0;
+  // Its tenant's index in the round's TenantQuotas (tenant_quotas.h); -1:
+  // none (the simulator's jobs without a tenant, synergyd's without one).
+  int tenant = -1;
   // The job is known only by its GPUs: its ideal is the proportional share
   // of whichever servers it lands on (ideal_demand is the cluster-wide
   // figure), placed with PlacementState::FitShare.

@@ -4,7 +4,8 @@
 //                then higher priority classes go first, and within a
 //                class running jobs that cannot checkpoint (stable)
 //   2. bump      jobs not run for over 1000 hours get priority 1 for good
-//   3. select    the runnable set, as the policy's Selection says
+//   3. select    the runnable set, as the policy's Selection says, from
+//                the order tenants' quotas allow (tenant_quotas.h)
 //   4. place     the mechanism turns it into a Plan
 // Pure: the same inputs give the same RoundResult, byte for byte, in the
 // simulator and in the daemon.
@@ -16,6 +17,7 @@
 #include "synergy/placement_state.h"
 #include "synergy/plan.h"
 #include "synergy/policy.h"
+#include "synergy/tenant_quotas.h"
 
 namespace synergy {
 
@@ -31,6 +33,9 @@ struct RoundInput {
   std::vector<const JobView*> queue;
   bool reference_compatible = false;
   GpuPlacement gpu_placement = GpuPlacement::kConsolidate;
+  // Tenants' quotas and fair share (tenant_quotas.h); null or inactive:
+  // the round offers the ordered queue as it is.
+  const TenantQuotas* tenants = nullptr;
 };
 
 struct RoundResult {

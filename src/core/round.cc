@@ -95,7 +95,10 @@ RoundSelection SelectForRound(const RoundInput& input, const Policy& policy, con
     std::stable_sort(queue.begin(), queue.end(), by_class);
     find_starved(/*check_keys=*/false);
   }
-  out.runnable = SelectRunnable(queue, policy.selection(), mechanism, free_gpus);
+  // The standing order stays the policy's; quotas decide what is offered.
+  const bool quotas = input.tenants != nullptr && input.tenants->Active();
+  out.runnable = SelectRunnable(quotas ? OfferWithinQuotas(queue, *input.tenants) : queue, policy.selection(),
+                                mechanism, free_gpus);
   out.order = std::move(queue);
   return out;
 }

@@ -564,3 +564,39 @@ TEST(NodeConfig, CpuSlotsAreSharesOfTheConfiguredCores) {
 
 }  // namespace
 }  // namespace synergy::service
+
+namespace synergy::service {
+namespace {
+
+TEST(DaemonConfig, TenantsHaveQuotasAndEveryUserBelongsToOne) {
+  auto base = daemon::ParseDaemonConfig(kDefaultDaemonYaml, "<embedded>", daemon::DaemonConfig{});
+  ASSERT_TRUE(base.ok()) << base.status();
+  auto c = daemon::ParseDaemonConfig(
+      "auth:\n  tenants: [{name: vision, gpus: 8, borrow: true}, {name: nlp, gpus: 4}]\n"
+      "  users: [{name: alice, tenant: vision, token: alice-credential-0123}]\n",
+      "d.yaml", *base);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->auth.tenants.size(), 2u);
+  EXPECT_EQ(c->auth.tenants[0].gpus, 8);
+  EXPECT_TRUE(c->auth.tenants[0].borrow);
+  EXPECT_FALSE(c->auth.tenants[1].borrow);
+  EXPECT_THAT(DaemonRefusal("auth: {tenants: [{name: a, gpus: -1}]}\n"), HasSubstr("d.yaml:1: auth.tenants[0].gpus: '-1'"));
+  EXPECT_THAT(DaemonRefusal("auth: {tenants: [{name: a}, {name: a}]}\n"), HasSubstr("is listed twice"));
+  EXPECT_THAT(DaemonRefusal("auth: {tenants: [{gpus: 2}]}\n"), HasSubstr("name: missing"));
+  EXPECT_THAT(DaemonRefusal("auth: {tenants: [{name: a, quota: 2}]}\n"), HasSubstr("unknown field (fields: name, gpus, borrow)"));
+  // A user of no tenant, or of one not listed, is refused once tenants are.
+  auto tenantless = daemon::ParseDaemonConfig(
+      "tls: {plaintext: true}\nauth:\n  tenants: [{name: vision, gpus: 8}]\n"
+      "  users: [{name: carol, token: carol-credential-0123}]\n",
+      "d.yaml", *base);
+  ASSERT_TRUE(tenantless.ok()) << tenantless.status();
+  const absl::Status st = daemon::ValidateSecurity(*tenantless, "d.yaml");
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("auth.users: 'carol' has tenant '': with auth.tenants set, every user belongs to one of them"));
+  tenantless->auth.users[0].tenant = "speech";
+  EXPECT_THAT(std::string(daemon::ValidateSecurity(*tenantless, "d.yaml").message()),
+              HasSubstr("auth.users: 'carol' has tenant 'speech', not one of auth.tenants"));
+}
+
+}  // namespace
+}  // namespace synergy::service

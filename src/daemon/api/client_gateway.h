@@ -13,6 +13,7 @@
 // actions (a friend of it); DaemonState's client API is this gateway's,
 // under the daemon's lock (shared for reads), but for StoreSubmission,
 // which waits on the store without it.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ class ClientGateway {
   // naming it otherwise. Dependencies name only jobs accepted before, so
   // they can form no cycle.
   absl::Status CheckDependenciesKnown(v1::JobSpec& spec) const;
+  // "waiting: tenant vision holds 4 of its quota of 4 GPUs" when `job`
+  // would take its tenant past its quota (`tenant_gpus`: GPUs leases hold,
+  // by tenant); "" otherwise.
+  std::string AtQuota(const v1::Job& job, const std::map<std::string, int>& tenant_gpus) const;
   static std::string SubmittedEvent(const v1::Job& job, const std::string& owner);
   // Copies of jobs as read: each waiting one gets the next round's time,
   // the waiting jobs ahead of it, and a reason that counts them.

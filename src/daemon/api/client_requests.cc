@@ -262,6 +262,10 @@ v1::ClusterState ClientGateway::Cluster() const {
     }
   }
   for (const auto& [name, seconds] : state_.counters_.tenant_gpu_seconds) tenants[name].set_gpu_seconds(seconds);
+  for (const TenantConfig& t : state_.config_.auth.tenants) {
+    tenants[t.name].set_quota_gpus(t.gpus);
+    tenants[t.name].set_borrow(t.borrow);
+  }
   for (auto& [name, tenant] : tenants) {
     tenant.set_name(name);
     *c.add_tenants() = std::move(tenant);

@@ -1,8 +1,10 @@
 #include "daemon/api/services.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "daemon/api/access_rules.h"
 #include "service/auth.h"
+#include "service/escape.h"
 #include "service/request_validation.h"
 
 namespace synergy::daemon {
@@ -146,6 +148,20 @@ grpc::Status CheckOwnerOrAdmin(const DaemonState& state, const Principal& who, c
   return grpc::Status::OK;
 }
 
+// With auth.tenants set, a job's tenant is one of them (or none, an
+// admin's job outside every quota).
+grpc::Status CheckTenantKnown(const DaemonConfig& config, const std::string& tenant) {
+  if (config.auth.tenants.empty() || tenant.empty()) return grpc::Status::OK;
+  std::vector<std::string> names;
+  for (const TenantConfig& t : config.auth.tenants) {
+    if (t.name == tenant) return grpc::Status::OK;
+    names.push_back(t.name);
+  }
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                      absl::StrCat("spec.tenant: ", service::QuoteForMessage(tenant),
+                                   " is not a tenant of this cluster (auth.tenants: ", absl::StrJoin(names, ", "), ")"));
+}
+
 // A submission's store wait, without the daemon's lock by contract
 // (Guarded): DaemonState::StoreSubmission only waits on the group commit's
 // queue, thread-safe, so that submissions arriving meanwhile share a
@@ -161,14 +177,19 @@ grpc::Status SchedulerServiceImpl::SubmitJob(grpc::ServerContext* ctx, const v1:
   SYNERGY_AUTHORIZE(who, Authorize(*ctx, *g_.state, "SchedulerService/SubmitJob"));
   SYNERGY_VALIDATE(service::ValidateSubmitJobRequest(*req));
   v1::JobSpec spec = req->spec();
-  // A user's jobs are accounted to its tenant; only admins choose another.
-  if (who->role == Role::kUser && !who->tenant.empty()) {
+  // A user's jobs are accounted to its tenant (a user of none submits to
+  // none); only admins choose another, and with auth.tenants set, one of
+  // those.
+  if (who->role == Role::kUser) {
     if (spec.tenant().empty()) spec.set_tenant(who->tenant);
     if (spec.tenant() != who->tenant) {
-      return Denied(absl::StrCat("spec.tenant: user '", who->name, "' submits to tenant '", who->tenant,
-                                 "' only"));
+      return Denied(who->tenant.empty()
+                        ? absl::StrCat("spec.tenant: user '", who->name, "' belongs to no tenant and submits to none")
+                        : absl::StrCat("spec.tenant: user '", who->name, "' submits to tenant '", who->tenant,
+                                       "' only"));
     }
   }
+  if (grpc::Status known = CheckTenantKnown(g_.state->config(), spec.tenant()); !known.ok()) return known;
   const int max_active = g_.state->config().max_active_jobs_per_user;
   const int active = g_.state->ActiveJobsOf(who->name);
   const int more = service::JobsOfArray(spec.array());

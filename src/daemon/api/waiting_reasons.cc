@@ -12,6 +12,17 @@
 
 namespace synergy::daemon {
 
+std::string ClientGateway::AtQuota(const v1::Job& job, const std::map<std::string, int>& tenant_gpus) const {
+  const int index = state_.TenantIndexOf(job.spec().tenant());
+  if (index < 0) return "";
+  const TenantQuota& quota = state_.tenant_quotas_.quotas[index];
+  auto held = tenant_gpus.find(job.spec().tenant());
+  const int gpus = held == tenant_gpus.end() ? 0 : held->second;
+  if (quota.gpus <= 0 || gpus + job.spec().gpus() <= quota.gpus) return "";
+  return absl::StrFormat("waiting: tenant %s holds %d of its quota of %d GPUs%s", job.spec().tenant(), gpus,
+                         quota.gpus, quota.borrow ? " and none are free to borrow" : "");
+}
+
 bool ClientGateway::Waiting(const v1::Job& job) const {
   const bool waiting_state = job.state() == v1::JOB_STATE_PENDING || job.state() == v1::JOB_STATE_QUEUED ||
                              job.state() == v1::JOB_STATE_SUSPENDED;
@@ -22,6 +33,13 @@ void ClientGateway::SayWhyWaiting(std::vector<v1::Job>& jobs) const {
   bool any = false;
   for (const v1::Job& job : jobs) any = any || Waiting(job);
   if (!any) return;
+  // A tenant at its quota (and not borrowing): its waiting jobs are told.
+  std::map<std::string, int> tenant_gpus;
+  if (!state_.config_.auth.tenants.empty()) {
+    for (const auto& [id, job] : state_.jobs_.all()) {
+      for (const v1::LeaseSlice& s : job.lease().slices()) tenant_gpus[job.spec().tenant()] += s.gpu_ids_size();
+    }
+  }
   std::map<std::string, int> ahead;
   int waiting = 0;
   for (const std::string& id : state_.jobs_.queue_order()) {
@@ -40,6 +58,12 @@ void ClientGateway::SayWhyWaiting(std::vector<v1::Job>& jobs) const {
     auto a = ahead.find(job.id());
     if (a == ahead.end()) continue;
     job.set_jobs_ahead(a->second);
+    if (job.reason() == "waiting for resources") {
+      if (std::string quota = AtQuota(job, tenant_gpus); !quota.empty()) {
+        job.set_reason(quota);
+        continue;
+      }
+    }
     // The round's own word for a job it could not place.
     if (a->second > 0 && job.reason() == "waiting for resources") {
       job.set_reason(absl::StrFormat("waiting: %d job%s ahead in %s order", a->second, a->second == 1 ? "" : "s",

@@ -95,7 +95,12 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
   snap.cluster = WithBaseGpuType(rc.cluster, zoo.base_gpu_type());
   snap.node_names = std::move(rc.node_names);
   std::vector<const RoundJob*> jobs;
+  snap.tenants = world.tenants;
+  if (!snap.tenants.quotas.empty()) snap.tenants.pinned_gpus.assign(snap.tenants.quotas.size(), 0);
   for (const RoundJob& job : world.queue) {
+    if (pinned.count(job.id) && job.tenant >= 0 && !snap.tenants.quotas.empty()) {
+      snap.tenants.pinned_gpus[job.tenant] += job.gpus;
+    }
     if (pinned.count(job.id) || job.gpus > snap.cluster.total().gpus) continue;
     snap.views.push_back(ViewOf(job, zoo, snap.cluster, snap.measured));
     jobs.push_back(&job);
@@ -120,6 +125,7 @@ RoundResult PlanSnapshot(const RoundSnapshot& snap, int64_t now_ms, const std::m
   RoundInput in;
   in.now_s = now_ms / 1000.0;
   in.cluster = &snap.cluster;
+  in.tenants = &snap.tenants;
   for (const JobView& v : snap.views) in.queue.push_back(&v);
   RoundResult r;
   if (snap.typed) {

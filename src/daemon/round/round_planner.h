@@ -61,6 +61,9 @@ struct RoundWorld {
   std::vector<RoundNode> nodes;         // by name
   std::vector<RoundJob> queue;          // the jobs the round may place, in the last round's order
   std::map<std::string, HeldLease> held;  // by job id
+  // Tenants' quotas, by the index RoundJob::tenant holds (no pinned GPUs:
+  // SnapshotOf counts them).
+  TenantQuotas tenants;
 };
 
 // The core's input for `world` with `pinned` jobs kept as they hold: their
@@ -80,6 +83,8 @@ struct RoundSnapshot {
   // (HasOtherGpuTypes): planned by type, with each job's views on each.
   bool typed = false;
   TypedViews by_type;
+  // The world's quotas, with the GPUs of the pinned jobs' tenants.
+  TenantQuotas tenants;
 };
 RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std::set<std::string>& pinned = {},
                          const RoundSnapshot* first = nullptr);

@@ -246,6 +246,20 @@ absl::Status ValidateSecurity(const DaemonConfig& c, const std::string& source) 
       }
     }
   }
+  // With tenants configured, a user of none could submit outside every
+  // quota, and one of an unknown tenant to a tenant with none.
+  if (!c.auth.tenants.empty()) {
+    std::set<std::string> tenants;
+    for (const TenantConfig& t : c.auth.tenants) tenants.insert(t.name);
+    for (const CredentialEntry& u : c.auth.users) {
+      if (!tenants.count(u.tenant)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            source, ": auth.users: '", u.name, "' has tenant ", QuoteValue(u.tenant),
+            u.tenant.empty() ? "" : ", not one of auth.tenants",
+            u.tenant.empty() ? ": with auth.tenants set, every user belongs to one of them" : ""));
+      }
+    }
+  }
   std::set<std::string> node_names;
   for (const CredentialEntry& e : c.auth.nodes) {
     if (!node_names.insert(e.name).second) {

@@ -17,6 +17,13 @@ struct CredentialEntry {
   std::string sha256;  // lower-case hex
 };
 
+// A tenant and its GPU quota (auth.tenants; synergy/tenant_quotas.h).
+struct TenantConfig {
+  std::string name;
+  int gpus = 0;         // its jobs hold at most this many GPUs; 0 = no quota
+  bool borrow = false;  // may hold more, on GPUs other tenants leave unused
+};
+
 // Who may call synergyd (docs/security.md). Each principal has its own
 // credential; agents' credentials are minted per lease, not configured.
 struct AuthConfig {
@@ -29,6 +36,9 @@ struct AuthConfig {
   // Admin-issued: a node not listed in `nodes` registers with one of these
   // once; it is then given a credential of its own, bound to its name.
   std::vector<CredentialEntry> node_join;
+  // Tenants with quotas. When any is configured, every user belongs to one
+  // of them (users[].tenant), and a job's tenant is one of them.
+  std::vector<TenantConfig> tenants;
 };
 
 // How synergyd's gRPC port is served.

@@ -99,8 +99,35 @@ absl::Status RefuseWithoutValue(const YamlValue& value, absl::string_view why) {
       absl::StrCat(where, ": ", value.field().empty() ? "document" : value.field(), ": ", why));
 }
 
+// auth.tenants: [{name: vision, gpus: 8, borrow: true}]. Absent or null
+// leaves `out` as it is; a list replaces it.
+absl::Status ParseTenants(const YamlValue& list, std::vector<TenantConfig>& out) {
+  if (list.IsNull()) return absl::OkStatus();
+  if (!list.IsSequence()) return list.Error("is not a list of {name, gpus, borrow}");
+  absl::StatusOr<std::vector<YamlValue>> items = list.List(0, kMaxCredentialEntries);
+  if (!items.ok()) return items.status();
+  std::vector<TenantConfig> tenants;
+  for (const YamlValue& item : *items) {
+    absl::StatusOr<YamlMap> m = item.Map({"name", "gpus", "borrow"});
+    if (!m.ok()) return m.status();
+    TenantConfig t;
+    const YamlValue name = m->Get("name");
+    if (!name.Present()) return name.Error("missing (a tenant's name, as users' tenant: names it)");
+    if (absl::Status st = m->Read("name", t.name, service::kMaxTenantBytes); !st.ok()) return st;
+    if (t.name.empty() || !IsPrintableText(t.name)) return name.Error("is not a printable name");
+    if (absl::Status st = m->Read("gpus", t.gpus, IntRange{0, 1 << 20}); !st.ok()) return st;
+    if (absl::Status st = m->Read("borrow", t.borrow); !st.ok()) return st;
+    for (const TenantConfig& before : tenants) {
+      if (before.name == t.name) return name.Error("is listed twice");
+    }
+    tenants.push_back(std::move(t));
+  }
+  out = std::move(tenants);
+  return absl::OkStatus();
+}
+
 absl::Status ParseAuthSection(const YamlValue& section, AuthConfig& out) {
-  absl::StatusOr<YamlMap> m = section.Map({"mode", "users", "admins", "nodes", "node_join"});
+  absl::StatusOr<YamlMap> m = section.Map({"mode", "users", "admins", "nodes", "node_join", "tenants"});
   if (!m.ok()) return m.status();
   if (m->Has("mode")) {
     std::string mode;
@@ -113,6 +140,7 @@ absl::Status ParseAuthSection(const YamlValue& section, AuthConfig& out) {
   st.Update(ParseCredentials(m->Get("admins"), true, false, out.admins));
   st.Update(ParseCredentials(m->Get("nodes"), true, false, out.nodes));
   st.Update(ParseCredentials(m->Get("node_join"), false, false, out.node_join));
+  st.Update(ParseTenants(m->Get("tenants"), out.tenants));
   return st;
 }
 

@@ -102,6 +102,10 @@ DaemonState::DaemonState(const DaemonConfig& config, std::unique_ptr<Store> stor
       round_driver_(std::make_unique<RoundDriver>(*this)),
       client_gateway_(std::make_unique<ClientGateway>(*this)),
       lease_actions_(std::make_unique<LeaseActions>(*this)) {
+  for (const TenantConfig& t : config_.auth.tenants) {
+    tenant_index_.emplace(t.name, static_cast<int>(tenant_quotas_.quotas.size()));
+    tenant_quotas_.quotas.push_back(TenantQuota{t.gpus, t.borrow});
+  }
   jobs_.OnMove([this](const v1::Job& job, JobMove move, int64_t now_ms) {
     if (move == JobMove::kSucceed) counters_.completion_s.Observe((now_ms - job.submitted_unix_ms()) / 1000.0);
   });

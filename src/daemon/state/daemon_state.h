@@ -398,6 +398,14 @@ class DaemonState {
   }
 
   DaemonConfig config_;
+  // auth.tenants' quotas, by index (the core's TenantQuotas), and each
+  // tenant's index by name.
+  TenantQuotas tenant_quotas_;
+  std::map<std::string, int> tenant_index_;
+  int TenantIndexOf(const std::string& tenant) const {
+    auto it = tenant_index_.find(tenant);
+    return it == tenant_index_.end() ? -1 : it->second;
+  }
   std::unique_ptr<Store> store_;
   std::unique_ptr<GroupCommit> group_;  // every commit goes through it
   ModelZoo zoo_;
