@@ -205,6 +205,25 @@ absl::StatusOr<DaemonConfig> ParseDaemonConfig(const std::string& text, const st
   return base;
 }
 
+namespace {
+
+// With tenants configured, a user of none could submit outside every
+// quota, and one of an unknown tenant to a tenant with none.
+absl::Status CheckUsersTenants(const AuthConfig& auth, const std::string& source) {
+  if (auth.tenants.empty()) return absl::OkStatus();
+  std::set<std::string> tenants;
+  for (const TenantConfig& t : auth.tenants) tenants.insert(t.name);
+  for (const CredentialEntry& u : auth.users) {
+    if (tenants.count(u.tenant)) continue;
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": auth.users: '", u.name, "' has tenant ", QuoteValue(u.tenant),
+        u.tenant.empty() ? ": with auth.tenants set, every user belongs to one of them" : ", not one of auth.tenants"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidateSecurity(const DaemonConfig& c, const std::string& source) {
   const bool loopback = service::IsLoopbackTarget(c.listen);
   if (c.tls.plaintext && !loopback) {
@@ -246,20 +265,7 @@ absl::Status ValidateSecurity(const DaemonConfig& c, const std::string& source) 
       }
     }
   }
-  // With tenants configured, a user of none could submit outside every
-  // quota, and one of an unknown tenant to a tenant with none.
-  if (!c.auth.tenants.empty()) {
-    std::set<std::string> tenants;
-    for (const TenantConfig& t : c.auth.tenants) tenants.insert(t.name);
-    for (const CredentialEntry& u : c.auth.users) {
-      if (!tenants.count(u.tenant)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            source, ": auth.users: '", u.name, "' has tenant ", QuoteValue(u.tenant),
-            u.tenant.empty() ? "" : ", not one of auth.tenants",
-            u.tenant.empty() ? ": with auth.tenants set, every user belongs to one of them" : ""));
-      }
-    }
-  }
+  if (absl::Status st = CheckUsersTenants(c.auth, source); !st.ok()) return st;
   std::set<std::string> node_names;
   for (const CredentialEntry& e : c.auth.nodes) {
     if (!node_names.insert(e.name).second) {
