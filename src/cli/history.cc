@@ -141,7 +141,7 @@ HistoryTraceOut HistoryTrace(const std::vector<v1::Job>& jobs) {
   std::vector<std::string> names;
   for (TraceColumn c : {TraceColumn::kJobId, TraceColumn::kModel, TraceColumn::kArrival, TraceColumn::kIterations,
                         TraceColumn::kGpus, TraceColumn::kCheckpoints, TraceColumn::kDurationS, TraceColumn::kUser,
-                        TraceColumn::kTimeLimitS}) {
+                        TraceColumn::kTimeLimitS, TraceColumn::kTenant}) {
     names.push_back(sim::TraceColumnName(c));
   }
   out.trace = absl::StrCat(absl::StrJoin(names, ","), "\n");
@@ -171,7 +171,8 @@ HistoryTraceOut HistoryTrace(const std::vector<v1::Job>& jobs) {
                     absl::StrFormat("%.3f", (j->submitted_unix_ms() - first_ms) / 1000.0), ",", j->spec().iterations(),
                     ",", j->spec().gpus(), ",", j->spec().uses_agent() ? 1 : 0, ",",
                     absl::StrFormat("%.3f", j->attained_service_ms() / 1000.0), ",", plain_owner ? j->owner() : "",
-                    ",", j->spec().time_limit_s() > 0 ? absl::StrCat(j->spec().time_limit_s()) : "", "\n");
+                    ",", j->spec().time_limit_s() > 0 ? absl::StrCat(j->spec().time_limit_s()) : "", ",",
+                    sim::IsPlainTraceName(j->spec().tenant()) ? j->spec().tenant() : "", "\n");
     ++out.written;
   }
   return out;

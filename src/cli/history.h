@@ -31,7 +31,7 @@ std::string HistoryJson(const std::vector<v1::Job>& jobs);
 // (sim/trace.h, with a header): job_id (the id's number), model, arrival_s
 // (from the first one's submission), iterations (the spec's), gpus,
 // checkpoints (1 for an agent job), duration_s (the time it held its GPUs),
-// user and time_limit_s (empty: none), so that an operator can ask what another policy or mechanism
+// user, time_limit_s (empty: none) and tenant, so that an operator can ask what another policy or mechanism
 // would have done with them. A job that did not succeed, or has no model
 // or no iteration count, cannot be replayed: skipped, and counted.
 struct HistoryTraceOut {

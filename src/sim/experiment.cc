@@ -90,6 +90,8 @@ absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptio
   config.launch_between_rounds = common.launch_between_rounds && !common.reference_compatible;
   config.gpu_placement = common.gpu_placement;
   config.type_choice = common.type_choice;
+  config.tenant_names = common.tenant_names;
+  config.tenants.quotas = common.tenant_quotas;
   config.progress = progress;
   config.on_booked = on_booked;
 

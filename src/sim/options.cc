@@ -1,5 +1,6 @@
 #include "sim/options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -8,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "sim/trace_columns.h"
 #include "synergy/mechanism.h"
 #include "synergy/policy.h"
 
@@ -68,7 +70,8 @@ const std::set<std::string> kCommonValueFlags = {"--cluster", "--models", "--pol
                                                  "--round-s", "--out",    "--seed",
                                                  "--split",   "--measure", "--placement",
                                                  "--opt-branch-nodes", "--opt-simplex-iterations",
-                                                 "--restart-cost", "--type-choice", "--launch-between-rounds"};
+                                                 "--restart-cost", "--type-choice", "--launch-between-rounds",
+                                                 "--tenants"};
 const std::set<std::string> kCommonSwitches = {"--multi-gpu", "--reference-compatible",
                                                "--progress", "--no-progress", "--resize-in-place",
                                                "--keep-leases"};
@@ -142,6 +145,31 @@ absl::Status ParsePlacement(std::map<std::string, std::string>& f, CommonOptions
   return absl::OkStatus();
 }
 
+// --tenants NAME=GPUS[:borrow],...: each tenant once, a quota of 1 GPU or
+// more; not with --reference-compatible (the reference has no tenants).
+absl::Status ParseTenants(const std::string& text, bool reference_compatible, CommonOptions& c) {
+  const std::string rule = "is not NAME=GPUS[:borrow],... (e.g. vision=8:borrow,nlp=8)";
+  if (reference_compatible) return FlagError("--tenants", text, "is not with --reference-compatible");
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    std::vector<std::string> name_quota = absl::StrSplit(part, '=');
+    if (name_quota.size() != 2 || name_quota[0].empty() || !IsPlainTraceName(name_quota[0])) {
+      return FlagError("--tenants", text, rule);
+    }
+    std::vector<std::string> quota_borrow = absl::StrSplit(name_quota[1], ':');
+    int64_t gpus = 0;
+    if (quota_borrow.size() > 2 || !ToInt(quota_borrow[0], gpus) || gpus < 1 || gpus > (1 << 20) ||
+        (quota_borrow.size() == 2 && quota_borrow[1] != "borrow")) {
+      return FlagError("--tenants", text, rule);
+    }
+    if (std::find(c.tenant_names.begin(), c.tenant_names.end(), name_quota[0]) != c.tenant_names.end()) {
+      return FlagError("--tenants", text, absl::StrCat("names ", name_quota[0], " twice"));
+    }
+    c.tenant_names.push_back(name_quota[0]);
+    c.tenant_quotas.push_back(TenantQuota{static_cast<int>(gpus), quota_borrow.size() == 2});
+  }
+  return absl::OkStatus();
+}
+
 // --split IMAGE,LANGUAGE,SPEECH: three percentages, not all 0.
 absl::Status ParseSplit(const std::string& text, std::array<int, 3>& out) {
   std::vector<std::string> parts = absl::StrSplit(text, ',');
@@ -204,6 +232,9 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
   if (c.out_dir.empty()) return FlagError("--out", "", "is not a directory name");
   if (absl::Status st = ParseRunModes(f, c); !st.ok()) return st;
   if (absl::Status st = ParsePlacement(f, c); !st.ok()) return st;
+  if (f.count("--tenants")) {
+    if (absl::Status st = ParseTenants(f["--tenants"], c.reference_compatible, c); !st.ok()) return st;
+  }
   return ParseWorkload(f, w);
 }
 
@@ -303,12 +334,14 @@ std::string RunUsage() {
          "         --mechanism proportional|greedy|tune|tune-graded|opt|requested [--opt-branch-nodes 2000] [--opt-simplex-iterations 100000]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
          "         [--restart-cost S] [--resize-in-place] [--keep-leases] [--launch-between-rounds on|off]\n"
-         "         [--type-choice first-fit|gpu-throughput|best-allocation|program]\n"
+         "         [--type-choice first-fit|gpu-throughput|best-allocation|program] [--tenants NAME=GPUS[:borrow],...]\n"
          "         [--reference-compatible] [--progress|--no-progress] [--decisions FILE] --out DIR\n"
          "Without --cluster/--models the embedded 128-GPU cluster and model zoo are used.\n"
          "--measure defaults to 4000,5000 (the reference's window); --multi-gpu mixes 1, 2,\n"
          "4 and 8-GPU jobs (always on with --reference-compatible, as in the reference).\n"
          "--placement first-fit is the reference's --no_placement (its harness's setting).\n"
+         "--tenants vision=8:borrow,nlp=8: GPU quotas by the trace's tenant column, as\n"
+         "synergyd's auth.tenants (a tenant not named has none; :borrow may use what others leave).\n"
          "--restart-cost S: a job whose lease ends and starts again (resumed, moved) loses S s\n"
          "of progress; with --resize-in-place a change of CPUs or memory on the same GPUs is\n"
          "free (else a restart). Either keeps leases as synergyd does (--keep-leases alone:\n"
@@ -332,7 +365,7 @@ std::string SweepUsage() {
          "         [--seed S | --seeds S1,S2,...] [--split I,L,S] [--multi-gpu] [--measure FROM,TO]\n"
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
          "         [--restart-cost S] [--resize-in-place] [--keep-leases] [--launch-between-rounds on|off]\n"
-         "         [--type-choice first-fit|gpu-throughput|best-allocation|program]\n"
+         "         [--type-choice first-fit|gpu-throughput|best-allocation|program] [--tenants NAME=GPUS[:borrow],...]\n"
          "         [--reference-compatible] [--progress|--no-progress] --out DIR\n"
          "Runs every load x mechanism (x seed), writes DIR/sweep.csv (a row per run),\n"
          "DIR/load-MECH.csv (per load: mean and spread over seeds), one run directory each,\n"

@@ -12,6 +12,7 @@
 #include "synergy/mechanism.h"
 #include "synergy/placement_state.h"
 #include "sim/import/trace_import.h"
+#include "synergy/tenant_quotas.h"
 #include "synergy/typed_round.h"
 
 namespace synergy::sim {
@@ -45,6 +46,11 @@ struct CommonOptions {
   int opt_branch_nodes = MechanismOptions{}.opt_branch_nodes;              // --opt-branch-nodes
   int opt_simplex_iterations = MechanismOptions{}.opt_simplex_iterations;  // --opt-simplex-iterations
   std::string out_dir;
+  // --tenants vision=8:borrow,nlp=8: tenants' GPU quotas (synergy/
+  // tenant_quotas.h), by the trace's tenant column; a tenant not named has
+  // none. Default mode only.
+  std::vector<std::string> tenant_names;
+  std::vector<TenantQuota> tenant_quotas;
   // nullopt: draw progress when stderr is a terminal.
   std::optional<bool> progress;
 };

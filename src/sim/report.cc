@@ -1,6 +1,7 @@
 #include "sim/report.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -100,6 +101,31 @@ void AddUtilisation(const SimResult& result, const Cluster& cluster, double roun
   s.mean_cpu_util = cpu / (total.cpus * span);
   s.mean_mem_util = mem / (total.mem_gb * span);
 }
+// Per tenant, by name (none when no job names one).
+std::vector<Summary::ByTenant> ByTenant(const SimResult& result) {
+  std::map<std::string, std::vector<const JobRecord*>> of;
+  for (const JobRecord& job : result.jobs) {
+    if (job.finish_s >= 0 && !job.spec.tenant.empty()) of[job.spec.tenant].push_back(&job);
+  }
+  std::vector<Summary::ByTenant> out;
+  for (const auto& [name, jobs] : of) {
+    Summary::ByTenant& t = out.emplace_back();
+    t.tenant = name;
+    t.jobs = static_cast<int64_t>(jobs.size());
+    std::vector<double> jct_h;
+    double jct_sum = 0, wait_sum = 0;
+    for (const JobRecord* job : jobs) {
+      jct_h.push_back(job->jct_s() / 3600.0);
+      jct_sum += jct_h.back();
+      wait_sum += std::max(0.0, job->start_s - job->spec.arrival_s) / 3600.0;
+    }
+    t.mean_jct_h = jct_sum / static_cast<double>(jobs.size());
+    t.p99_jct_h = Percentile(jct_h, 99);
+    t.mean_wait_h = wait_sum / static_cast<double>(jobs.size());
+  }
+  return out;
+}
+
 }  // namespace
 
 Summary Summarize(const SimResult& result, const Cluster& cluster, double round_s) {
@@ -137,6 +163,7 @@ Summary Summarize(const SimResult& result, const Cluster& cluster, double round_
   s.resizes = result.resizes;
   s.launches_between_rounds = result.launches_between_rounds;
   if (cluster.heterogeneous()) s.by_gpu_type = ByGpuType(result, cluster, round_s, span);
+  s.by_tenant = ByTenant(result);
   s.solver_rounds = result.solver_rounds;
   s.solver_fallbacks = result.solver_fallbacks;
   s.solver_budget_rounds = result.solver_budget_rounds;
@@ -239,6 +266,18 @@ std::string SummaryJson(const Summary& summary, const std::map<std::string, Sett
                             "\"mean_jct_h\": %.6f}",
                             t > 0 ? "," : "", JsonQuote(type.gpu_type), type.gpus, type.mean_gpu_util, type.jobs,
                             type.mean_jct_h);
+    }
+    absl::StrAppend(&json, "\n  ]");
+  }
+  if (!summary.by_tenant.empty()) {
+    absl::StrAppend(&json, ",\n  \"by_tenant\": [");
+    for (size_t t = 0; t < summary.by_tenant.size(); ++t) {
+      const Summary::ByTenant& tenant = summary.by_tenant[t];
+      absl::StrAppendFormat(&json,
+                            "%s\n    {\"tenant\": %s, \"jobs\": %d, \"mean_jct_h\": %.6f, \"p99_jct_h\": %.6f, "
+                            "\"mean_wait_h\": %.6f}",
+                            t > 0 ? "," : "", JsonQuote(tenant.tenant), tenant.jobs, tenant.mean_jct_h,
+                            tenant.p99_jct_h, tenant.mean_wait_h);
     }
     absl::StrAppend(&json, "\n  ]");
   }

@@ -59,6 +59,17 @@ struct Summary {
     double mean_jct_h = 0;  // theirs
   };
   std::vector<ByGpuType> by_gpu_type;
+  // Runs whose jobs name tenants (a trace's tenant column): per tenant, by
+  // name, its measured jobs that finished, their mean and p99 JCT and mean
+  // wait (arrival to first start).
+  struct ByTenant {
+    std::string tenant;
+    int64_t jobs = 0;
+    double mean_jct_h = 0;
+    double p99_jct_h = 0;
+    double mean_wait_h = 0;
+  };
+  std::vector<ByTenant> by_tenant;
 };
 
 Summary Summarize(const SimResult& result, const Cluster& cluster, double round_s);

@@ -104,7 +104,7 @@ class Engine {
   absl::StatusOr<SimResult> Run() {
     if (absl::Status st = PrepareGpuTypes(); !st.ok()) return st;
     if (config_.standing_queue && !typed_ && !KeepsLeases() && !config_.on_round &&
-        !config_.policy->key_moves_with_time() && !LaunchesBetweenRounds()) {
+        !config_.policy->key_moves_with_time() && !LaunchesBetweenRounds() && !config_.tenants.Active()) {
       standing_.emplace(*config_.policy, *config_.mechanism, config_.reference_compatible);
     }
     const double round = config_.round_s;
@@ -229,6 +229,14 @@ class Engine {
     return job.reference_iteration_s / job.typed[type].iteration_time_s;
   }
 
+  // The tenant's index in the run's quotas (SimConfig::tenant_names); -1
+  // for none, or one without a quota.
+  int TenantIndex(const std::string& tenant) const {
+    if (tenant.empty()) return -1;
+    auto it = std::find(config_.tenant_names.begin(), config_.tenant_names.end(), tenant);
+    return it == config_.tenant_names.end() ? -1 : static_cast<int>(it - config_.tenant_names.begin());
+  }
+
   // Arrivals come before lease ends and the schedule at the same instant.
   void Admit(double t) {
     while (lookahead_ && lookahead_->arrival_s <= t) {
@@ -244,6 +252,7 @@ class Engine {
       v.arrival_s = spec.arrival_s;
       v.requested_cpus = spec.requested_cpus;
       v.requested_mem_gb = spec.requested_mem_gb;
+      v.tenant = TenantIndex(spec.tenant);
       SetModelFields(v, &model, *config_.cluster);
       v.total_iterations = spec.iterations;
       v.remaining_iterations = spec.iterations;
@@ -300,6 +309,7 @@ class Engine {
     input.cluster = config_.cluster;
     input.reference_compatible = config_.reference_compatible;
     input.gpu_placement = config_.gpu_placement;
+    input.tenants = config_.tenants.Active() ? &config_.tenants : nullptr;
     input.queue.reserve(queue_.size());
     for (const SimJob* job : queue_) input.queue.push_back(&job->view);
     RoundResult round = typed_ ? ScheduleByType(input) : ScheduleRound(input, *config_.policy, *config_.mechanism);
@@ -547,6 +557,17 @@ class Engine {
                   const std::unordered_map<JobId, Assignment>& pinned) const {
     RoundInput again = input;
     again.cluster = &around;
+    // The pinned jobs' GPUs count against their tenants' quotas.
+    TenantQuotas tenants_around = config_.tenants;
+    if (!tenants_around.quotas.empty()) {
+      tenants_around.pinned_gpus.assign(tenants_around.quotas.size(), 0);
+      for (const auto& [id, assignment] : pinned) {
+        auto job = by_id_.find(id);
+        if (job == by_id_.end() || job->second->view.tenant < 0) continue;
+        tenants_around.pinned_gpus[job->second->view.tenant] += job->second->view.gpus;
+      }
+    }
+    if (input.tenants != nullptr) again.tenants = &tenants_around;
     again.queue.clear();
     std::deque<JobView> views;
     std::deque<ModelSpec> base_models;
@@ -675,6 +696,7 @@ class Engine {
     input.now_s = at;
     input.cluster = config_.cluster;
     input.gpu_placement = config_.gpu_placement;
+    input.tenants = config_.tenants.Active() ? &config_.tenants : nullptr;
     int fewest = 0;
     for (SimJob* job : queue_) {
       if (job->running) continue;

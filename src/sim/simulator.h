@@ -21,6 +21,7 @@
 #include "synergy/placement_state.h"
 #include "synergy/policy.h"
 #include "synergy/round.h"
+#include "synergy/tenant_quotas.h"
 #include "synergy/typed_round.h"
 
 namespace synergy::sim {
@@ -95,6 +96,12 @@ struct SimConfig {
   // the share over the reference's, so that LAS, SRTF and FTF compare
   // progress across types.
   TypeChoice type_choice = TypeChoice::kFirstFit;
+  // Tenants' GPU quotas (synergy/tenant_quotas.h), by the index of the
+  // trace's tenant name in tenant_names (a tenant not there has none), as
+  // synergyd's auth.tenants. Empty: none. Rounds with quotas sort the
+  // whole queue (no standing queue).
+  std::vector<std::string> tenant_names;
+  TenantQuotas tenants;
 };
 
 struct JobRecord {

@@ -120,12 +120,13 @@ absl::Status ParseRecorded(Column column, absl::string_view v, JobSpec& job, con
       return absl::OkStatus();
     case Column::kGpuType:
     case Column::kUser:
+    case Column::kTenant:
       if (!IsPlainTraceName(std::string_view(v.data(), v.size()))) {
         return LineError(source, line_no, name, v,
                          absl::StrCat("is not a name of at most ", kMaxTraceNameBytes,
                                       " printable characters without spaces, commas or quotes"));
       }
-      (column == Column::kUser ? job.user : job.gpu_type) = std::string(v);
+      (column == Column::kUser ? job.user : column == Column::kTenant ? job.tenant : job.gpu_type) = std::string(v);
       return absl::OkStatus();
     default:
       return absl::OkStatus();
@@ -266,7 +267,7 @@ std::string FormatTraceRow(const JobSpec& j, const ModelZoo& zoo) {
                       FormatNumber(j.iterations), ",", j.gpus, ",", j.checkpoints ? 1 : 0, ",",
                       FormatNumber(j.requested_cpus), ",", FormatNumber(j.requested_mem_gb), ",",
                       FormatNumber(j.gpu_fraction), ",", j.gpu_type, ",", FormatNumber(j.duration_s), ",", j.user,
-                      ",", FormatNumber(j.time_limit_s), "\n");
+                      ",", FormatNumber(j.time_limit_s), ",", j.tenant, "\n");
 }
 
 std::string FormatTrace(const std::vector<JobSpec>& jobs, const ModelZoo& zoo) {

@@ -9,7 +9,7 @@
 namespace synergy::sim {
 
 enum class TraceColumn { kJobId, kModel, kArrival, kIterations, kGpus, kCheckpoints, kCpus, kMemGb, kGpuFraction,
-                         kGpuType, kDurationS, kUser, kTimeLimitS };
+                         kGpuType, kDurationS, kUser, kTimeLimitS, kTenant };
 struct TraceColumnInfo {
   TraceColumn column;
   const char* name;
@@ -22,13 +22,13 @@ inline constexpr TraceColumnInfo kTraceColumns[] = {
     {TraceColumn::kCpus, "cpus", false},            {TraceColumn::kMemGb, "mem_gb", false},
     {TraceColumn::kGpuFraction, "gpu_fraction", false}, {TraceColumn::kGpuType, "gpu_type", false},
     {TraceColumn::kDurationS, "duration_s", false}, {TraceColumn::kUser, "user", false},
-    {TraceColumn::kTimeLimitS, "time_limit_s", false}};
+    {TraceColumn::kTimeLimitS, "time_limit_s", false}, {TraceColumn::kTenant, "tenant", false}};
 // Without a header, the first six by position (job_id .. checkpoints).
 inline constexpr size_t kPositionalTraceColumns = 6;
 
 inline constexpr const char* TraceColumnName(TraceColumn c) { return kTraceColumns[static_cast<size_t>(c)].name; }
 
-// The longest user or GPU type name a trace holds.
+// The longest user, tenant or GPU type name a trace holds.
 inline constexpr size_t kMaxTraceNameBytes = 128;
 
 // A user or GPU type name a trace holds as it is: at most

@@ -40,9 +40,12 @@ struct JobSpec {
   // deployment's time_limit): at the limit its lease ends and it ends as
   // timed out (JobRecord::timed_out).
   double time_limit_s = 0;
+  // The tenant it is accounted to ("" none): a run's --tenants quotas apply
+  // by this name (imported traces: Helios's and Philly's virtual cluster).
+  std::string tenant;
   bool has_recorded_fields() const {
     return requested_cpus > 0 || requested_mem_gb > 0 || gpu_fraction != 1 || !gpu_type.empty() || duration_s > 0 ||
-           !user.empty() || time_limit_s > 0;
+           !user.empty() || time_limit_s > 0 || !tenant.empty();
   }
 };
 

@@ -25,7 +25,8 @@ class Helios final : public TraceFormat {
     if (auto v = IntegerField("job_id", f[0], 0, INT64_MAX); !v.ok()) return v.status();
     auto user = NameField("user", f[1]);
     if (!user.ok()) return user.status();
-    if (auto v = NameField("vc", f[2]); !v.ok()) return v.status();
+    auto vc = NameField("vc", f[2]);
+    if (!vc.ok()) return vc.status();
     auto gpus = IntegerField("gpu_num", f[3], 0, 1024);
     if (!gpus.ok()) return gpus.status();
     auto cpus = IntegerField("cpu_num", f[4], 0, 1'000'000);
@@ -66,6 +67,7 @@ class Helios final : public TraceFormat {
     job.gpus = static_cast<int>(*gpus);
     job.cpus = static_cast<double>(*cpus);
     job.user = *std::move(user);
+    job.tenant = *std::move(vc);  // a virtual cluster: Helios's tenant
     job.failed = !completed;
     row.job = std::move(job);
     return row;

@@ -92,6 +92,14 @@ class Philly final : public TraceFormat {
     if (!user_text.ok()) return user_text.status();
     auto user = NameField("user", *user_text);
     if (!user.ok()) return user.status();
+    std::string vc;
+    if (m->Has("vc")) {
+      auto vc_text = m->Get("vc").String(kMaxTraceNameBytesForUser);
+      if (!vc_text.ok()) return vc_text.status();
+      auto named = NameField("vc", *vc_text);
+      if (!named.ok()) return named.status();
+      vc = *std::move(named);
+    }
     auto submitted = OptionalTime(*m, "submitted_time");
     if (!submitted.ok()) return submitted.status();
     if (!*submitted) return m->Get("submitted_time").Error("is missing: a job is placed by when it was submitted");
@@ -115,6 +123,7 @@ class Philly final : public TraceFormat {
     job.duration_s = attempts->run_s;
     job.gpus = attempts->last_gpus;
     job.user = *std::move(user);
+    job.tenant = std::move(vc);  // a virtual cluster: Philly's tenant
     job.failed = *status != "Pass";
     row.job = std::move(job);
     return row;

@@ -29,6 +29,7 @@ struct ImportedJob {
   // alternatives; "" any.
   std::string gpu_models;
   std::string user;
+  std::string tenant;   // its virtual cluster (Helios, Philly: vc), "" none
   bool failed = false;  // it ended failed, killed or cancelled
   // Its times are another job's (openb's packing variants: pods the
   // variant added have none of their own).

@@ -143,6 +143,7 @@ absl::StatusOr<JobSpec> ToSpec(const Importer& in, const ImportedJob& job, int64
   spec.gpu_type = *type;
   spec.duration_s = job.duration_s;
   spec.user = job.user;
+  spec.tenant = job.tenant;
   auto iterations = IterationsForDuration(in.zoo, spec.model, job, spec.gpu_type, in.cluster);
   if (!iterations.ok()) return iterations.status();
   spec.iterations = *iterations;
