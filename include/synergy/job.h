@@ -26,6 +26,9 @@ struct JobView {
   // Its tenant's index in the round's TenantQuotas (tenant_quotas.h); -1:
   // none (the simulator's jobs without a tenant, synergyd's without one).
   int tenant = -1;
+  // Its user's index in the round's fair-share usage (TenantQuotas::
+  // user_usage); -1: none.
+  int user = -1;
   // The job is known only by its GPUs: its ideal is the proportional share
   // of whichever servers it lands on (ideal_demand is the cluster-wide
   // figure), placed with PlacementState::FitShare.

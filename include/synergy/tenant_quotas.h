@@ -21,8 +21,10 @@
 //    is always offered first, counted against its tenant: ending it would
 //    lose its work.
 //  - With fair share (usage given), the queue is first ordered by each
-//    tenant's usage, lowest first, stably within a priority class (jobs of
-//    a tenant keep the policy's order among themselves).
+//    tenant's usage, lowest first, then within a tenant by each user's
+//    (user_usage), stably within a priority class (a user's jobs keep the
+//    policy's order among themselves): Slurm's fair-share factor as an
+//    order, across tenants and within them.
 // Pure and deterministic; an empty TenantQuotas changes nothing.
 #include <vector>
 
@@ -41,9 +43,31 @@ struct TenantQuotas {
   // plan around pinned leases: launches between rounds, replans).
   std::vector<int> pinned_gpus;
   // Fair share: each tenant's recent usage (decayed GPU-seconds over its
-  // quota, or as the driver weighs it); lower goes first. Empty: off.
+  // quota, or as the driver weighs it), and each user's (JobView::user);
+  // lower goes first. Empty: off.
   std::vector<double> usage;
-  bool Active() const { return !quotas.empty() || !usage.empty(); }
+  std::vector<double> user_usage;
+  bool Active() const { return !quotas.empty() || !usage.empty() || !user_usage.empty(); }
+};
+
+// Usage that halves every `half_life_s` (Slurm's PriorityDecayHalfLife):
+// GPU-seconds added at a time count 2^(-age / half_life) of themselves
+// later. Keys are the drivers' (tenant or user indices). Times must not go
+// back.
+class DecayedUsage {
+ public:
+  explicit DecayedUsage(double half_life_s) : half_life_s_(half_life_s) {}
+  void Add(int key, double amount, double now_s);
+  double At(int key, double now_s) const;
+
+ private:
+  struct Entry {
+    double value = 0;
+    double as_of_s = 0;
+  };
+  double Decayed(const Entry& e, double now_s) const;
+  double half_life_s_;
+  std::vector<Entry> entries_;  // by key
 };
 
 // The jobs of `ordered` the mechanism is offered, in the order it is

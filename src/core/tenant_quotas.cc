@@ -1,6 +1,7 @@
 #include "synergy/tenant_quotas.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace synergy {
 namespace {
@@ -10,8 +11,8 @@ const TenantQuota* QuotaOf(const TenantQuotas& t, int tenant) {
   return &t.quotas[tenant];
 }
 
-double UsageOf(const TenantQuotas& t, int tenant) {
-  return tenant >= 0 && tenant < static_cast<int>(t.usage.size()) ? t.usage[tenant] : 0.0;
+double UsageOf(const std::vector<double>& usage, int key) {
+  return key >= 0 && key < static_cast<int>(usage.size()) ? usage[key] : 0.0;
 }
 
 }  // namespace
@@ -22,7 +23,9 @@ std::vector<const JobView*> OfferWithinQuotas(const std::vector<const JobView*>&
     std::stable_sort(order.begin(), order.end(), [&](const JobView* a, const JobView* b) {
       if (a->priority_class != b->priority_class) return a->priority_class > b->priority_class;
       if (a->runs_without_checkpoint != b->runs_without_checkpoint) return a->runs_without_checkpoint;
-      return UsageOf(tenants, a->tenant) < UsageOf(tenants, b->tenant);
+      const double ta = UsageOf(tenants.usage, a->tenant), tb = UsageOf(tenants.usage, b->tenant);
+      if (ta != tb) return ta < tb;
+      return UsageOf(tenants.user_usage, a->user) < UsageOf(tenants.user_usage, b->user);
     });
   }
   if (tenants.quotas.empty()) return order;
@@ -47,6 +50,24 @@ std::vector<const JobView*> OfferWithinQuotas(const std::vector<const JobView*>&
   }
   offered.insert(offered.end(), borrowing.begin(), borrowing.end());
   return offered;
+}
+
+double DecayedUsage::Decayed(const Entry& e, double now_s) const {
+  if (half_life_s_ <= 0 || now_s <= e.as_of_s) return e.value;
+  return e.value * std::exp2(-(now_s - e.as_of_s) / half_life_s_);
+}
+
+void DecayedUsage::Add(int key, double amount, double now_s) {
+  if (key < 0) return;
+  if (key >= static_cast<int>(entries_.size())) entries_.resize(key + 1);
+  Entry& e = entries_[key];
+  e.value = Decayed(e, now_s) + amount;
+  e.as_of_s = std::max(e.as_of_s, now_s);
+}
+
+double DecayedUsage::At(int key, double now_s) const {
+  if (key < 0 || key >= static_cast<int>(entries_.size())) return 0;
+  return Decayed(entries_[key], now_s);
 }
 
 }  // namespace synergy

@@ -92,6 +92,7 @@ absl::StatusOr<Experiment> RunExperiment(const Inputs& inputs, const CommonOptio
   config.type_choice = common.type_choice;
   config.tenant_names = common.tenant_names;
   config.tenants.quotas = common.tenant_quotas;
+  config.fair_share_half_life_s = common.fair_share_half_life_h * 3600;
   config.progress = progress;
   config.on_booked = on_booked;
 

@@ -71,7 +71,7 @@ const std::set<std::string> kCommonValueFlags = {"--cluster", "--models", "--pol
                                                  "--split",   "--measure", "--placement",
                                                  "--opt-branch-nodes", "--opt-simplex-iterations",
                                                  "--restart-cost", "--type-choice", "--launch-between-rounds",
-                                                 "--tenants"};
+                                                 "--tenants", "--fair-share-half-life-h"};
 const std::set<std::string> kCommonSwitches = {"--multi-gpu", "--reference-compatible",
                                                "--progress", "--no-progress", "--resize-in-place",
                                                "--keep-leases"};
@@ -235,6 +235,13 @@ absl::Status ParseCommon(std::map<std::string, std::string>& f, CommonOptions& c
   if (f.count("--tenants")) {
     if (absl::Status st = ParseTenants(f["--tenants"], c.reference_compatible, c); !st.ok()) return st;
   }
+  if (f.count("--fair-share-half-life-h")) {
+    const std::string& v = f["--fair-share-half-life-h"];
+    if (!ToDouble(v, c.fair_share_half_life_h) || !(c.fair_share_half_life_h > 0) || c.fair_share_half_life_h > 87600) {
+      return FlagError("--fair-share-half-life-h", v, "is not a number of hours from above 0 to 87600");
+    }
+    if (c.reference_compatible) return FlagError("--fair-share-half-life-h", v, "is not with --reference-compatible");
+  }
   return ParseWorkload(f, w);
 }
 
@@ -335,6 +342,7 @@ std::string RunUsage() {
          "         [--round-s 300] [--placement consolidate|first-fit]\n"
          "         [--restart-cost S] [--resize-in-place] [--keep-leases] [--launch-between-rounds on|off]\n"
          "         [--type-choice first-fit|gpu-throughput|best-allocation|program] [--tenants NAME=GPUS[:borrow],...]\n"
+         "         [--fair-share-half-life-h H]\n"
          "         [--reference-compatible] [--progress|--no-progress] [--decisions FILE] --out DIR\n"
          "Without --cluster/--models the embedded 128-GPU cluster and model zoo are used.\n"
          "--measure defaults to 4000,5000 (the reference's window); --multi-gpu mixes 1, 2,\n"
@@ -342,6 +350,8 @@ std::string RunUsage() {
          "--placement first-fit is the reference's --no_placement (its harness's setting).\n"
          "--tenants vision=8:borrow,nlp=8: GPU quotas by the trace's tenant column, as\n"
          "synergyd's auth.tenants (a tenant not named has none; :borrow may use what others leave).\n"
+         "--fair-share-half-life-h H: fair share, as synergyd's fair_share_half_life: the tenant\n"
+         "(then user) that held fewest GPU-hours lately, halving every H hours, goes first.\n"
          "--restart-cost S: a job whose lease ends and starts again (resumed, moved) loses S s\n"
          "of progress; with --resize-in-place a change of CPUs or memory on the same GPUs is\n"
          "free (else a restart). Either keeps leases as synergyd does (--keep-leases alone:\n"

@@ -51,6 +51,9 @@ struct CommonOptions {
   // none. Default mode only.
   std::vector<std::string> tenant_names;
   std::vector<TenantQuota> tenant_quotas;
+  // --fair-share-half-life-h H: fair share (SimConfig::fair_share_half_life_s);
+  // 0 = off.
+  double fair_share_half_life_h = 0;
   // nullopt: draw progress when stderr is a terminal.
   std::optional<bool> progress;
 };

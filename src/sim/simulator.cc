@@ -1,6 +1,7 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <cstddef>
 #include <type_traits>
@@ -104,7 +105,8 @@ class Engine {
   absl::StatusOr<SimResult> Run() {
     if (absl::Status st = PrepareGpuTypes(); !st.ok()) return st;
     if (config_.standing_queue && !typed_ && !KeepsLeases() && !config_.on_round &&
-        !config_.policy->key_moves_with_time() && !LaunchesBetweenRounds() && !config_.tenants.Active()) {
+        !config_.policy->key_moves_with_time() && !LaunchesBetweenRounds() && !config_.tenants.Active() &&
+        !FairShare()) {
       standing_.emplace(*config_.policy, *config_.mechanism, config_.reference_compatible);
     }
     const double round = config_.round_s;
@@ -229,12 +231,37 @@ class Engine {
     return job.reference_iteration_s / job.typed[type].iteration_time_s;
   }
 
-  // The tenant's index in the run's quotas (SimConfig::tenant_names); -1
-  // for none, or one without a quota.
-  int TenantIndex(const std::string& tenant) const {
+  bool FairShare() const { return config_.fair_share_half_life_s > 0; }
+
+  // The tenant's index: in the run's quotas (SimConfig::tenant_names), or,
+  // with fair share, after them from its first job on; -1 for none.
+  int TenantIndex(const std::string& tenant) {
     if (tenant.empty()) return -1;
-    auto it = std::find(config_.tenant_names.begin(), config_.tenant_names.end(), tenant);
-    return it == config_.tenant_names.end() ? -1 : static_cast<int>(it - config_.tenant_names.begin());
+    auto it = std::find(tenant_names_.begin(), tenant_names_.end(), tenant);
+    if (it != tenant_names_.end()) return static_cast<int>(it - tenant_names_.begin());
+    if (!FairShare()) return -1;
+    tenant_names_.push_back(tenant);
+    return static_cast<int>(tenant_names_.size()) - 1;
+  }
+  int UserIndex(const std::string& user) {
+    if (!FairShare() || user.empty()) return -1;
+    return user_index_.emplace(user, static_cast<int>(user_index_.size())).first->second;
+  }
+
+  // What a round's tenant phase reads at `t`: the quotas, and with fair
+  // share the usage so far; null when there is neither.
+  const TenantQuotas* TenantsAt(double t) {
+    if (!config_.tenants.Active() && !FairShare()) return nullptr;
+    round_tenants_ = config_.tenants;
+    if (!FairShare()) return &round_tenants_;
+    round_tenants_.usage.assign(tenant_names_.size(), 0);
+    for (size_t i = 0; i < tenant_names_.size(); ++i) {
+      const int share = i < config_.tenants.quotas.size() ? std::max(1, config_.tenants.quotas[i].gpus) : 1;
+      round_tenants_.usage[i] = tenant_usage_.At(static_cast<int>(i), t) / share;
+    }
+    round_tenants_.user_usage.assign(user_index_.size(), 0);
+    for (size_t i = 0; i < user_index_.size(); ++i) round_tenants_.user_usage[i] = user_usage_.At(static_cast<int>(i), t);
+    return &round_tenants_;
   }
 
   // Arrivals come before lease ends and the schedule at the same instant.
@@ -253,6 +280,7 @@ class Engine {
       v.requested_cpus = spec.requested_cpus;
       v.requested_mem_gb = spec.requested_mem_gb;
       v.tenant = TenantIndex(spec.tenant);
+      v.user = UserIndex(spec.user);
       SetModelFields(v, &model, *config_.cluster);
       v.total_iterations = spec.iterations;
       v.remaining_iterations = spec.iterations;
@@ -309,7 +337,7 @@ class Engine {
     input.cluster = config_.cluster;
     input.reference_compatible = config_.reference_compatible;
     input.gpu_placement = config_.gpu_placement;
-    input.tenants = config_.tenants.Active() ? &config_.tenants : nullptr;
+    input.tenants = TenantsAt(input.now_s);
     input.queue.reserve(queue_.size());
     for (const SimJob* job : queue_) input.queue.push_back(&job->view);
     RoundResult round = typed_ ? ScheduleByType(input) : ScheduleRound(input, *config_.policy, *config_.mechanism);
@@ -558,7 +586,7 @@ class Engine {
     RoundInput again = input;
     again.cluster = &around;
     // The pinned jobs' GPUs count against their tenants' quotas.
-    TenantQuotas tenants_around = config_.tenants;
+    TenantQuotas tenants_around = input.tenants != nullptr ? *input.tenants : TenantQuotas{};
     if (!tenants_around.quotas.empty()) {
       tenants_around.pinned_gpus.assign(tenants_around.quotas.size(), 0);
       for (const auto& [id, assignment] : pinned) {
@@ -696,7 +724,7 @@ class Engine {
     input.now_s = at;
     input.cluster = config_.cluster;
     input.gpu_placement = config_.gpu_placement;
-    input.tenants = config_.tenants.Active() ? &config_.tenants : nullptr;
+    input.tenants = TenantsAt(input.now_s);
     int fewest = 0;
     for (SimJob* job : queue_) {
       if (job->running) continue;
@@ -852,9 +880,20 @@ class Engine {
       v.last_round_speedup = CarriedSpeedup(v.ideal_speedup, a.speedup, a.at_ideal);
     }
     if (job.start_s < 0) job.start_s = t - lost;
+    if (FairShare()) {
+      tenant_usage_.Add(v.tenant, v.gpus * held_s, lease_start);
+      user_usage_.Add(v.user, v.gpus * held_s, lease_start);
+    }
   }
 
   SimConfig config_;
+  // Tenants (the configured ones first) and users by index, and their GPU
+  // usage for fair share; the tenant phase's input of the round at hand.
+  std::vector<std::string> tenant_names_ = config_.tenant_names;
+  std::map<std::string, int> user_index_;
+  DecayedUsage tenant_usage_{config_.fair_share_half_life_s};
+  DecayedUsage user_usage_{config_.fair_share_half_life_s};
+  TenantQuotas round_tenants_;
   NextJob next_;
   JobId measure_from_;
   JobId measure_to_;

@@ -102,6 +102,10 @@ struct SimConfig {
   // whole queue (no standing queue).
   std::vector<std::string> tenant_names;
   TenantQuotas tenants;
+  // Fair share (synergyd's fair_share_half_life): > 0 orders each round's
+  // queue by tenants' and then users' GPU-seconds held, halving every
+  // this many seconds (TenantQuotas::usage; a tenant's over its quota).
+  double fair_share_half_life_s = 0;
 };
 
 struct JobRecord {

@@ -68,3 +68,44 @@ TEST(SimTenantQuota, ATenantWithoutBorrowingRunsNoMoreThanItsQuotaAndABorrowerRu
 
 }  // namespace
 }  // namespace synergy
+
+namespace synergy {
+namespace {
+
+// Fair share in the simulator: the tenant that held GPUs lately waits
+// behind the one that did not, whatever FIFO's arrival order says.
+TEST(SimFairShare, TheTenantThatUsedLessGoesFirst) {
+  const ModelZoo zoo = testing::ZooOrDie();
+  const Cluster cluster = testing::DefaultClusterOrDie();  // 128 GPUs
+  std::string text = "job_id,model,arrival_s,iterations,gpus,tenant\n";
+  int id = 0;
+  // heavy fills the cluster, then queues a second batch before light's.
+  for (int i = 0; i < 16; ++i) text += std::to_string(id++) + ",res18,0,20000,8,heavy\n";
+  for (int i = 0; i < 16; ++i) text += std::to_string(id++) + ",res18,10,20000,8,heavy\n";
+  for (int i = 0; i < 16; ++i) text += std::to_string(id++) + ",res18,20,20000,8,light\n";
+  auto jobs = sim::ParseTrace(text, "t.csv", zoo, cluster);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  auto policy = *MakePolicy("fifo");
+  auto mechanism = *MakeMechanism("tune");
+  sim::SimConfig c;
+  c.cluster = &cluster;
+  c.zoo = &zoo;
+  c.policy = policy.get();
+  c.mechanism = mechanism.get();
+  c.launch_between_rounds = true;
+  const auto mean_start = [](const sim::SimResult& r, int from, int to) {
+    double sum = 0;
+    for (int i = from; i < to; ++i) sum += r.jobs[i].start_s;
+    return sum / (to - from);
+  };
+  auto fifo = sim::RunTrace(c, *jobs);
+  ASSERT_TRUE(fifo.ok());
+  EXPECT_LT(mean_start(*fifo, 16, 32), mean_start(*fifo, 32, 48)) << "FIFO: heavy's second batch first";
+  c.fair_share_half_life_s = 7 * 86400;
+  auto fair = sim::RunTrace(c, *jobs);
+  ASSERT_TRUE(fair.ok());
+  EXPECT_GT(mean_start(*fair, 16, 32), mean_start(*fair, 32, 48)) << "fair share: light's jobs first";
+}
+
+}  // namespace
+}  // namespace synergy

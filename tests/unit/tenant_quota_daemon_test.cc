@@ -108,3 +108,60 @@ TEST_F(TenantQuotaTest, LaunchesBetweenRoundsKeepToTheQuotas) {
 
 }  // namespace
 }  // namespace synergy::daemon
+
+namespace synergy::daemon {
+namespace {
+
+// Fair share in synergyd: alice's tenant used the GPU lately (before a
+// restart); bob's job, submitted after hers, runs first.
+TEST_F(TenantQuotaTest, WithFairShareTheTenantThatUsedLessGoesFirst) {
+  config_.policy = "fifo";
+  config_.heartbeat_timeout_s = 3600;
+  config_.launch_between_rounds = false;
+  config_.fair_share_half_life_s = 86400;
+  auto s = Open();
+  AddNode(*s, "n1", 1, 4, 24, 0);
+  v1::JobSpec spec = Spec(1);
+  spec.set_tenant("vision");
+  const std::string used = *s->Submit(spec, "alice", 0);
+  ASSERT_TRUE(s->RunRound(1000).ok());
+  const int64_t epoch = s->GetJob(used)->lease().epoch();
+  ASSERT_EQ(Beat(*s, "n1", 1200).launch_size(), 1);
+  Beat(*s, "n1", 1500, {Running(used, epoch)});
+  Beat(*s, "n1", 601500, {}, {Exit(used, epoch, 0)});  // ten minutes on the GPU
+  // Usage survives a restart (from the stored jobs' GPU-seconds).
+  s.reset();
+  s = Open(601800);
+  AddNode(*s, "n1", 1, 4, 24, 601900);
+  const std::string alices = *s->Submit(spec, "alice", 602000);
+  spec.set_tenant("nlp");
+  const std::string bobs = *s->Submit(spec, "bob", 602500);
+  ASSERT_TRUE(s->RunRound(603000).ok());
+  EXPECT_TRUE(s->GetJob(bobs)->has_lease()) << "bob's tenant used nothing";
+  EXPECT_FALSE(s->GetJob(alices)->has_lease());
+}
+
+TEST_F(TenantQuotaTest, WithoutFairShareFifoKeepsArrivalOrder) {
+  config_.policy = "fifo";
+  config_.heartbeat_timeout_s = 3600;
+  config_.launch_between_rounds = false;
+  auto s = Open();
+  AddNode(*s, "n1", 1, 4, 24, 0);
+  v1::JobSpec spec = Spec(1);
+  spec.set_tenant("vision");
+  const std::string used = *s->Submit(spec, "alice", 0);
+  ASSERT_TRUE(s->RunRound(1000).ok());
+  const int64_t epoch = s->GetJob(used)->lease().epoch();
+  ASSERT_EQ(Beat(*s, "n1", 1200).launch_size(), 1);
+  Beat(*s, "n1", 1500, {Running(used, epoch)});
+  Beat(*s, "n1", 601500, {}, {Exit(used, epoch, 0)});
+  const std::string alices = *s->Submit(spec, "alice", 602000);
+  spec.set_tenant("nlp");
+  const std::string bobs = *s->Submit(spec, "bob", 602500);
+  ASSERT_TRUE(s->RunRound(603000).ok());
+  EXPECT_TRUE(s->GetJob(alices)->has_lease());
+  EXPECT_FALSE(s->GetJob(bobs)->has_lease());
+}
+
+}  // namespace
+}  // namespace synergy::daemon

@@ -75,3 +75,34 @@ TEST_F(TenantQuotasTest, FairShareOrdersTenantsByUsageWithinAClassKeepingEachTen
 
 }  // namespace
 }  // namespace synergy
+
+namespace synergy {
+namespace {
+
+TEST_F(TenantQuotasTest, FairShareOrdersUsersWithinATenantByTheirUsage) {
+  JobView& a = views_.emplace_back();
+  JobView& b = views_.emplace_back();
+  a.id = 1, a.tenant = 0, a.user = 0;
+  b.id = 2, b.tenant = 0, b.user = 1;
+  order_ = {&a, &b};
+  TenantQuotas t;
+  t.usage = {1.0};
+  t.user_usage = {5.0, 1.0};
+  EXPECT_EQ(Offered(t), (std::vector<JobId>{2, 1}));
+}
+
+TEST(DecayedUsage, HalvesEveryHalfLifeAndAddsUp) {
+  DecayedUsage u(3600);
+  u.Add(2, 100, 0);
+  EXPECT_DOUBLE_EQ(u.At(2, 3600), 50);
+  u.Add(2, 10, 7200);
+  EXPECT_DOUBLE_EQ(u.At(2, 7200), 35);
+  EXPECT_DOUBLE_EQ(u.At(0, 7200), 0);  // never added
+  EXPECT_DOUBLE_EQ(u.At(9, 0), 0);
+  DecayedUsage forever(0);  // no decay
+  forever.Add(0, 5, 0);
+  EXPECT_DOUBLE_EQ(forever.At(0, 1e9), 5);
+}
+
+}  // namespace
+}  // namespace synergy

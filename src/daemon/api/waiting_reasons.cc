@@ -14,7 +14,7 @@ namespace synergy::daemon {
 
 std::string ClientGateway::AtQuota(const v1::Job& job, const std::map<std::string, int>& tenant_gpus) const {
   const int index = state_.TenantIndexOf(job.spec().tenant());
-  if (index < 0) return "";
+  if (index < 0 || index >= static_cast<int>(state_.tenant_quotas_.quotas.size())) return "";
   const TenantQuota& quota = state_.tenant_quotas_.quotas[index];
   auto held = tenant_gpus.find(job.spec().tenant());
   const int gpus = held == tenant_gpus.end() ? 0 : held->second;

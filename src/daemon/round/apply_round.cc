@@ -69,7 +69,7 @@ RoundWorld RoundDriver::WorldForRound(int64_t now_ms) const {
     world.nodes.push_back(std::move(node));
   }
   world.queue = QueueForRound(now_ms);
-  world.tenants = state_.tenant_quotas_;
+  world.tenants = state_.TenantsForRound(now_ms);
   return world;
 }
 
@@ -92,6 +92,7 @@ std::vector<RoundJob> RoundDriver::QueueForRound(int64_t now_ms) const {
     queue.push_back(RoundJobOf(job, ServiceInTenthsOfARound(state_.actions().ServiceNowMs(job, launch, now_ms), state_.config_.round_ms()),
                                launch.launched()));
     queue.back().tenant = state_.TenantIndexOf(job.spec().tenant());
+    queue.back().user = state_.UserIndexOf(job.owner());
   }
   return queue;
 }

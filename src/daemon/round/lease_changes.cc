@@ -205,7 +205,7 @@ void LeaseActions::AddResourceTime(v1::Job& job, const LeaseTable::Launch& launc
   job.set_gpu_seconds(job.gpu_seconds() + gpus * held_s);
   job.set_cpu_seconds(job.cpu_seconds() + cpus * held_s);
   job.set_mem_gb_seconds(job.mem_gb_seconds() + mem_gb * held_s);
-  state_.counters_.tenant_gpu_seconds[job.spec().tenant()] += gpus * held_s;
+  state_.NoteGpuUsage(job, gpus * held_s, now_ms);
 }
 
 int64_t LeaseActions::RunNowMs(const v1::Job& job, const LeaseTable::Launch& launch, int64_t now_ms) {

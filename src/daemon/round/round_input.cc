@@ -146,6 +146,7 @@ JobView ViewOf(const RoundJob& job, const ModelZoo& zoo, const Cluster& cluster,
   v.last_execution_end_s = job.last_lease_end_unix_ms > 0 ? job.last_lease_end_unix_ms / 1000.0 : -1;
   v.priority_class = job.priority_class;
   v.tenant = job.tenant;
+  v.user = job.user;
   v.runs_without_checkpoint = job.holds_lease && job.running && !job.uses_agent;
   v.total_iterations = static_cast<double>(job.iterations);
   v.remaining_iterations = std::max(0.0, static_cast<double>(job.iterations) - job.iterations_done);

@@ -79,7 +79,8 @@ struct RoundJob {
   int64_t last_lease_end_unix_ms = 0;
   int starvation_priority = 0;
   int priority_class = 0;
-  int tenant = -1;  // its tenant's index in RoundWorld::tenants (-1: none, or one without a quota)
+  int tenant = -1;  // its tenant's index in RoundWorld::tenants (-1: none known yet)
+  int user = -1;    // its owner's index in RoundWorld::tenants.user_usage (-1: none known yet)
   // The lease it holds (when it holds one): the speedup carried into this
   // round comes from it.
   bool holds_lease = false;

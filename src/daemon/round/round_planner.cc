@@ -98,7 +98,7 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
   snap.tenants = world.tenants;
   if (!snap.tenants.quotas.empty()) snap.tenants.pinned_gpus.assign(snap.tenants.quotas.size(), 0);
   for (const RoundJob& job : world.queue) {
-    if (pinned.count(job.id) && job.tenant >= 0 && !snap.tenants.quotas.empty()) {
+    if (pinned.count(job.id) && job.tenant >= 0 && job.tenant < static_cast<int>(snap.tenants.pinned_gpus.size())) {
       snap.tenants.pinned_gpus[job.tenant] += job.gpus;
     }
     if (pinned.count(job.id) || job.gpus > snap.cluster.total().gpus) continue;

@@ -39,7 +39,7 @@ const std::vector<absl::string_view>& Settings() {
       "policy",         "mechanism",             "type_choice",         "models",         "lease_grace_s",
       "heartbeat_interval_ms", "heartbeat_timeout_s", "max_retries",   "max_active_jobs_per_user", "profile_wait_s",
       "retain_ended_jobs", "restart_gain",   "executor",              "slurm",
-      "default_time_limit", "max_time_limit",
+      "default_time_limit", "max_time_limit", "fair_share_half_life",
       "auth",           "tls",                   "log_level",
       "log_format"};
   return kSettings;
@@ -79,10 +79,12 @@ absl::Status ReadRetention(const YamlMap& m, DaemonConfig& c) {
 }
 
 // default_time_limit, max_time_limit: durations (a job's limit; none
-// where absent); a default above the maximum is refused.
+// where absent); a default above the maximum is refused. And
+// fair_share_half_life, also a duration.
 absl::Status ReadTimeLimits(const YamlMap& m, DaemonConfig& c) {
   for (auto [key, out] : {std::pair<const char*, int64_t*>{"default_time_limit", &c.default_time_limit_s},
-                          {"max_time_limit", &c.max_time_limit_s}}) {
+                          {"max_time_limit", &c.max_time_limit_s},
+                          {"fair_share_half_life", &c.fair_share_half_life_s}}) {
     if (!m.Has(key)) continue;
     std::string text;
     if (auto st = m.Read(key, text, 32); !st.ok()) return st;

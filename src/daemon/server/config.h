@@ -154,6 +154,12 @@ struct DaemonConfig {
   // more than the maximum is refused at submission.
   int64_t default_time_limit_s = 0;
   int64_t max_time_limit_s = 0;
+  // Fair share (fair_share_half_life: 7d; 0 = off): within a priority
+  // class, jobs of the tenant that used fewest GPU-hours lately (over its
+  // quota, where it has one) go first, and within a tenant the user's who
+  // used fewest; usage halves every half-life (Slurm's
+  // PriorityDecayHalfLife). synergy/tenant_quotas.h.
+  int64_t fair_share_half_life_s = 0;
   // How long a job that asks for a profile waits for a whole free node to
   // profile on; after that it is scheduled unprofiled until a round finds
   // it without a lease and a node free. [0, 1e7]

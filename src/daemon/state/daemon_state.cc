@@ -86,6 +86,7 @@ absl::StatusOr<std::unique_ptr<DaemonState>> DaemonState::Open(const DaemonConfi
     s->jobs_.Load(std::move(job));
   }
   for (const auto& [id, job] : s->jobs_.all()) s->PublishLease(id);
+  s->RestoreGpuUsage(now_ms);
   spdlog::info("state: {} jobs from {} (next job {}, next epoch {})", s->jobs_.size(),
                s->store_->path(), s->jobs_.next_id(), s->leases_.next_epoch());
   return s;
@@ -105,6 +106,10 @@ DaemonState::DaemonState(const DaemonConfig& config, std::unique_ptr<Store> stor
   for (const TenantConfig& t : config_.auth.tenants) {
     tenant_index_.emplace(t.name, static_cast<int>(tenant_quotas_.quotas.size()));
     tenant_quotas_.quotas.push_back(TenantQuota{t.gpus, t.borrow});
+  }
+  if (config_.fair_share_half_life_s > 0) {
+    tenant_usage_ = std::make_unique<DecayedUsage>(static_cast<double>(config_.fair_share_half_life_s));
+    user_usage_ = std::make_unique<DecayedUsage>(static_cast<double>(config_.fair_share_half_life_s));
   }
   jobs_.OnMove([this](const v1::Job& job, JobMove move, int64_t now_ms) {
     if (move == JobMove::kSucceed) counters_.completion_s.Observe((now_ms - job.submitted_unix_ms()) / 1000.0);

@@ -398,14 +398,31 @@ class DaemonState {
   }
 
   DaemonConfig config_;
-  // auth.tenants' quotas, by index (the core's TenantQuotas), and each
-  // tenant's index by name.
+  // Tenants and users as rounds see them (state/tenant_shares.cc):
+  // auth.tenants' quotas, by index (the core's TenantQuotas); each
+  // tenant's index by name (the configured ones first, then others from
+  // their first usage on) and each user's; with fair share, their recent
+  // GPU usage.
   TenantQuotas tenant_quotas_;
   std::map<std::string, int> tenant_index_;
+  std::map<std::string, int> user_index_;
+  std::unique_ptr<DecayedUsage> tenant_usage_;  // null: fair share off
+  std::unique_ptr<DecayedUsage> user_usage_;
   int TenantIndexOf(const std::string& tenant) const {
     auto it = tenant_index_.find(tenant);
     return it == tenant_index_.end() ? -1 : it->second;
   }
+  int UserIndexOf(const std::string& user) const;
+  int IndexTenant(const std::string& tenant);
+  int IndexUser(const std::string& user);
+  // GPU-seconds `job` held up to `at_ms`: its tenant's counter (/metrics)
+  // and, with fair share, its tenant's and owner's usage.
+  void NoteGpuUsage(const v1::Job& job, double gpu_seconds, int64_t at_ms);
+  // The quotas, with fair share's usage at `now_ms` (tenants' over their
+  // quotas), for a round.
+  TenantQuotas TenantsForRound(int64_t now_ms) const;
+  // After loading: the stored jobs' GPU-seconds into fair share's usage.
+  void RestoreGpuUsage(int64_t now_ms);
   std::unique_ptr<Store> store_;
   std::unique_ptr<GroupCommit> group_;  // every commit goes through it
   ModelZoo zoo_;
