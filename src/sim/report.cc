@@ -221,6 +221,34 @@ std::string UtilisationCsv(const SimResult& result, const Cluster& cluster) {
 }
 
 // summary.json: the run's settings, then its figures.
+// by_gpu_type and by_tenant, where the run has them.
+void AppendBreakdowns(const Summary& summary, std::string& json) {
+  if (!summary.by_gpu_type.empty()) {
+    absl::StrAppend(&json, ",\n  \"by_gpu_type\": [");
+    for (size_t t = 0; t < summary.by_gpu_type.size(); ++t) {
+      const Summary::ByGpuType& type = summary.by_gpu_type[t];
+      absl::StrAppendFormat(&json,
+                            "%s\n    {\"gpu_type\": %s, \"gpus\": %d, \"mean_gpu_util\": %.6f, \"jobs\": %d, "
+                            "\"mean_jct_h\": %.6f}",
+                            t > 0 ? "," : "", JsonQuote(type.gpu_type), type.gpus, type.mean_gpu_util, type.jobs,
+                            type.mean_jct_h);
+    }
+    absl::StrAppend(&json, "\n  ]");
+  }
+  if (!summary.by_tenant.empty()) {
+    absl::StrAppend(&json, ",\n  \"by_tenant\": [");
+    for (size_t t = 0; t < summary.by_tenant.size(); ++t) {
+      const Summary::ByTenant& tenant = summary.by_tenant[t];
+      absl::StrAppendFormat(&json,
+                            "%s\n    {\"tenant\": %s, \"jobs\": %d, \"mean_jct_h\": %.6f, \"p99_jct_h\": %.6f, "
+                            "\"mean_wait_h\": %.6f}",
+                            t > 0 ? "," : "", JsonQuote(tenant.tenant), tenant.jobs, tenant.mean_jct_h,
+                            tenant.p99_jct_h, tenant.mean_wait_h);
+    }
+    absl::StrAppend(&json, "\n  ]");
+  }
+}
+
 std::string SummaryJson(const Summary& summary, const std::map<std::string, Setting>& settings) {
   std::string json = "{\n";
   for (const auto& [key, value] : settings) {
@@ -257,30 +285,7 @@ std::string SummaryJson(const Summary& summary, const std::map<std::string, Sett
                         summary.mean_realised, summary.restarts, summary.resizes, summary.busy_gpu_util,
                         summary.idle_gpu_h_while_waiting, summary.idle_share_while_waiting,
                         summary.launches_between_rounds);
-  if (!summary.by_gpu_type.empty()) {
-    absl::StrAppend(&json, ",\n  \"by_gpu_type\": [");
-    for (size_t t = 0; t < summary.by_gpu_type.size(); ++t) {
-      const Summary::ByGpuType& type = summary.by_gpu_type[t];
-      absl::StrAppendFormat(&json,
-                            "%s\n    {\"gpu_type\": %s, \"gpus\": %d, \"mean_gpu_util\": %.6f, \"jobs\": %d, "
-                            "\"mean_jct_h\": %.6f}",
-                            t > 0 ? "," : "", JsonQuote(type.gpu_type), type.gpus, type.mean_gpu_util, type.jobs,
-                            type.mean_jct_h);
-    }
-    absl::StrAppend(&json, "\n  ]");
-  }
-  if (!summary.by_tenant.empty()) {
-    absl::StrAppend(&json, ",\n  \"by_tenant\": [");
-    for (size_t t = 0; t < summary.by_tenant.size(); ++t) {
-      const Summary::ByTenant& tenant = summary.by_tenant[t];
-      absl::StrAppendFormat(&json,
-                            "%s\n    {\"tenant\": %s, \"jobs\": %d, \"mean_jct_h\": %.6f, \"p99_jct_h\": %.6f, "
-                            "\"mean_wait_h\": %.6f}",
-                            t > 0 ? "," : "", JsonQuote(tenant.tenant), tenant.jobs, tenant.mean_jct_h,
-                            tenant.p99_jct_h, tenant.mean_wait_h);
-    }
-    absl::StrAppend(&json, "\n  ]");
-  }
+  AppendBreakdowns(summary, json);
   absl::StrAppend(&json, "\n}\n");
 
   return json;
