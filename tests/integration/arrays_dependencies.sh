@@ -10,7 +10,9 @@
 #  3. a job with a 2 s time limit times out; the job after_ok it is
 #     cancelled naming it, the job after_any it runs;
 #  4. cancel given an array's id cancels all its jobs;
-#  5. usage counts the jobs and the GPU-hours they held; history shows GPUs.
+#  5. usage counts the jobs and the GPU-hours they held; history shows GPUs;
+#  6. every synergyctl command of docs/operations.md's "Coming from Slurm"
+#     table runs.
 # usage: arrays_dependencies.sh BUILD_DIR
 BIN=$1
 TEST=arrays_dependencies
@@ -99,4 +101,46 @@ python3 -c "import sys; sys.exit(0 if 4 * 0.7 / 3600 <= float('$gpu_h') < 0.1 el
 ctl usage --by tenant | grep -q "^total " || fail "usage --by tenant has no total row"
 ctl history | head -1 | grep -q "GPUS *GPU-H" || fail "history has no GPUS and GPU-H columns"
 echo "ok   usage: $total jobs, $gpu_h GPU-hours"
+
+# ---- 6. docs/operations.md's "Coming from Slurm": every synergyctl command
+# of the table, run here. j-000123 is a job that holds a GPU (requeue needs
+# one), except for cancel, hold and release (each its own queued job);
+# j-000100 an array; job.yaml a short job; n1 the node.
+printf 'name: short\ngpus: 1\ncommand: ["/bin/true"]\n' >"$work/job.yaml"
+running=$(ctl submit -f "$work/long.yaml") || fail "submit of the long job refused"
+wait_for 20 "$running running" state_is "$running" running
+for verb in cancel hold; do
+  declare "job_$verb=$(ctl submit -f "$work/long.yaml")" || fail "submit for $verb refused"
+done
+slurm_array=$(ctl submit -f "$work/long.yaml" --array 0-1 2>/dev/null) || fail "submit of an array refused"
+rows=$(python3 - "$(dirname "$0")/../../docs/operations.md" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+table = text.split("## Coming from Slurm", 1)[1].split("\n## ", 1)[0]
+for line in table.splitlines():
+    cells = line.split("|")
+    if len(cells) < 3:
+        continue
+    for command in re.findall(r"`(synergyctl [^`]*)`", cells[2]):
+        print(command)
+PY
+)
+[[ $(wc -l <<<"$rows") -ge 20 ]] || fail "the Slurm table has only $(wc -l <<<"$rows") synergyctl commands"
+while IFS= read -r command; do
+  id=$running
+  [[ $command == "synergyctl cancel j-000123" ]] && id=$job_cancel
+  [[ $command == "synergyctl hold j-000123" || $command == "synergyctl release j-000123" ]] && id=$job_hold
+  line=${command//j-000123/$id}
+  line=${line//j-000100/$slurm_array}
+  line=${line//job.yaml/$work\/job.yaml}
+  line="$BIN/${line/synergyctl/synergyctl}"
+  rc=0
+  if [[ $line == *" -w"* ]]; then
+    timeout 3 bash -c "$line" >/dev/null 2>&1 || rc=$?
+    [[ $rc == 124 ]] || fail "'$command' (as '$line') ended with $rc before it was stopped"
+  else
+    bash -c "$line" >"$work/row.out" 2>&1 || fail "'$command' (as '$line') failed: $(cat "$work/row.out")"
+  fi
+done <<<"$rows"
+echo "ok   every synergyctl command of docs/operations.md's Slurm table ran ($(wc -l <<<"$rows"))"
 echo "ok arrays_dependencies: arrays, caps, dependencies and time limits through synergyd and a node"
