@@ -22,9 +22,9 @@
 //    lose its work.
 //  - With fair share (usage given), the queue is first ordered by each
 //    tenant's usage, lowest first, then within a tenant by each user's
-//    (user_usage), stably within a priority class (a user's jobs keep the
-//    policy's order among themselves): Slurm's fair-share factor as an
-//    order, across tenants and within them.
+//    (user_usage), stably within a priority class and starvation bump (a
+//    user's jobs keep the policy's order among themselves): Slurm's
+//    fair-share factor as an order, across tenants and within them.
 // Pure and deterministic; an empty TenantQuotas changes nothing.
 #include <vector>
 

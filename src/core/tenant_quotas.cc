@@ -23,6 +23,8 @@ std::vector<const JobView*> OfferWithinQuotas(const std::vector<const JobView*>&
     std::stable_sort(order.begin(), order.end(), [&](const JobView* a, const JobView* b) {
       if (a->priority_class != b->priority_class) return a->priority_class > b->priority_class;
       if (a->runs_without_checkpoint != b->runs_without_checkpoint) return a->runs_without_checkpoint;
+      // The 1000-hour bump ranks above usage, as above the policy's order.
+      if (a->priority != b->priority) return a->priority > b->priority;
       const double ta = UsageOf(tenants.usage, a->tenant), tb = UsageOf(tenants.usage, b->tenant);
       if (ta != tb) return ta < tb;
       return UsageOf(tenants.user_usage, a->user) < UsageOf(tenants.user_usage, b->user);

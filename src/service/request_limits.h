@@ -50,6 +50,9 @@ inline constexpr int kMaxRetries = 100;
 inline constexpr int64_t kMaxTimeLimitS = int64_t{365} * 86400;
 // Dependencies (after_ok and after_any together) of one job.
 inline constexpr int kMaxDependencies = 64;
+// Jobs those dependencies stand for (an array's id stands for each of its
+// jobs): what one judgement of them reads.
+inline constexpr std::size_t kMaxDependencyJobs = 10000;
 // A job array: jobs one submission makes, and its highest index (Slurm's
 // MaxArraySize is 1001 by default; sites raise it to tens of thousands).
 inline constexpr int kMaxArrayJobs = 10000;

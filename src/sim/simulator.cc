@@ -234,9 +234,11 @@ class Engine {
   bool FairShare() const { return config_.fair_share_half_life_s > 0; }
 
   // The tenant's index: in the run's quotas (SimConfig::tenant_names), or,
-  // with fair share, after them from its first job on; -1 for none.
+  // with fair share, after them from its first job on ("" included); -1
+  // for none.
   int TenantIndex(const std::string& tenant) {
-    if (tenant.empty()) return -1;
+    // Jobs of no tenant share one for fair share, as synergyd's "".
+    if (tenant.empty() && !FairShare()) return -1;
     auto it = std::find(tenant_names_.begin(), tenant_names_.end(), tenant);
     if (it != tenant_names_.end()) return static_cast<int>(it - tenant_names_.begin());
     if (!FairShare()) return -1;
@@ -591,7 +593,8 @@ class Engine {
       tenants_around.pinned_gpus.assign(tenants_around.quotas.size(), 0);
       for (const auto& [id, assignment] : pinned) {
         auto job = by_id_.find(id);
-        if (job == by_id_.end() || job->second->view.tenant < 0) continue;
+        const int tenant = job == by_id_.end() ? -1 : job->second->view.tenant;
+        if (tenant < 0 || tenant >= static_cast<int>(tenants_around.pinned_gpus.size())) continue;
         tenants_around.pinned_gpus[job->second->view.tenant] += job->second->view.gpus;
       }
     }

@@ -144,19 +144,23 @@ TEST_F(DependencyArrayTest, ADependencyOnAnArrayWaitsForAllItsJobs) {
   v1::JobSpec spec = Spec(1);
   spec.set_array("0-1");
   const std::string head = *s->Submit(spec, "alice", 0);
-  // By the array's id, and by the name of one of its jobs.
+  // By the array's id, and by the name of one of its jobs: index 0's is
+  // the array's first job alone, not the array.
   const std::string all = *s->Submit(After({head}), "alice", 0);
   const std::string one = *s->Submit(After({"j-000001_1"}), "alice", 0);
-  EXPECT_EQ(s->GetJob(one)->spec().after_ok(0), "j-000002");  // stored as the job's id
+  const std::string first = *s->Submit(After({"j-000001_0"}), "alice", 0);
+  EXPECT_EQ(s->GetJob(one)->spec().after_ok(0), "j-000001_1");  // as named
   ASSERT_TRUE(s->RunRound(1000).ok());
   RunAndExit(*s, "j-000002", 0, 2000);
   ASSERT_TRUE(s->RunRound(3000).ok());
   EXPECT_TRUE(s->GetJob(one)->has_lease());
   EXPECT_FALSE(s->GetJob(all)->has_lease());
   EXPECT_EQ(s->GetJob(all)->reason(), "waiting for j-000001 of array j-000001 to succeed (after_ok; it is running)");
+  EXPECT_EQ(s->GetJob(first)->reason(), "waiting for j-000001_0 to succeed (after_ok; it is running)");
   RunAndExit(*s, "j-000001", 0, 4000);
   ASSERT_TRUE(s->RunRound(5000).ok());
   EXPECT_TRUE(s->GetJob(all)->has_lease());
+  EXPECT_TRUE(s->GetJob(first)->has_lease());
 }
 
 }  // namespace

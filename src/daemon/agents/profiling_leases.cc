@@ -3,8 +3,10 @@
 #include "daemon/round/lease_actions.h"
 
 #include <algorithm>
+#include <map>
 
 #include "absl/strings/str_format.h"
+#include "service/job_arrays.h"
 #include "service/names.h"
 
 namespace synergy::daemon {
@@ -15,6 +17,9 @@ bool LeaseActions::WantsProfiling(const v1::Job& job) const {
       state_.leases_.AnyEnding(job.id())) {
     return false;
   }
+  // A capped array's jobs are not profiled: a profiling lease each would
+  // pass the cap before any round counts them (they run unprofiled).
+  if (service::ArrayCap(job.spec().array()) > 0) return false;
   // The profile is measured on one whole node; a job wider than every node
   // is scheduled unprofiled.
   for (const auto& [name, n] : state_.nodes_.all()) {
@@ -37,13 +42,25 @@ void LeaseActions::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
   std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
     return state_.jobs_.at(a).spec().priority() > state_.jobs_.at(b).spec().priority();
   });
+  // GPUs each tenant's leases hold: a profiling lease never takes one past
+  // its quota (it borrows nothing).
+  std::map<std::string, int> tenant_gpus;
+  for (const auto& [id, job] : state_.jobs_.all()) {
+    for (const v1::LeaseSlice& s : job.lease().slices()) tenant_gpus[job.spec().tenant()] += s.gpu_ids_size();
+  }
+  auto within_quota = [&](const v1::Job& job) {
+    const int index = state_.TenantIndexOf(job.spec().tenant());
+    if (index < 0 || index >= static_cast<int>(state_.tenant_quotas_.quotas.size())) return true;
+    const int quota = state_.tenant_quotas_.quotas[index].gpus;
+    return quota <= 0 || tenant_gpus[job.spec().tenant()] + job.spec().gpus() <= quota;
+  };
   // Nodes with a lease on them, current or ending, are not free.
   auto busy = [&](const std::string& node) {
     return !state_.leases_.CurrentOn(node).empty() || !state_.leases_.EndingOn(node).empty();
   };
   for (const std::string& id : order) {
     const v1::Job& wanting = state_.jobs_.at(id);
-    if (!WantsProfiling(wanting)) continue;  // an earlier one took what it wanted
+    if (!WantsProfiling(wanting) || !within_quota(wanting)) continue;  // an earlier one took what it wanted
     // A node with nothing on it and enough GPUs: the job gets all its CPUs
     // and memory. Jobs larger than any node are scheduled unprofiled.
     for (const auto& [name, n] : state_.nodes_.all()) {
@@ -70,6 +87,7 @@ void LeaseActions::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
       batch.counters[DaemonState::kNextEpochCounter] = state_.leases_.next_epoch();
       state_.jobs_.Move(job, JobMove::kProfile, "profiling on a whole node", now_ms);
       state_.Record(batch, job, absl::StrFormat("profiling lease %d granted: %s", lease.epoch(), service::DescribeLease(lease)), now_ms);
+      tenant_gpus[job.spec().tenant()] += job.spec().gpus();
       break;
     }
   }

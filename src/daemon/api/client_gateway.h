@@ -57,15 +57,19 @@ class ClientGateway {
   using JobRuntime = JobTable::Runtime;
   // It waits for a lease (submitted, queued or suspended; not held).
   bool Waiting(const v1::Job& job) const;
-  // Each dependency of `spec` resolved to a job id (an array's job by its
-  // index) and known, and not one that can never be met: INVALID_ARGUMENT
-  // naming it otherwise. Dependencies name only jobs accepted before, so
-  // they can form no cycle.
-  absl::Status CheckDependenciesKnown(v1::JobSpec& spec) const;
+  // Each dependency of `spec` known (an array's job by its index, as
+  // named: resolved when judged), naming at most kMaxDependencyJobs jobs
+  // in all, and not one that can never be met: INVALID_ARGUMENT naming it
+  // otherwise (UNAVAILABLE when the store cannot say). Dependencies name
+  // only jobs accepted before, so they can form no cycle.
+  absl::Status CheckDependenciesKnown(const v1::JobSpec& spec) const;
   // "waiting: tenant vision holds 4 of its quota of 4 GPUs" when `job`
   // would take its tenant past its quota (`tenant_gpus`: GPUs leases hold,
   // by tenant); "" otherwise.
   std::string AtQuota(const v1::Job& job, const std::map<std::string, int>& tenant_gpus) const;
+  // ListJobs of one array: the page's candidates, at most limit + 1.
+  absl::Status ArrayPage(const v1::ListJobsRequest& request, size_t limit, std::vector<v1::Job>& live,
+                         std::vector<v1::Job>& retired) const;
   static std::string SubmittedEvent(const v1::Job& job, const std::string& owner);
   // Copies of jobs as read: each waiting one gets the next round's time,
   // the waiting jobs ahead of it, and a reason that counts them.

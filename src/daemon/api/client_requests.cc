@@ -14,6 +14,7 @@
 #include "service/escape.h"
 #include "service/job_arrays.h"
 #include "service/job_spec.h"
+#include "service/request_limits.h"
 #include "service/names.h"
 #include "spdlog/spdlog.h"
 
@@ -80,23 +81,35 @@ absl::StatusOr<DaemonState::PreparedSubmit> ClientGateway::PrepareSubmit(const v
   return prepared;
 }
 
-absl::Status ClientGateway::CheckDependenciesKnown(v1::JobSpec& spec) const {
-  for (auto* list : {spec.mutable_after_ok(), spec.mutable_after_any()}) {
-    const bool after_ok = list == spec.mutable_after_ok();
+absl::Status ClientGateway::CheckDependenciesKnown(const v1::JobSpec& spec) const {
+  DaemonState::DependencyLookups lookups;
+  size_t jobs = 0;
+  for (const auto* list : {&spec.after_ok(), &spec.after_any()}) {
+    const bool after_ok = list == &spec.after_ok();
     for (int i = 0; i < list->size(); ++i) {
       const std::string at = absl::StrCat("spec.", after_ok ? "after_ok" : "after_any", "[", i, "]");
-      std::string& id = (*list)[i];
-      id = state_.ResolveJobName(id);
-      if (!state_.KnownJobState(id)) {
-        return absl::InvalidArgumentError(absl::StrCat(at, ": ", service::QuoteForMessage(id), " is not a job synergyd knows"));
+      const std::string& name = (*list)[i];
+      const std::optional<v1::JobState> state = state_.KnownJobState(name, &lookups);
+      if (!state) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(at, ": ", service::QuoteForMessage(name), " is not a job synergyd knows"));
+      }
+      if (*state == v1::JOB_STATE_UNSPECIFIED) {
+        return absl::UnavailableError(absl::StrCat(at, ": the store cannot say what became of ", name, "; try again"));
+      }
+      // Every round judges them: an array of many jobs counts as many.
+      jobs += std::max<size_t>(1, state_.ArrayJobsOf(name, &lookups).size());
+      if (jobs > service::kMaxDependencyJobs) {
+        return absl::InvalidArgumentError(absl::StrCat(at, ": the dependencies name more than ",
+                                                       service::kMaxDependencyJobs, " jobs (arrays count each job)"));
       }
       // One that has ended badly can never be met: refused now rather than
       // accepted and cancelled at the next round.
       v1::JobSpec one;
-      (after_ok ? one.add_after_ok() : one.add_after_any())->assign(id);
+      (after_ok ? one.add_after_ok() : one.add_after_any())->assign(name);
       const DependencyCheck check = CheckDependencies(
-          one, [this](const std::string& j) { return state_.KnownJobState(j); },
-          [this](const std::string& j) { return state_.ArrayJobsOf(j); });
+          one, [&](const std::string& j) { return state_.KnownJobState(j, &lookups); },
+          [&](const std::string& j) { return state_.ArrayJobsOf(j, &lookups); });
       if (check.outcome == DependencyCheck::Outcome::kNeverMet) {
         return absl::InvalidArgumentError(absl::StrCat(at, ": ", DescribeDependency(check)));
       }
@@ -122,6 +135,7 @@ absl::Status ClientGateway::StoreSubmission(const PreparedSubmit& prepared) { re
 absl::StatusOr<std::string> ClientGateway::FinishSubmit(PreparedSubmit prepared, const absl::Status& stored) {
   for (const v1::Job& job : prepared.jobs) state_.jobs_.EndSubmission(job.owner());
   if (auto st = state_.NoteCommit(stored, prepared.batch); !st.ok()) return st;
+  if (DaemonState::AwaitsDependencies(prepared.jobs.front())) ++state_.dependency_generation_;
   state_.counters_.jobs_submitted += prepared.jobs.size();
   state_.NoteLaunchEvent(prepared.jobs.front().submitted_unix_ms());
   const std::string id = prepared.jobs.front().id();

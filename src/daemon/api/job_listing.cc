@@ -36,41 +36,56 @@ bool Selected(const v1::Job& job, const v1::ListJobsRequest& request) {
 
 }  // namespace
 
+absl::Status ClientGateway::ArrayPage(const v1::ListJobsRequest& request, size_t limit, std::vector<v1::Job>& live,
+                                      std::vector<v1::Job>& retired) const {
+  // Its jobs by id (as pages go: in the order of the ids' text), each
+  // from the table or, asked for, the history.
+  std::vector<std::string> ids = state_.ArrayJobsOf(request.array_id());
+  std::sort(ids.begin(), ids.end());
+  for (const std::string& id : ids) {
+    if (id <= request.page_token()) continue;
+    if (live.size() + retired.size() > limit) break;
+    if (auto it = state_.jobs_.find(id); it != state_.jobs_.end()) {
+      if (Selected(it->second, request)) live.push_back(it->second);
+      continue;
+    }
+    if (!request.include_retired()) continue;
+    absl::StatusOr<v1::Job> job = state_.store_->LoadRetiredJob(id);
+    if (absl::IsNotFound(job.status())) continue;
+    if (!job.ok()) return job.status();
+    if (Selected(*job, request)) retired.push_back(std::move(*job));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<DaemonState::JobPage> ClientGateway::ListJobs(const v1::ListJobsRequest& request) const {
   const size_t limit = request.page_size() > 0 ? request.page_size() : service::kDefaultListPageSize;
   // Up to limit + 1 candidates from each source, merged in id order: the
   // one past the limit says whether there is a next page.
   std::vector<v1::Job> live;
-  const auto& all = state_.jobs_.all();
-  auto it = all.upper_bound(request.page_token());
-  // An array's jobs have consecutive ids from its own: its list starts
-  // there and ends at the first job not of it.
-  const bool of_array = !request.array_id().empty();
-  if (of_array && request.page_token() < request.array_id()) it = all.lower_bound(request.array_id());
-  for (; it != all.end() && live.size() <= limit; ++it) {
-    if (of_array && it->second.array_id() != request.array_id()) break;
-    if (Selected(it->second, request)) live.push_back(it->second);
+  std::vector<v1::Job> retired;
+  if (!request.array_id().empty()) {
+    if (auto st = ArrayPage(request, limit, live, retired); !st.ok()) return st;
+  } else {
+    const auto& all = state_.jobs_.all();
+    for (auto it = all.upper_bound(request.page_token()); it != all.end() && live.size() <= limit; ++it) {
+      if (Selected(it->second, request)) live.push_back(it->second);
+    }
+    if (request.include_retired()) {
+      HistoryQuery query;
+      query.after_id = request.page_token();
+      query.since_ms = request.submitted_since_unix_ms();
+      query.owner = request.owner();
+      query.tenant = request.tenant();
+      query.states.assign(request.states().begin(), request.states().end());
+      query.limit = static_cast<int>(limit) + 1;
+      auto loaded = state_.store_->LoadHistory(query);
+      if (!loaded.ok()) return loaded.status();
+      retired = std::move(*loaded);
+    }
   }
   state_.board_.Overlay(live);
   SayWhyWaiting(live);
-  std::vector<v1::Job> retired;
-  if (request.include_retired()) {
-    HistoryQuery query;
-    query.after_id = request.page_token();
-    query.since_ms = request.submitted_since_unix_ms();
-    query.owner = request.owner();
-    query.tenant = request.tenant();
-    query.states.assign(request.states().begin(), request.states().end());
-    query.limit = static_cast<int>(limit) + 1;
-    auto loaded = state_.store_->LoadHistory(query);
-    if (!loaded.ok()) return loaded.status();
-    retired = std::move(*loaded);
-    // The history has no array column: its jobs are picked here (a page
-    // of an array's history may hold fewer than page_size).
-    if (of_array) {
-      std::erase_if(retired, [&](const v1::Job& j) { return j.array_id() != request.array_id(); });
-    }
-  }
   JobPage page;
   size_t bytes = 0;
   auto l = live.begin();

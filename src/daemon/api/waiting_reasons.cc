@@ -41,6 +41,7 @@ void ClientGateway::SayWhyWaiting(std::vector<v1::Job>& jobs) const {
     }
   }
   std::map<std::string, int> ahead;
+  DaemonState::DependencyLookups lookups;
   int waiting = 0;
   for (const std::string& id : state_.jobs_.queue_order()) {
     auto it = state_.jobs_.find(id);
@@ -51,7 +52,7 @@ void ClientGateway::SayWhyWaiting(std::vector<v1::Job>& jobs) const {
     if (!Waiting(job)) continue;
     // Which dependency, and its state now: no round places it before.
     if (DaemonState::AwaitsDependencies(job)) {
-      job.set_reason(DescribeDependency(state_.DependenciesOf(job)));
+      job.set_reason(DescribeDependency(state_.DependenciesOf(job, &lookups)));
       continue;
     }
     if (state_.next_round_unix_ms() > 0) job.set_next_round_unix_ms(state_.next_round_unix_ms());

@@ -70,7 +70,21 @@ RoundWorld RoundDriver::WorldForRound(int64_t now_ms) const {
   }
   world.queue = QueueForRound(now_ms);
   world.tenants = state_.TenantsForRound(now_ms);
+  world.tenants.pinned_gpus = TenantGpusOutside(world);
   return world;
+}
+
+std::vector<int> RoundDriver::TenantGpusOutside(const RoundWorld& world) const {
+  std::vector<int> gpus(world.tenants.quotas.size(), 0);
+  if (gpus.empty()) return gpus;
+  std::set<std::string> queued;
+  for (const RoundJob& job : world.queue) queued.insert(job.id);
+  for (const auto& [id, job] : state_.jobs_.all()) {
+    const int tenant = state_.TenantIndexOf(job.spec().tenant());
+    if (!job.has_lease() || queued.count(id) || tenant < 0 || tenant >= static_cast<int>(gpus.size())) continue;
+    for (const v1::LeaseSlice& s : job.lease().slices()) gpus[tenant] += s.gpu_ids_size();
+  }
+  return gpus;
 }
 
 std::vector<RoundJob> RoundDriver::QueueForRound(int64_t now_ms) const {
@@ -109,6 +123,7 @@ absl::StatusOr<RoundWorld> RoundDriver::PrepareRound(int64_t now_ms) {
   state_.actions().GrantProfilingLeases(batch, now_ms);
   state_.actions().NoteProfileWaitsOver(batch, now_ms);
   if (auto st = change.Commit(std::move(batch)); !st.ok()) return st;
+  settled_generation_ = settling_generation_;
   // A round plans every job: the events so far need no launch of their own.
   state_.launch_trigger_.Tried();
   return WorldForRound(now_ms);

@@ -10,10 +10,15 @@
 namespace synergy::daemon {
 
 void RoundDriver::SettleDependencies(Batch& batch, int64_t now_ms) {
+  // Outcomes change only when a job ends or one with dependencies arrives:
+  // otherwise nothing to judge (a round would read every dependency again).
+  if (settled_generation_ == state_.dependency_generation_) return;
+  settling_generation_ = state_.dependency_generation_;
+  DaemonState::DependencyLookups lookups;
   for (const std::string& id : state_.jobs_.queue_order()) {
     const v1::Job& waiting = state_.jobs_.at(id);
     if (state_.Terminal(waiting) || !DaemonState::AwaitsDependencies(waiting)) continue;
-    const DependencyCheck check = state_.DependenciesOf(waiting);
+    const DependencyCheck check = state_.DependenciesOf(waiting, &lookups);
     if (check.outcome == DependencyCheck::Outcome::kWaiting) continue;
     v1::Job& job = state_.jobs_.Edit(id);
     if (check.outcome == DependencyCheck::Outcome::kMet) {

@@ -48,6 +48,10 @@ class RoundDriver {
   RoundDecisions PlanTimed(Planner planner, const RoundWorld& world) const;
   // What the round at `now_ms` reads, copied (round_planner.h).
   RoundWorld WorldForRound(int64_t now_ms) const;
+  // GPUs held by each tenant with a quota (by index) through leases of
+  // jobs not in `world`'s queue (profiling, or exiting after their last
+  // checkpoint): they count against its quota all the same.
+  std::vector<int> TenantGpusOutside(const RoundWorld& world) const;
   // The jobs a round may place, in the last round's order, as it reads them.
   std::vector<RoundJob> QueueForRound(int64_t now_ms) const;
   // Every node of a planned assignment still takes part (alive, not
@@ -73,6 +77,10 @@ class RoundDriver {
   // now met may be placed from now on (Job.dependencies_met, stored); one
   // whose after_ok job ended without success is cancelled, naming it.
   void SettleDependencies(Batch& batch, int64_t now_ms);
+  // DaemonState::dependency_generation_ last settled and stored, and the
+  // one being settled (stored with PrepareRound's change).
+  int64_t settled_generation_ = -1;
+  int64_t settling_generation_ = -1;
   // Of an array with a cap ("%N"), its jobs that may be placed: those
   // holding a lease, then waiting ones in queue order up to the cap.
   // Indexed like queue_order(); true where the job is left out for the cap.

@@ -95,8 +95,8 @@ RoundSnapshot SnapshotOf(const RoundWorld& world, const ModelZoo& zoo, const std
   snap.cluster = WithBaseGpuType(rc.cluster, zoo.base_gpu_type());
   snap.node_names = std::move(rc.node_names);
   std::vector<const RoundJob*> jobs;
-  snap.tenants = world.tenants;
-  if (!snap.tenants.quotas.empty()) snap.tenants.pinned_gpus.assign(snap.tenants.quotas.size(), 0);
+  snap.tenants = world.tenants;  // pinned_gpus: what leases outside the queue hold
+  if (!snap.tenants.quotas.empty()) snap.tenants.pinned_gpus.resize(snap.tenants.quotas.size(), 0);
   for (const RoundJob& job : world.queue) {
     if (pinned.count(job.id) && job.tenant >= 0 && job.tenant < static_cast<int>(snap.tenants.pinned_gpus.size())) {
       snap.tenants.pinned_gpus[job.tenant] += job.gpus;

@@ -61,8 +61,9 @@ struct RoundWorld {
   std::vector<RoundNode> nodes;         // by name
   std::vector<RoundJob> queue;          // the jobs the round may place, in the last round's order
   std::map<std::string, HeldLease> held;  // by job id
-  // Tenants' quotas, by the index RoundJob::tenant holds (no pinned GPUs:
-  // SnapshotOf counts them).
+  // Tenants' quotas, by the index RoundJob::tenant holds, with fair share's
+  // usage; pinned_gpus: what leases of jobs outside the queue hold (the
+  // pinned jobs' SnapshotOf adds).
   TenantQuotas tenants;
 };
 

@@ -112,6 +112,7 @@ DaemonState::DaemonState(const DaemonConfig& config, std::unique_ptr<Store> stor
     user_usage_ = std::make_unique<DecayedUsage>(static_cast<double>(config_.fair_share_half_life_s));
   }
   jobs_.OnMove([this](const v1::Job& job, JobMove move, int64_t now_ms) {
+    if (IsTerminal(job.state())) ++dependency_generation_;
     if (move == JobMove::kSucceed) counters_.completion_s.Observe((now_ms - job.submitted_unix_ms()) / 1000.0);
   });
 }

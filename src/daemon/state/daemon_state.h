@@ -370,19 +370,32 @@ class DaemonState {
   static constexpr int kMaxRetiredPerTick = 1000;
   bool Terminal(const v1::Job& job) const;
   // A job from the table or, retired since, the store's history (one
-  // read); nullopt when neither has it or the store cannot say.
-  std::optional<v1::Job> KnownJob(const std::string& id) const;
-  std::optional<v1::JobState> KnownJobState(const std::string& id) const;
+  // read): NOT_FOUND when neither has it, another error when the store
+  // cannot say.
+  absl::StatusOr<v1::Job> KnownJob(const std::string& id) const;
+  // What one judgement of dependencies (a round's, or a read's) has looked
+  // up, so that each job and array is read once.
+  struct DependencyLookups {
+    std::map<std::string, std::optional<v1::JobState>> states;
+    std::map<std::string, std::vector<std::string>> arrays;
+  };
+  // A job's state by any of its names (an array's job by its index);
+  // nullopt when synergyd does not know it; JOB_STATE_UNSPECIFIED when the
+  // store cannot say now (a dependency on it waits on).
+  std::optional<v1::JobState> KnownJobState(const std::string& name, DependencyLookups* cache = nullptr) const;
   // The jobs of array `id` (its id and the consecutive ones after it),
   // when `id` is an array's; else none.
-  std::vector<std::string> ArrayJobsOf(const std::string& id) const;
+  std::vector<std::string> ArrayJobsOf(const std::string& id, DependencyLookups* cache = nullptr) const;
   // It names dependencies not yet all met: no round places it (the round
   // driver judges them before each round, state/dependencies.h).
   static bool AwaitsDependencies(const v1::Job& job) {
     return (job.spec().after_ok_size() > 0 || job.spec().after_any_size() > 0) && !job.dependencies_met();
   }
   // `job`'s dependencies judged now (state/dependencies.h).
-  DependencyCheck DependenciesOf(const v1::Job& job) const;
+  DependencyCheck DependenciesOf(const v1::Job& job, DependencyLookups* cache = nullptr) const;
+  // Bumped whenever a job ends or one with dependencies is submitted:
+  // dependencies can only change outcome then (round/dependency_wait.cc).
+  int64_t dependency_generation_ = 0;
 
   // The job's lease as the board is to show it (open when current, not
   // ending, and the job live).

@@ -56,7 +56,9 @@ DependencyCheck CheckDependencies(const v1::JobSpec& spec, const JobStateOf& sta
 std::string DescribeDependency(const DependencyCheck& check) {
   const char* list = check.after_ok ? "after_ok" : "after_any";
   const std::string job = check.of_array ? absl::StrCat(check.job, " of array ", check.named) : check.job;
-  const std::string state = check.state ? service::JobStateName(*check.state) : "unknown to synergyd";
+  const std::string state = !check.state                                ? "unknown to synergyd"
+                            : *check.state == v1::JOB_STATE_UNSPECIFIED ? "not readable now"
+                                                                        : service::JobStateName(*check.state);
   switch (check.outcome) {
     case DependencyCheck::Outcome::kMet:
       return "dependencies met";

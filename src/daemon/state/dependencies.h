@@ -35,7 +35,8 @@ struct DependencyCheck {
   std::optional<v1::JobState> state;  // that job's state (nullopt: not found)
 };
 
-// A job's state; nullopt when synergyd does not know it.
+// A job's state; nullopt when synergyd does not know it;
+// JOB_STATE_UNSPECIFIED when it cannot say now (the dependency waits).
 using JobStateOf = std::function<std::optional<v1::JobState>(const std::string& id)>;
 // An array's jobs when `id` is an array's id; empty for a job of its own
 // (or an unknown one).
