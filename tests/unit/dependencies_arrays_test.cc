@@ -123,9 +123,13 @@ TEST_F(DependencyArrayTest, AnArrayIsConsecutiveJobsWithTheirIndexAndAtMostItsCa
   EXPECT_EQ(s->ResolveJobName("j-000001_3"), "j-000001_3");
   // Four free GPUs, a cap of two.
   ASSERT_TRUE(s->RunRound(1000).ok());
-  int holding = 0;
-  for (const v1::Job& j : s->ListJobs(of_array)->jobs) holding += j.has_lease() ? 1 : 0;
-  EXPECT_EQ(holding, 2);
+  const auto holding_leases = [&] {
+    const std::vector<v1::Job> jobs = s->ListJobs(of_array)->jobs;  // kept: a range-for over a temporary's member dangles
+    int holding = 0;
+    for (const v1::Job& j : jobs) holding += j.has_lease() ? 1 : 0;
+    return holding;
+  };
+  EXPECT_EQ(holding_leases(), 2);
   const v1::HeartbeatResponse reply = Beat(*s, "n1", 1500);
   ASSERT_EQ(reply.launch_size(), 2);
   EXPECT_EQ(reply.launch(0).env().at("SYNERGY_ARRAY_JOB_ID"), head);
@@ -133,9 +137,7 @@ TEST_F(DependencyArrayTest, AnArrayIsConsecutiveJobsWithTheirIndexAndAtMostItsCa
   // One ends: the next takes its place, never a third beside them.
   RunAndExit(*s, "j-000001", 0, 2000);
   ASSERT_TRUE(s->RunRound(3000).ok());
-  holding = 0;
-  for (const v1::Job& j : s->ListJobs(of_array)->jobs) holding += j.has_lease() ? 1 : 0;
-  EXPECT_EQ(holding, 2);
+  EXPECT_EQ(holding_leases(), 2);
   EXPECT_TRUE(s->GetJob("j-000003")->has_lease());
 }
 
