@@ -18,12 +18,16 @@ struct MeasuredPoint {
   double throughput = 0;
 };
 
+// The knee of the measurements: the point of fewest cores (then GB) whose
+// throughput is within `knee_tolerance` of the best (the profiler's
+// threshold, so that noise does not pick it): the job's ideal demand, what
+// TUNE asks for. nullopt without points or without a positive throughput.
+std::optional<MeasuredPoint> MeasuredKnee(std::span<const MeasuredPoint> points, double knee_tolerance = 0.10);
+
 // The measurements as a ModelSpec on `cluster`: per-GPU grid points (cpus /
 // gpus, mem / gpus), throughput normalised at the cluster's proportional
-// share, the ideal demand the fewest cores (then GB) within
-// `knee_tolerance` of the best throughput (the profiler's threshold, so
-// that noise does not pick the ideal), and the iteration time the measured
-// one at the share. nullopt when there is nothing to compare with: no
+// share, the ideal demand the MeasuredKnee, and the iteration time the
+// measured one at the share. nullopt when there is nothing to compare with: no
 // points, no GPUs, an empty cluster, or no throughput at the share.
 std::optional<ModelSpec> ModelFromMeasured(std::span<const MeasuredPoint> points, int gpus, const Cluster& cluster,
                                            double knee_tolerance = 0.10);

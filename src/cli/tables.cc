@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "cli/array_rows.h"
+#include "cli/profile_view.h"
 #include "service/durations.h"
 #include "service/escape.h"
 #include "service/names.h"
@@ -300,6 +301,8 @@ std::string DescribeJob(const v1::Job& j, int64_t now_ms) {
   line("Attempts", j.resizes() > 0 ? absl::StrFormat("%d (resized in place %d times)", j.attempts(), j.resizes())
                                    : std::to_string(j.attempts()));
   line("Profile", ProfileLine(j));
+  absl::StrAppend(&out, ProfileTable(j));
+  if (const std::string allocation = AllocationLine(j); !allocation.empty()) line("Allocation", allocation);
   line("Service", Duration(j.attained_service_ms()) + " holding its GPUs");
   line("Run time", j.spec().time_limit_s() > 0
                        ? absl::StrCat(Duration(j.run_ms()), " of its time limit of ",

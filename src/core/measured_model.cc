@@ -6,6 +6,18 @@
 
 namespace synergy {
 
+std::optional<MeasuredPoint> MeasuredKnee(std::span<const MeasuredPoint> points, double knee_tolerance) {
+  double best = 0;
+  for (const MeasuredPoint& p : points) best = std::max(best, p.throughput);
+  if (!(best > 0)) return std::nullopt;
+  std::optional<MeasuredPoint> knee;
+  for (const MeasuredPoint& p : points) {
+    if (p.throughput < best * (1 - knee_tolerance) - 1e-12) continue;
+    if (!knee || p.cpus < knee->cpus || (p.cpus == knee->cpus && p.mem_gb < knee->mem_gb)) knee = p;
+  }
+  return knee;
+}
+
 std::optional<ModelSpec> ModelFromMeasured(std::span<const MeasuredPoint> points, int gpus, const Cluster& cluster,
                                            double knee_tolerance) {
   if (gpus <= 0 || points.empty() || cluster.num_servers() == 0) return std::nullopt;
@@ -25,25 +37,12 @@ std::optional<ModelSpec> ModelFromMeasured(std::span<const MeasuredPoint> points
   const SensitivityProfile unnormalised(cpus, mems, raw, Resources{}, 1.0);
   const double at_share = unnormalised.ThroughputAt(share.cpus, share.mem_gb);
   if (!(at_share > 0)) return std::nullopt;
-  double best = 0;
-  for (const auto& row : raw) {
-    for (double t : row) best = std::max(best, t);
-  }
-  // Measured throughputs are noisy: the ideal demand is the fewest cores
-  // (then GB) within the knee tolerance of the best, not the exact best,
-  // which a flat curve reaches at a random point.
-  Resources ideal{1, cpus.back(), mems.back(), share.storage_mbps};
-  double at_ideal = best;
-  bool found = false;
-  for (size_t c = 0; c < cpus.size() && !found; ++c) {
-    for (size_t m = 0; m < mems.size() && !found; ++m) {
-      if (raw[c][m] >= best * (1 - knee_tolerance) - 1e-12) {
-        ideal = Resources{1, cpus[c], mems[m], share.storage_mbps};
-        at_ideal = raw[c][m];
-        found = true;
-      }
-    }
-  }
+  // Measured throughputs are noisy: the ideal demand is the knee, not the
+  // exact best, which a flat curve reaches at a random point.
+  const std::optional<MeasuredPoint> knee = MeasuredKnee(points, knee_tolerance);
+  if (!knee) return std::nullopt;
+  const Resources ideal{1, knee->cpus / gpus, knee->mem_gb / gpus, share.storage_mbps};
+  const double at_ideal = knee->throughput;
   std::vector<std::vector<double>> normalised = raw;
   for (auto& row : normalised) {
     for (double& t : row) t /= at_share;

@@ -57,3 +57,19 @@ TEST(ModelFromMeasured, NothingToCompareWithIsNoModel) {
 
 }  // namespace
 }  // namespace synergy
+
+namespace synergy {
+namespace {
+
+TEST(MeasuredKnee, FewestCpusThenLeastMemoryWithinTheToleranceOfTheBest) {
+  const std::vector<MeasuredPoint> points = {{4, 32, 100}, {2, 16, 60}, {3, 32, 95}, {3, 16, 92}, {8, 64, 101}};
+  const std::optional<MeasuredPoint> knee = MeasuredKnee(points);
+  ASSERT_TRUE(knee.has_value());
+  EXPECT_EQ(knee->cpus, 3);
+  EXPECT_EQ(knee->mem_gb, 16);
+  EXPECT_FALSE(MeasuredKnee({}).has_value());
+  EXPECT_FALSE(MeasuredKnee(std::vector<MeasuredPoint>{{2, 16, 0}}).has_value());
+}
+
+}  // namespace
+}  // namespace synergy

@@ -169,3 +169,39 @@ TEST(Tables, PlainNamesAreShownAsSent) {
 
 }  // namespace
 }  // namespace synergy::cli
+
+namespace synergy::cli {
+namespace {
+
+// Issue 45, item 3: a profile a user can read.
+TEST(Tables, DescribeJobShowsTheProfilesPointsItsKneeAndTheAllocation) {
+  v1::Job job;
+  job.set_id("j-000007");
+  job.mutable_spec()->set_gpus(1);
+  for (auto [cpus, it_s] : {std::pair{4.0, 16.0}, {2.0, 11.0}, {3.0, 15.0}}) {
+    v1::ProfilePoint* p = job.mutable_measured_profile()->add_points();
+    p->set_cpus(cpus);
+    p->set_mem_gb(16);
+    p->set_throughput(it_s);
+  }
+  v1::LeaseSlice* s = job.mutable_lease()->add_slices();
+  s->set_node("n1");
+  for (int i = 0; i < 3; ++i) s->add_cpu_ids(i);
+  s->set_mem_gb(24);
+  job.mutable_lease()->set_speedup(1.36);
+  const std::string out = DescribeJob(job, 0);
+  // By CPUs; 15 it/s is within 10% of the best 16: 3 CPUs is the knee.
+  EXPECT_NE(out.find("  CPUS  MEM GB  IT/S\n  2     16.0    11.00\n  3     16.0    15.00  <- knee"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("Allocation:    3 CPUs, 24.0 GB (predicted speedup 1.36 over the proportional share; the knee: "
+                     "3 CPUs, 16.0 GB)"),
+            std::string::npos)
+      << out;
+  v1::Job none;
+  none.set_id("j-000008");
+  EXPECT_EQ(DescribeJob(none, 0).find("CPUS  MEM GB"), std::string::npos);
+  EXPECT_EQ(DescribeJob(none, 0).find("Allocation"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace synergy::cli

@@ -1,0 +1,1 @@
+"""The example training jobs of python/examples, run as python3 -m synergy.examples.NAME."""
