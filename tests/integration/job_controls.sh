@@ -35,14 +35,6 @@ epoch_of() {
   ctl get job "$1" -o json |
     python3 -c "import json, sys; print(json.load(sys.stdin)['jobs'][0].get('lease', {}).get('epoch', ''))"
 }
-# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds, else the test fails
-wait_for() {
-  local limit=$1 what=$2
-  shift 2
-  for _ in $(seq $((limit * 10))); do "$@" && return 0; sleep 0.1; done
-  ctl get jobs -o wide
-  fail "not within $limit s: $what"
-}
 running_with_progress() { [[ $(state_of "$1") == running && $(field "$1" iterations_done) -gt 0 ]]; }
 
 iterations=1500

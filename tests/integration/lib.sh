@@ -197,6 +197,16 @@ wait_for_metric_rise() {
   fail "not within $limit s: $what ($name $from -> ${now:-?})"
 }
 
+# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds (every 0.1 s),
+# else the jobs are shown and the test fails saying WHAT it waited for.
+wait_for() {
+  local limit=$1 what=$2
+  shift 2
+  for _ in $(seq $((limit * 10))); do "$@" && return 0; sleep 0.1; done
+  ctl get jobs -o wide
+  fail "not within $limit s: $what"
+}
+
 # ready_nodes: how many nodes synergyctl shows as ready
 ready_nodes() { ctl get nodes | awk 'NR > 1 && $2 == "ready"' | wc -l; }
 

@@ -43,14 +43,6 @@ plain() {
 }
 launches_of() { grep -c "launched $1 lease" "$work/node-n1.log"; }
 exits_of() { ctl describe job "$1" | grep -c "process on n1 exited"; }
-# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds, else the test fails
-wait_for() {
-  local limit=$1 what=$2
-  shift 2
-  for _ in $(seq $((limit * 10))); do "$@" && return 0; sleep 0.1; done
-  ctl get jobs -o wide
-  fail "not within $limit s: $what"
-}
 started() { (($(launches_of "$1") > 0)) && ctl describe job "$1" | grep -q "launched on n1"; }
 # ends_once ID: it succeeded, launched once, its exit applied once.
 ends_once() {

@@ -20,14 +20,6 @@ start_daemon "  tenants: [{name: vision, gpus: 1}, {name: nlp, gpus: 1, borrow: 
 start_node n1 2
 wait_for_nodes 1
 
-# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds, else the test fails
-wait_for() {
-  local limit=$1 what=$2
-  shift 2
-  for _ in $(seq $((limit * 10))); do "$@" && return 0; sleep 0.1; done
-  ctl get jobs -o wide
-  fail "not within $limit s: $what"
-}
 job_field() {
   ctl get job "$1" -o json | python3 -c "import json, sys; print(json.load(sys.stdin)['jobs'][0].get('$2', ''))"
 }

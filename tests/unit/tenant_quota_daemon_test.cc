@@ -112,52 +112,50 @@ TEST_F(TenantQuotaTest, LaunchesBetweenRoundsKeepToTheQuotas) {
 namespace synergy::daemon {
 namespace {
 
+class FairShareTest : public TenantQuotaTest {
+ protected:
+  // FIFO on one GPU, fair share with `half_life_s` (0: off), after alice's
+  // tenant vision held the GPU for ten minutes (its job ended at 601.5 s).
+  std::unique_ptr<DaemonState> AfterVisionUsedTheGpu(int64_t half_life_s) {
+    config_.policy = "fifo";
+    config_.heartbeat_timeout_s = 3600;
+    config_.launch_between_rounds = false;
+    config_.fair_share_half_life_s = half_life_s;
+    auto s = Open();
+    AddNode(*s, "n1", 1, 4, 24, 0);
+    const std::string used = *s->Submit(Tenants(Spec(1), "vision"), "alice", 0);
+    EXPECT_TRUE(s->RunRound(1000).ok());
+    const int64_t epoch = s->GetJob(used)->lease().epoch();
+    EXPECT_EQ(Beat(*s, "n1", 1200).launch_size(), 1);
+    Beat(*s, "n1", 1500, {Running(used, epoch)});
+    Beat(*s, "n1", 601500, {}, {Exit(used, epoch, 0)});
+    return s;
+  }
+  static v1::JobSpec Tenants(v1::JobSpec spec, const std::string& tenant) {
+    spec.set_tenant(tenant);
+    return spec;
+  }
+};
+
 // Fair share in synergyd: alice's tenant used the GPU lately (before a
 // restart); bob's job, submitted after hers, runs first.
-TEST_F(TenantQuotaTest, WithFairShareTheTenantThatUsedLessGoesFirst) {
-  config_.policy = "fifo";
-  config_.heartbeat_timeout_s = 3600;
-  config_.launch_between_rounds = false;
-  config_.fair_share_half_life_s = 86400;
-  auto s = Open();
-  AddNode(*s, "n1", 1, 4, 24, 0);
-  v1::JobSpec spec = Spec(1);
-  spec.set_tenant("vision");
-  const std::string used = *s->Submit(spec, "alice", 0);
-  ASSERT_TRUE(s->RunRound(1000).ok());
-  const int64_t epoch = s->GetJob(used)->lease().epoch();
-  ASSERT_EQ(Beat(*s, "n1", 1200).launch_size(), 1);
-  Beat(*s, "n1", 1500, {Running(used, epoch)});
-  Beat(*s, "n1", 601500, {}, {Exit(used, epoch, 0)});  // ten minutes on the GPU
+TEST_F(FairShareTest, TheTenantThatUsedLessGoesFirst) {
+  auto s = AfterVisionUsedTheGpu(86400);
   // Usage survives a restart (from the stored jobs' GPU-seconds).
   s.reset();
   s = Open(601800);
   AddNode(*s, "n1", 1, 4, 24, 601900);
-  const std::string alices = *s->Submit(spec, "alice", 602000);
-  spec.set_tenant("nlp");
-  const std::string bobs = *s->Submit(spec, "bob", 602500);
+  const std::string alices = *s->Submit(Tenants(Spec(1), "vision"), "alice", 602000);
+  const std::string bobs = *s->Submit(Tenants(Spec(1), "nlp"), "bob", 602500);
   ASSERT_TRUE(s->RunRound(603000).ok());
   EXPECT_TRUE(s->GetJob(bobs)->has_lease()) << "bob's tenant used nothing";
   EXPECT_FALSE(s->GetJob(alices)->has_lease());
 }
 
-TEST_F(TenantQuotaTest, WithoutFairShareFifoKeepsArrivalOrder) {
-  config_.policy = "fifo";
-  config_.heartbeat_timeout_s = 3600;
-  config_.launch_between_rounds = false;
-  auto s = Open();
-  AddNode(*s, "n1", 1, 4, 24, 0);
-  v1::JobSpec spec = Spec(1);
-  spec.set_tenant("vision");
-  const std::string used = *s->Submit(spec, "alice", 0);
-  ASSERT_TRUE(s->RunRound(1000).ok());
-  const int64_t epoch = s->GetJob(used)->lease().epoch();
-  ASSERT_EQ(Beat(*s, "n1", 1200).launch_size(), 1);
-  Beat(*s, "n1", 1500, {Running(used, epoch)});
-  Beat(*s, "n1", 601500, {}, {Exit(used, epoch, 0)});
-  const std::string alices = *s->Submit(spec, "alice", 602000);
-  spec.set_tenant("nlp");
-  const std::string bobs = *s->Submit(spec, "bob", 602500);
+TEST_F(FairShareTest, WithoutItFifoKeepsArrivalOrder) {
+  auto s = AfterVisionUsedTheGpu(0);
+  const std::string alices = *s->Submit(Tenants(Spec(1), "vision"), "alice", 602000);
+  const std::string bobs = *s->Submit(Tenants(Spec(1), "nlp"), "bob", 602500);
   ASSERT_TRUE(s->RunRound(603000).ok());
   EXPECT_TRUE(s->GetJob(alices)->has_lease());
   EXPECT_FALSE(s->GetJob(bobs)->has_lease());

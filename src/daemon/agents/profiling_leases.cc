@@ -44,15 +44,10 @@ void LeaseActions::GrantProfilingLeases(Batch& batch, int64_t now_ms) {
   });
   // GPUs each tenant's leases hold: a profiling lease never takes one past
   // its quota (it borrows nothing).
-  std::map<std::string, int> tenant_gpus;
-  for (const auto& [id, job] : state_.jobs_.all()) {
-    for (const v1::LeaseSlice& s : job.lease().slices()) tenant_gpus[job.spec().tenant()] += s.gpu_ids_size();
-  }
+  std::map<std::string, int> tenant_gpus = state_.GpusHeldByTenant();
   auto within_quota = [&](const v1::Job& job) {
-    const int index = state_.TenantIndexOf(job.spec().tenant());
-    if (index < 0 || index >= static_cast<int>(state_.tenant_quotas_.quotas.size())) return true;
-    const int quota = state_.tenant_quotas_.quotas[index].gpus;
-    return quota <= 0 || tenant_gpus[job.spec().tenant()] + job.spec().gpus() <= quota;
+    const TenantQuota* quota = state_.QuotaOf(job.spec().tenant());
+    return quota == nullptr || tenant_gpus[job.spec().tenant()] + job.spec().gpus() <= quota->gpus;
   };
   // Nodes with a lease on them, current or ending, are not free.
   auto busy = [&](const std::string& node) {

@@ -13,14 +13,13 @@
 namespace synergy::daemon {
 
 std::string ClientGateway::AtQuota(const v1::Job& job, const std::map<std::string, int>& tenant_gpus) const {
-  const int index = state_.TenantIndexOf(job.spec().tenant());
-  if (index < 0 || index >= static_cast<int>(state_.tenant_quotas_.quotas.size())) return "";
-  const TenantQuota& quota = state_.tenant_quotas_.quotas[index];
+  const TenantQuota* quota = state_.QuotaOf(job.spec().tenant());
+  if (quota == nullptr) return "";
   auto held = tenant_gpus.find(job.spec().tenant());
   const int gpus = held == tenant_gpus.end() ? 0 : held->second;
-  if (quota.gpus <= 0 || gpus + job.spec().gpus() <= quota.gpus) return "";
+  if (gpus + job.spec().gpus() <= quota->gpus) return "";
   return absl::StrFormat("waiting: tenant %s holds %d of its quota of %d GPUs%s", job.spec().tenant(), gpus,
-                         quota.gpus, quota.borrow ? " and none are free to borrow" : "");
+                         quota->gpus, quota->borrow ? " and none are free to borrow" : "");
 }
 
 bool ClientGateway::Waiting(const v1::Job& job) const {
@@ -33,13 +32,8 @@ void ClientGateway::SayWhyWaiting(std::vector<v1::Job>& jobs) const {
   bool any = false;
   for (const v1::Job& job : jobs) any = any || Waiting(job);
   if (!any) return;
-  // A tenant at its quota (and not borrowing): its waiting jobs are told.
-  std::map<std::string, int> tenant_gpus;
-  if (!state_.config_.auth.tenants.empty()) {
-    for (const auto& [id, job] : state_.jobs_.all()) {
-      for (const v1::LeaseSlice& s : job.lease().slices()) tenant_gpus[job.spec().tenant()] += s.gpu_ids_size();
-    }
-  }
+  // A tenant at its quota: its waiting jobs are told.
+  const std::map<std::string, int> tenant_gpus = state_.GpusHeldByTenant();
   std::map<std::string, int> ahead;
   DaemonState::DependencyLookups lookups;
   int waiting = 0;

@@ -426,6 +426,11 @@ class DaemonState {
     return it == tenant_index_.end() ? -1 : it->second;
   }
   int UserIndexOf(const std::string& user) const;
+  // `tenant`'s quota when auth.tenants gives it one (gpus > 0); else null.
+  const TenantQuota* QuotaOf(const std::string& tenant) const;
+  // GPUs each tenant's leases hold now, by name; empty when no tenant has
+  // a quota (nothing reads it then).
+  std::map<std::string, int> GpusHeldByTenant() const;
   int IndexTenant(const std::string& tenant);
   int IndexUser(const std::string& user);
   // GPU-seconds `job` held up to `at_ms`: its tenant's counter (/metrics)

@@ -23,6 +23,22 @@ int DaemonState::UserIndexOf(const std::string& user) const {
   return it == user_index_.end() ? -1 : it->second;
 }
 
+const TenantQuota* DaemonState::QuotaOf(const std::string& tenant) const {
+  const int index = TenantIndexOf(tenant);
+  if (index < 0 || index >= static_cast<int>(tenant_quotas_.quotas.size())) return nullptr;
+  const TenantQuota& quota = tenant_quotas_.quotas[index];
+  return quota.gpus > 0 ? &quota : nullptr;
+}
+
+std::map<std::string, int> DaemonState::GpusHeldByTenant() const {
+  std::map<std::string, int> held;
+  if (tenant_quotas_.quotas.empty()) return held;
+  for (const auto& [id, job] : jobs_.all()) {
+    for (const v1::LeaseSlice& s : job.lease().slices()) held[job.spec().tenant()] += s.gpu_ids_size();
+  }
+  return held;
+}
+
 void DaemonState::NoteGpuUsage(const v1::Job& job, double gpu_seconds, int64_t at_ms) {
   counters_.tenant_gpu_seconds[job.spec().tenant()] += gpu_seconds;
   if (!tenant_usage_) return;
